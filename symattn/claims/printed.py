@@ -1,0 +1,122 @@
+"""Printed numbers as articles print them: the parser for a claim's ``printed`` text.
+
+Accepts a number, a vector ``[0.92, 1.24]`` or a matrix ``[[1, 0], [0.5, 1]]`` (rows may
+also be separated by ``;``), with ``≈``, Unicode minus, ``%``/``％``, a thousands
+separator in a lone number (``357,911``) and ``−∞``. The printed digits define the
+precision: ``0.8188`` has 4 decimals, ``58.7%`` has 1 (of percent).
+
+>>> p = parse_printed("≈ [0.1688, 0.2472]")
+>>> [(x.text, x.value, x.decimals) for x in p.entries]
+[('0.1688', Fraction(211, 1250), 4), ('0.2472', Fraction(309, 1250), 4)]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..errors import ParseError, LimitError
+from ..numbers import normalize_minus, parse_exact
+from ..tensor import NEG_INF
+
+MAX_PRINTED = 20_000
+_NUM = re.compile(r"[+-]?(\d+(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?")
+_THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+
+
+@dataclass(frozen=True)
+class PrintedNumber:
+    text: str                  # the entry exactly as printed
+    value: object              # Fraction, or NEG_INF
+    decimals: int              # places after the point, in the printed unit
+    percent: bool = False
+
+
+@dataclass(frozen=True)
+class Printed:
+    entries: tuple             # PrintedNumber, row-major
+    shape: tuple               # (rows, cols); a lone number is (1, 1); a vector (1, n)
+    vector: bool = False
+
+
+def parse_number(text: str) -> PrintedNumber:
+    raw = text.strip()
+    s = normalize_minus(raw).replace("≈", "").replace("~", "").strip()
+    if s in ("-∞", "-inf", "-infinity"):
+        return PrintedNumber(raw, NEG_INF, 0)
+    percent = s.endswith("%") or s.endswith("％")
+    if percent:
+        s = s[:-1].strip()
+    if _THOUSANDS.fullmatch(s):
+        s = s.replace(",", "")
+    m = _NUM.fullmatch(s)
+    if not m:
+        raise ParseError(f"'{raw}' is not a printed number",
+                         hint="print numbers like 0.8188, −0.5, 58.7% or [0.92, 1.24]")
+    frac = m.group(2) if m.group(2) is not None else (m.group(3) or "")
+    exp = int(m.group(4)) if m.group(4) else 0
+    try:
+        value = parse_exact(s)
+    except LimitError:
+        raise
+    except Exception:
+        raise ParseError(f"'{raw}' is not a printed number") from None
+    return PrintedNumber(raw, value, max(len(frac) - exp, 0), percent)
+
+
+def _split_top(s: str, seps: str) -> list[str]:
+    out, depth, cur = [], 0, []
+    for ch in s:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                raise ParseError("unbalanced ']'")
+        if ch in seps and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if depth != 0:
+        raise ParseError("unbalanced '['")
+    out.append("".join(cur))
+    return out
+
+
+def parse_printed(text: str) -> Printed:
+    """Parse a claim's printed text into entries and a shape."""
+    if not isinstance(text, str):
+        raise ParseError("printed must be text")
+    if len(text) > MAX_PRINTED:
+        raise LimitError(f"printed text of {len(text)} characters")
+    s = text.strip()
+    for prefix in ("≈", "~", "="):
+        s = s.removeprefix(prefix).strip()
+    if not s.startswith("["):
+        return Printed((parse_number(s),), (1, 1))
+    if not s.endswith("]"):
+        raise ParseError(f"'{text}': a printed vector ends with ']'")
+    inner = s[1:-1].strip()
+    if not inner:
+        raise ParseError("an empty printed vector")
+    if inner.startswith("["):
+        rows = [r.strip() for r in _split_top(inner, ",")]
+        parsed = []
+        for r in rows:
+            if not (r.startswith("[") and r.endswith("]")):
+                raise ParseError(f"'{text}': mixed rows and numbers")
+            parsed.append([parse_number(x) for x in _split_top(r[1:-1], ",")])
+    elif ";" in inner:
+        parsed = [[parse_number(x) for x in _split_top(r, ",")] for r in _split_top(inner, ";")]
+    else:
+        parts = _split_top(inner, ",")
+        if any("[" in p for p in parts):
+            raise ParseError(f"'{text}': nested brackets inside a vector")
+        return Printed(tuple(parse_number(x) for x in parts), (1, len(parts)), vector=True)
+    width = len(parsed[0])
+    for i, r in enumerate(parsed):
+        if len(r) != width:
+            raise ParseError(f"'{text}': row {i} has {len(r)} entries, row 0 has {width}")
+    return Printed(tuple(x for r in parsed for x in r), (len(parsed), width))

@@ -1,0 +1,110 @@
+"""Evaluation of the one definition: exactly (SymPy), to certified digits (Arb balls), in
+floating point (NumPy), and the comparison of the float path with the exact values.
+
+>>> import symattn
+>>> w = symattn.softmax(symattn.matrix([["0", "1/2"]]))
+>>> symattn.evaluate(w, digits=20)
+[['0.37754066879814543536', '0.62245933120185456464']]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import LimitError, InputError
+from ..tensor import Tensor, NEG_INF
+from .evaluator import Evaluator
+from .rounding import check_mode
+
+MAX_DIGITS = 100_000
+
+
+def exact_value(t: Tensor):
+    """The exact value as a ``sympy.ImmutableMatrix`` (−∞ as ``-oo``)."""
+    from .exact import to_sympy_matrix
+    return to_sympy_matrix(Evaluator().exact(t))
+
+
+def float_value(t: Tensor, dtype: str = "float64"):
+    """The value computed by the NumPy float path."""
+    return Evaluator().float(t, dtype)
+
+
+def evaluate(t: Tensor, digits: int | None = 15, *, exact: bool = False, dtype: str | None = None,
+             mode: str = "half-even"):
+    """Evaluate ``t`` from its one definition.
+
+    - ``digits=N``: nested lists of decimal strings, each correctly rounded to N
+      significant digits (certified by ball arithmetic; exact ties from the exact value);
+    - ``exact=True``: the closed form, a ``sympy.ImmutableMatrix``;
+    - ``dtype="float64"`` or ``"float32"``: the NumPy float path.
+    """
+    if exact:
+        return exact_value(t)
+    if dtype is not None:
+        return float_value(t, dtype)
+    if not isinstance(digits, int) or isinstance(digits, bool) or digits < 1:
+        raise InputError(f"digits={digits!r}: give a positive whole number")
+    if digits > MAX_DIGITS:
+        raise LimitError(f"digits={digits} is more than {MAX_DIGITS}",
+                         hint="raise symattn.evaluation.MAX_DIGITS on purpose")
+    check_mode(mode)
+    ev = Evaluator()
+    m, n = t.shape
+    out = []
+    for i in range(m):
+        row = []
+        for j in range(n):
+            r = ev.rounded(t, i, j, digits=digits, mode=mode)
+            row.append("-inf" if r is None else str(r))
+        out.append(row)
+    return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The float path against certified values: per entry, absolute and relative error."""
+    dtype: str
+    float_values: object       # numpy array
+    reference: list            # decimal strings, certified
+    abs_err: object            # numpy float64 array
+    rel_err: object
+
+    def max_abs_err(self) -> float:
+        return float(self.abs_err.max())
+
+    def max_rel_err(self) -> float:
+        return float(self.rel_err.max())
+
+
+def compare(t: Tensor, dtype: str = "float64", digits: int = 30) -> Comparison:
+    """Each entry's absolute and relative error of the ``dtype`` path against the exact value.
+
+    The errors are computed in ball arithmetic from the float results (exact binary
+    values) and the certified reference, so they are themselves right to many digits.
+    """
+    import numpy as np
+    from fractions import Fraction
+    from .ball import precision, fraction_to_arb
+    from .evaluator import ball_bounds
+    ev = Evaluator()
+    f = ev.float(t, dtype)
+    prec = int(digits * 3.33) + 64
+    ref = ev.ball(t, prec)
+    m, n = t.shape
+    abs_err = np.zeros((m, n))
+    rel_err = np.zeros((m, n))
+    with precision(prec):
+        for i in range(m):
+            for j in range(n):
+                x, fx = ref[i][j], float(f[i, j])
+                if x is NEG_INF:
+                    continue
+                err = fraction_to_arb(Fraction(fx)) - x
+                lo, hi = ball_bounds(abs(err))
+                abs_err[i, j] = float(hi)
+                if not x.is_zero():
+                    xl, xh = ball_bounds(abs(x))
+                    rel_err[i, j] = float(hi / xl) if xl > 0 else float("inf")
+    strings = evaluate(t, digits=min(digits, 30))
+    return Comparison(dtype, f, strings, abs_err, rel_err)

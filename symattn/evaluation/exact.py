@@ -1,0 +1,82 @@
+"""The exact context: SymPy numbers, so exp and sqrt stay symbolic and rationals rational."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy
+
+from ..errors import CertificationError
+from ..tensor import NEG_INF
+from .base import ListContext
+
+
+class ExactContext(ListContext):
+    name = "exact"
+    zero = sympy.Integer(0)
+    one = sympy.Integer(1)
+
+    def scalar(self, x):
+        if isinstance(x, Fraction):
+            return sympy.Rational(x.numerator, x.denominator)
+        if isinstance(x, sympy.Basic):
+            return x
+        raise TypeError(f"not an exact scalar: {x!r}")
+
+    def is_exact_zero(self, x) -> bool:
+        return x == 0 or (x.is_number and sympy.simplify(x) == 0)
+
+    def s_add(self, x, y): return x + y
+    def s_sub(self, x, y): return x - y
+    def s_mul(self, x, y): return x * y
+    def s_div(self, x, y): return x / y
+    def s_neg(self, x): return -x
+    def s_exp(self, x): return sympy.exp(x)
+    def s_log(self, x): return sympy.log(x)
+    def s_sqrt(self, x): return sympy.sqrt(x)
+    def s_sin(self, x): return sympy.sin(x)
+    def s_cos(self, x): return sympy.cos(x)
+    def s_abs(self, x): return sympy.Abs(x)
+    def s_pow(self, x, k: Fraction): return x ** sympy.Rational(k.numerator, k.denominator)
+    def s_sum(self, xs): return sympy.Add(*xs)
+
+    def s_sign(self, x):
+        if not x.is_number:
+            return None
+        if x.is_zero:
+            return 0
+        if x.is_positive:
+            return 1
+        if x.is_negative:
+            return -1
+        return sign_by_balls(x)
+
+    def s_relu(self, x):
+        s = self.s_sign(x)
+        if s is None:
+            if x.is_number:
+                raise CertificationError(f"cannot decide the sign of {x} for ReLU")
+            return sympy.Max(0, x)
+        return x if s > 0 else self.zero
+
+    def s_max(self, xs):
+        return sympy.Max(*xs)
+
+
+def sign_by_balls(x, max_prec: int = 4096):
+    """Sign of a SymPy number by ball arithmetic at rising precision (None if it is 0)."""
+    from .ball import sympy_to_arb, precision
+    prec = 64
+    while prec <= max_prec:
+        with precision(prec):
+            b = sympy_to_arb(x)
+            if b > 0:
+                return 1
+            if b < 0:
+                return -1
+        prec *= 4
+    return 0 if sympy.simplify(x) == 0 else None
+
+
+def to_sympy_matrix(value) -> "sympy.ImmutableMatrix":
+    return sympy.ImmutableMatrix([[-sympy.oo if x is NEG_INF else x for x in row] for row in value])

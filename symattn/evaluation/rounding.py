@@ -1,0 +1,115 @@
+"""Rounding exact values to decimals, certified: the arithmetic behind every printed digit.
+
+A value is known as a ball (an interval with exact dyadic ends). Rounding is monotone, so
+when both ends round to the same decimal, that decimal is the correctly rounded value.
+When they do not, the caller refines the ball; an exact tie is settled from the exact
+value, never from a float.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+import math
+
+MODES = ("half-up", "half-even", "truncate")
+
+
+def check_mode(mode: str) -> str:
+    from ..errors import InputError
+    if mode not in MODES:
+        raise InputError(f"rounding mode {mode!r}: use one of {', '.join(MODES)}")
+    return mode
+
+
+def round_units(q: Fraction, decimals: int, mode: str) -> int:
+    """``q`` rounded to ``decimals`` places, as an integer count of 10^-decimals units.
+
+    >>> round_units(Fraction(5, 8), 2, "half-up"), round_units(Fraction(5, 8), 2, "half-even")
+    (63, 62)
+    >>> round_units(Fraction(-5, 8), 2, "half-up"), round_units(Fraction(-5, 8), 2, "truncate")
+    (-63, -62)
+    """
+    x = q * (Fraction(10) ** decimals)
+    if mode == "half-even":
+        return round(x)
+    if mode == "truncate":
+        return math.trunc(x)
+    a = abs(x)
+    u = math.floor(a + Fraction(1, 2))
+    return u if x >= 0 else -u
+
+
+def is_tie(q: Fraction, decimals: int) -> bool:
+    """True when ``q`` lies exactly halfway between two decimals at that precision."""
+    x = q * (Fraction(10) ** decimals)
+    return (x - math.floor(x)) == Fraction(1, 2)
+
+
+def floor_log10(q: Fraction) -> int:
+    """floor(log10 |q|) for q != 0, exactly."""
+    q = abs(q)
+    n, d = q.numerator, q.denominator
+    e = math.floor((n.bit_length() - d.bit_length()) * 0.30102999566398120)
+    while _pow10_le(e + 1, n, d):        # 10^(e+1) <= q
+        e += 1
+    while not _pow10_le(e, n, d):        # 10^e > q
+        e -= 1
+    return e
+
+
+def _pow10_le(e: int, n: int, d: int) -> bool:
+    """10^e <= n/d for integers n, d > 0."""
+    return d * 10 ** e <= n if e >= 0 else d <= n * 10 ** (-e)
+
+
+def format_units(units: int, decimals: int) -> str:
+    """The decimal text of ``units`` × 10^-decimals (``decimals`` may be negative)."""
+    sign = "-" if units < 0 else ""
+    u = abs(units)
+    if decimals <= 0:
+        return sign + str(u * 10 ** (-decimals))
+    s = str(u).rjust(decimals + 1, "0")
+    return f"{sign}{s[:-decimals]}.{s[-decimals:]}"
+
+
+@dataclass(frozen=True)
+class Rounded:
+    """A certified rounding: ``units`` × 10^-``decimals``; ``tie`` if the value was exactly halfway."""
+    units: int
+    decimals: int
+    tie: bool = False
+
+    @property
+    def value(self) -> Fraction:
+        return Fraction(self.units) / Fraction(10) ** self.decimals
+
+    def __str__(self) -> str:
+        return format_units(self.units, self.decimals)
+
+
+def round_interval(lo: Fraction, hi: Fraction, decimals: int, mode: str) -> Rounded | None:
+    """The rounding of every point of [lo, hi] if they all agree, else None."""
+    a, b = round_units(lo, decimals, mode), round_units(hi, decimals, mode)
+    return Rounded(a, decimals) if a == b else None
+
+
+def round_point_significant(q: Fraction, digits: int, mode: str) -> Rounded:
+    """``q`` (nonzero) rounded to ``digits`` significant digits."""
+    d = digits - 1 - floor_log10(q)
+    u = round_units(q, d, mode)
+    if abs(u) == 10 ** digits:                               # 9.995 -> 10.0
+        return Rounded(u // 10, d - 1)
+    return Rounded(u, d)
+
+
+def round_significant(lo: Fraction, hi: Fraction, digits: int, mode: str) -> Rounded | None:
+    """The ``digits``-significant rounding of every point of [lo, hi] if they all agree.
+
+    Rounding to significant digits is monotone, so agreeing ends settle the interval even
+    when it straddles a power of ten.
+    """
+    if lo <= 0 <= hi:
+        return None
+    a, b = round_point_significant(lo, digits, mode), round_point_significant(hi, digits, mode)
+    return a if a.value == b.value else None

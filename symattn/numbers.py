@@ -1,0 +1,103 @@
+"""Exact numbers from text: the whitelist number parser.
+
+Every number that enters symattn from a spec, an article or the command line passes
+through :func:`parse_exact`. It accepts decimal and fraction text only and returns a
+``Fraction``; nothing is ever evaluated.
+
+>>> parse_exact("0.1")
+Fraction(1, 10)
+>>> parse_exact("−1.2e-3")
+Fraction(-3, 2500)
+>>> parse_exact("1/3")
+Fraction(1, 3)
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from fractions import Fraction
+from numbers import Rational
+
+from .errors import InputError, LimitError
+
+MAX_DIGITS = 1000          # digits in one number's text
+MAX_EXPONENT = 1000        # |e| in 1.5e-3
+
+_MINUSES = "\u2212\u2012\u2013\ufe63\uff0d"
+_DECIMAL = re.compile(r"([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
+_FRACTION = re.compile(r"([+-]?)(\d+)\s*/\s*(\d+)")
+
+
+def normalize_minus(text: str) -> str:
+    """Replace the Unicode minus signs articles print with ASCII ``-``."""
+    for m in _MINUSES:
+        text = text.replace(m, "-")
+    return text
+
+
+def parse_exact(text: str) -> Fraction:
+    """Parse decimal (``-1.25e-3``) or fraction (``1/3``) text into an exact Fraction."""
+    if not isinstance(text, str):
+        raise InputError(f"expected number text, got {type(text).__name__}")
+    s = normalize_minus(text.strip())
+    if len(s) > MAX_DIGITS + 16:
+        raise LimitError(f"number text of {len(s)} characters is longer than {MAX_DIGITS} digits",
+                         hint="split it or raise symattn.numbers.MAX_DIGITS on purpose")
+    m = _FRACTION.fullmatch(s)
+    if m:
+        sign, num, den = m.groups()
+        if int(den) == 0:
+            raise InputError(f"'{text}' divides by zero")
+        value = Fraction(int(num), int(den))
+        return -value if sign == "-" else value
+    m = _DECIMAL.fullmatch(s)
+    if not m:
+        raise InputError(f"'{text}' is not a number",
+                         hint="write a decimal such as 0.25 or -1.2e-3, or a fraction such as 1/3")
+    sign, digits, exponent = m.groups()
+    exp = int(exponent) if exponent else 0
+    if abs(exp) > MAX_EXPONENT:
+        raise LimitError(f"'{text}' has exponent {exp}, beyond ±{MAX_EXPONENT}")
+    value = Fraction(Decimal(digits)) * (Fraction(10) ** exp)
+    return -value if sign == "-" else value
+
+
+def exact(value) -> object:
+    """One exact scalar from user input: Fraction, or a SymPy object passed through.
+
+    Binary floats are refused: their value is not the decimal the user typed.
+    """
+    if isinstance(value, bool):
+        raise InputError(f"{value!r} is a boolean, not a number")
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise InputError(f"{value} is not a finite number")
+        return Fraction(value)
+    if isinstance(value, str):
+        return parse_exact(value)
+    if isinstance(value, float) or type(value).__name__.startswith("float"):
+        raise InputError(f"the binary float {value!r} is not exact",
+                         hint=f"pass the decimal string '{value!r}' instead")
+    if isinstance(value, Rational):
+        return Fraction(int(value.numerator), int(value.denominator))
+    sympy_basic = _sympy_basic()
+    if sympy_basic is not None and isinstance(value, sympy_basic):
+        if value.is_Rational:
+            return Fraction(int(value.p), int(value.q))
+        if value.is_Float:
+            raise InputError(f"the SymPy Float {value} is not exact",
+                             hint="use sympy.Rational or a decimal string")
+        return value
+    raise InputError(f"{value!r} ({type(value).__name__}) is not an exact number",
+                     hint="use a decimal string, an int, a Fraction or a SymPy number or symbol")
+
+
+def _sympy_basic():
+    import sys
+    mod = sys.modules.get("sympy")
+    return mod.Basic if mod is not None else None

@@ -1,0 +1,1 @@
+"""Rendering: the terminal report, JSON, and LaTeX of the steps."""

@@ -1,0 +1,50 @@
+"""The terminal report of `symattn check`: grouped by example and step, one line per
+printed number, and a summary line."""
+
+from __future__ import annotations
+
+from ..claims.check import Record, Summary
+
+MARKS = {"correct": "✓", "carried": "≈", "wrong": "✗"}
+
+
+def _width(rows, k):
+    return max((len(r[k]) for r in rows), default=0)
+
+
+def format_report(records: list[Record], summary: Summary, *, only_problems: bool = False,
+                  per_example: dict | None = None) -> str:
+    lines: list[str] = []
+    current_example = current_step = None
+    for r in records:
+        if only_problems and r.verdict == "correct":
+            continue
+        if r.example != current_example:
+            current_example, current_step = r.example, None
+            counts = per_example.get(r.example) if per_example else None
+            tail = f"  ({counts.claims} printed numbers: {counts.correct} correct, " \
+                   f"{counts.carried} carried, {counts.wrong} wrong)" if counts else ""
+            lines.append("")
+            lines.append(f"{r.example}  [{r.source}]{tail}")
+        if r.step != current_step:
+            current_step = r.step
+            lines.append(f"  {r.step}")
+        mark = MARKS[r.verdict]
+        at = f"[{', '.join(r.at)}]"
+        text = f"    {mark} line {r.line:<5} {at:<22} printed {r.printed:<9} exact {r.exact_short:<12} {r.verdict}"
+        if r.verdict == "correct" and r.tie:
+            text += " (exact tie)"
+        if r.verdict == "carried" and r.carried_from:
+            text += ": from " + "; ".join(r.carried_from)
+        if r.verdict == "wrong":
+            text += f" (expected {r.expected})"
+            text += ": " + ("; ".join(r.diagnosis) if r.diagnosis else "no known mistake reproduces it")
+        lines.append(text)
+    lines.append("")
+    lines.append(summary_line(summary))
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def summary_line(s: Summary) -> str:
+    return (f"{s.examples} examples, {s.claims} printed numbers: {s.correct} correct, "
+            f"{s.carried} carried, {s.wrong} wrong")

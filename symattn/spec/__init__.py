@@ -1,0 +1,1 @@
+"""Specs: the TOML format, its whitelist expression parser, and the builder."""

@@ -1,0 +1,124 @@
+"""From an expression tree to engine Tensors: the only interpreter of spec expressions.
+
+Values are Tensors, exact numbers (``Fraction``: arithmetic on plain numbers stays exact
+and small), label strings, and lists (for literal matrices and flags).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from . import expr as E
+from .functions import call
+from ..errors import SpecError, LimitError, InputError
+from ..ops import primitives as P
+from ..tensor import Tensor
+
+MAX_POWER_BITS = 100_000
+
+
+def build(node, env: dict, *, inf_ok: bool = True):
+    """Interpret ``node`` with names from ``env`` (name -> Tensor or number)."""
+    v = _build(node, env)
+    return v
+
+
+def as_tensor(v) -> Tensor:
+    if isinstance(v, Tensor):
+        return v
+    if isinstance(v, Fraction):
+        return P.scalar(v)
+    if isinstance(v, list):
+        return P.const(_literal(v))
+    if isinstance(v, str):
+        raise SpecError(f"the label \"{v}\" is not a number")
+    raise SpecError(f"{v!r} is not a matrix")
+
+
+def _literal(v):
+    out = []
+    for x in v:
+        if isinstance(x, list):
+            out.append(_literal(x))
+        elif isinstance(x, Fraction):
+            out.append(x)
+        elif isinstance(x, Tensor) and x.op == "const" and x.shape == (1, 1):
+            out.append(x.params["entries"][0][0])
+        else:
+            raise SpecError("a literal matrix holds numbers only")
+    return out
+
+
+def _build(node, env):
+    if isinstance(node, E.Num):
+        return node.value
+    if isinstance(node, E.Str):
+        return node.value
+    if isinstance(node, E.Name):
+        if node.id in env:
+            return env[node.id]
+        if node.id == "inf":
+            raise SpecError("+∞ has no use in a spec; masks come from causal_mask/padding_mask")
+        raise SpecError(f"unknown name '{node.id}'", hint=_known(env))
+    if isinstance(node, E.ListLit):
+        return [_build(i, env) for i in node.items]
+    if isinstance(node, E.Neg):
+        v = _build(node.operand, env)
+        return -v if isinstance(v, Fraction) else -as_tensor(v)
+    if isinstance(node, E.Transpose):
+        return as_tensor(_build(node.operand, env)).T
+    if isinstance(node, E.BinOp):
+        return _binop(node.op, _build(node.left, env), _build(node.right, env))
+    if isinstance(node, E.Call):
+        args = [_build(a, env) for a in node.args]
+        kwargs = {k: _build(v, env) for k, v in node.kwargs}
+        return call(node.name, args, kwargs)
+    if isinstance(node, E.Index):
+        t = as_tensor(_build(node.target, env))
+        keys = tuple(slice(None) if k is E.ALL else _key(_build(k, env)) for k in node.keys)
+        return t[keys[0]] if len(keys) == 1 else t[keys]
+    raise SpecError(f"cannot interpret {type(node).__name__}")
+
+
+def _key(v):
+    if isinstance(v, str):
+        return v
+    if isinstance(v, Fraction) and v.denominator == 1:
+        return int(v)
+    raise SpecError(f"an index is a label or a whole number, not {v!r}")
+
+
+def _binop(op, a, b):
+    if isinstance(a, Fraction) and isinstance(b, Fraction):
+        if op == "+": return a + b
+        if op == "-": return a - b
+        if op == "*": return a * b
+        if op == "/":
+            if b == 0:
+                raise SpecError("division by zero")
+            return a / b
+        if op == "**":
+            return _power(a, b)
+    if isinstance(a, str) or isinstance(b, str):
+        raise SpecError(f"'{op}' between a label and a number")
+    if op == "**":
+        return P.power(as_tensor(a), b if isinstance(b, Fraction) else b)
+    ta, tb = as_tensor(a), as_tensor(b)
+    return {"+": P.add, "-": P.sub, "*": P.mul, "/": P.div, "@": P.matmul}[op](ta, tb)
+
+
+def _power(a: Fraction, b: Fraction):
+    if b.denominator != 1:
+        return P.power(P.scalar(a), b)
+    bits = max(abs(a.numerator).bit_length(), a.denominator.bit_length(), 1) * abs(b.numerator)
+    if bits > MAX_POWER_BITS:
+        raise LimitError(f"{a}**{b} would have about {bits} bits",
+                         hint="raise symattn.spec.build.MAX_POWER_BITS on purpose")
+    if a == 0 and b < 0:
+        raise SpecError("0 to a negative power")
+    return a ** int(b)
+
+
+def _known(env) -> str:
+    names = [k for k in env if not k.startswith("_")]
+    return "known names: " + ", ".join(names[:30]) + (" ..." if len(names) > 30 else "")

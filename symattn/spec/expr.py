@@ -1,0 +1,317 @@
+"""The expression language of specs: a tokenizer and a recursive-descent parser.
+
+Text becomes a small tree of frozen nodes; nothing is ever evaluated here and no Python
+machinery (``eval``, ``ast``, ``sympify``) sees the text. Only the syntax in the table of
+docs/spec-format.md exists. Depth, length and token count are bounded.
+
+>>> parse("softmax(Q @ K.T / sqrt(2))")
+Call(name='softmax', args=(BinOp(op='/', left=BinOp(op='@', left=Name(id='Q'), right=Transpose(operand=Name(id='K'))), right=Call(name='sqrt', args=(Num(value=Fraction(2, 1)),), kwargs=())),), kwargs=())
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..errors import ParseError, LimitError
+from ..numbers import parse_exact, normalize_minus
+
+MAX_LENGTH = 10_000
+MAX_DEPTH = 64
+MAX_TOKENS = 5_000
+
+
+@dataclass(frozen=True)
+class Num:
+    value: Fraction
+
+@dataclass(frozen=True)
+class Str:
+    value: str
+
+@dataclass(frozen=True)
+class Name:
+    id: str
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str           # + - * / @ **
+    left: object
+    right: object
+
+@dataclass(frozen=True)
+class Neg:
+    operand: object
+
+@dataclass(frozen=True)
+class Transpose:
+    operand: object
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    args: tuple
+    kwargs: tuple     # ((key, node), ...)
+
+@dataclass(frozen=True)
+class Index:
+    target: object
+    keys: tuple       # each a node or ALL
+
+@dataclass(frozen=True)
+class ListLit:
+    items: tuple
+
+@dataclass(frozen=True)
+class All:
+    """The ':' of a[:, j]."""
+
+ALL = All()
+
+_TOKEN = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<num>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)
+  | (?P<str>"[^"\\\n]*"|'[^'\\\n]*')
+  | (?P<name>[^\W\d]\w*)
+  | (?P<op>\*\*|[-+*/@()\[\],:=.])
+""", re.VERBOSE)
+
+
+def tokenize(text: str) -> list[tuple[str, str, int]]:
+    if not isinstance(text, str):
+        raise ParseError("an expression must be text")
+    if len(text) > MAX_LENGTH:
+        raise LimitError(f"expression of {len(text)} characters is longer than {MAX_LENGTH}")
+    text = normalize_minus(text).replace("·", "*").replace("×", "*")
+    out, pos = [], 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise ParseError(f"unexpected character {text[pos]!r} at column {pos + 1}",
+                             hint="expressions use names, numbers, + - * / ** @ .T [] and calls")
+        kind = m.lastgroup
+        if kind != "ws":
+            out.append((kind, m.group(), pos + 1))
+            if len(out) > MAX_TOKENS:
+                raise LimitError(f"expression has more than {MAX_TOKENS} tokens")
+        pos = m.end()
+    out.append(("end", "", len(text) + 1))
+    return out
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.toks = tokenize(text)
+        self.i = 0
+        self.depth = 0
+
+    def peek(self, value: str | None = None, kind: str | None = None) -> bool:
+        k, v, _ = self.toks[self.i]
+        return (value is None or v == value) and (kind is None or k == kind) and k != "end" \
+            if value is not None or kind is not None else k != "end"
+
+    def take(self):
+        tok = self.toks[self.i]
+        self.i += 1
+        return tok
+
+    def expect(self, value: str):
+        k, v, col = self.take()
+        if v != value or k == "end" and value:
+            raise ParseError(f"expected '{value}' at column {col}, found "
+                             f"{'the end' if k == 'end' else repr(v)}")
+
+    def enter(self):
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise LimitError(f"expression nested deeper than {MAX_DEPTH} levels")
+
+    def leave(self):
+        self.depth -= 1
+
+    def parse(self):
+        node = self.additive()
+        k, v, col = self.toks[self.i]
+        if k != "end":
+            raise ParseError(f"unexpected {v!r} at column {col}")
+        return node
+
+    def additive(self):
+        self.enter()
+        node = self.term()
+        while self.peek("+") or self.peek("-"):
+            op = self.take()[1]
+            node = BinOp(op, node, self.term())
+        self.leave()
+        return node
+
+    def term(self):
+        node = self.unary()
+        while self.peek("*") or self.peek("/") or self.peek("@"):
+            op = self.take()[1]
+            node = BinOp(op, node, self.unary())
+        return node
+
+    def unary(self):
+        if self.peek("-") or self.peek("+"):
+            op = self.take()[1]
+            self.enter()
+            inner = self.unary()
+            self.leave()
+            return Neg(inner) if op == "-" else inner
+        return self.power()
+
+    def power(self):
+        base = self.postfix()
+        if self.peek("**"):
+            self.take()
+            self.enter()
+            exponent = self.unary()
+            self.leave()
+            return BinOp("**", base, exponent)
+        return base
+
+    def postfix(self):
+        node = self.atom()
+        while True:
+            if self.peek("("):
+                if not isinstance(node, Name):
+                    raise ParseError(f"only operation names can be called, at column {self.toks[self.i][2]}")
+                node = self.call(node.id)
+            elif self.peek("["):
+                node = self.index(node)
+            elif self.peek("."):
+                _, _, col = self.take()
+                k, v, _ = self.take()
+                if v != "T":
+                    raise ParseError(f"'.{v}' at column {col}: the only attribute is .T (transpose)")
+                node = Transpose(node)
+            else:
+                return node
+
+    def call(self, name: str):
+        self.expect("(")
+        self.enter()
+        args, kwargs = [], []
+        while not self.peek(")"):
+            k, v, col = self.toks[self.i]
+            if k == "name" and self.toks[self.i + 1][1] == "=":
+                self.i += 2
+                if any(key == v for key, _ in kwargs):
+                    raise ParseError(f"keyword '{v}' given twice at column {col}")
+                kwargs.append((v, self.additive()))
+            else:
+                if kwargs:
+                    raise ParseError(f"positional argument after a keyword at column {col}")
+                args.append(self.additive())
+            if not self.peek(","):
+                break
+            self.take()
+        self.expect(")")
+        self.leave()
+        return Call(name, tuple(args), tuple(kwargs))
+
+    def index(self, target):
+        self.expect("[")
+        self.enter()
+        keys = []
+        while True:
+            if self.peek(":"):
+                self.take()
+                keys.append(ALL)
+            else:
+                keys.append(self.additive())
+            if not self.peek(","):
+                break
+            self.take()
+        self.expect("]")
+        self.leave()
+        if len(keys) > 2:
+            raise ParseError("an index takes [row] or [row, column]")
+        return Index(target, tuple(keys))
+
+    def atom(self):
+        k, v, col = self.take()
+        if k == "num":
+            try:
+                return Num(parse_exact(v))
+            except LimitError:
+                raise
+            except Exception as e:
+                raise ParseError(f"bad number {v!r} at column {col}") from None
+        if k == "str":
+            return Str(v[1:-1])
+        if k == "name":
+            return Name(v)
+        if v == "(":
+            self.enter()
+            node = self.additive()
+            self.expect(")")
+            self.leave()
+            return node
+        if v == "[":
+            self.enter()
+            items = []
+            while not self.peek("]"):
+                items.append(self.additive())
+                if not self.peek(","):
+                    break
+                self.take()
+            self.expect("]")
+            self.leave()
+            return ListLit(tuple(items))
+        if k == "end":
+            raise ParseError("the expression ends too early")
+        raise ParseError(f"unexpected {v!r} at column {col}")
+
+
+def parse(text: str):
+    """Parse expression text into a tree of nodes (raises ParseError/LimitError)."""
+    return _Parser(text).parse()
+
+
+def names(node) -> set[str]:
+    """Every Name the tree refers to."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Name):
+            out.add(n.id)
+        elif isinstance(n, BinOp):
+            stack += [n.left, n.right]
+        elif isinstance(n, (Neg, Transpose)):
+            stack.append(n.operand)
+        elif isinstance(n, Call):
+            stack += list(n.args) + [v for _, v in n.kwargs]
+        elif isinstance(n, Index):
+            stack += [n.target] + [k for k in n.keys if k is not ALL]
+        elif isinstance(n, ListLit):
+            stack += list(n.items)
+    return out
+
+
+def unparse(node) -> str:
+    """Text for a tree (used in diagnoses to show a variant)."""
+    if isinstance(node, Num):
+        v = node.value
+        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    if isinstance(node, Str):
+        return f'"{node.value}"'
+    if isinstance(node, Name):
+        return node.id
+    if isinstance(node, BinOp):
+        return f"({unparse(node.left)} {node.op} {unparse(node.right)})"
+    if isinstance(node, Neg):
+        return f"-{unparse(node.operand)}"
+    if isinstance(node, Transpose):
+        return f"{unparse(node.operand)}.T"
+    if isinstance(node, Call):
+        parts = [unparse(a) for a in node.args] + [f"{k}={unparse(v)}" for k, v in node.kwargs]
+        return f"{node.name}({', '.join(parts)})"
+    if isinstance(node, Index):
+        return f"{unparse(node.target)}[{', '.join(':' if k is ALL else unparse(k) for k in node.keys)}]"
+    if isinstance(node, ListLit):
+        return "[" + ", ".join(unparse(i) for i in node.items) + "]"
+    return "?"

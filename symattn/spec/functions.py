@@ -1,0 +1,102 @@
+"""The operations a spec expression may call: a whitelist mapping names to the engine.
+
+Each entry adapts the engine's function to the values an expression produces (Tensors,
+exact numbers, label strings, lists). Anything not listed here cannot be called.
+"""
+
+from __future__ import annotations
+
+import inspect
+from fractions import Fraction
+
+from .. import ops
+from ..errors import SpecError, InputError
+from ..ops import primitives as P
+from ..tensor import Tensor, NEG_INF
+
+
+def _int(v, what: str) -> int:
+    if isinstance(v, Tensor) and v.op == "const" and v.shape == (1, 1):
+        v = v.params["entries"][0][0]
+    if isinstance(v, Fraction) and v.denominator == 1:
+        return int(v)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    raise InputError(f"{what} must be a whole number, got {v!r}")
+
+
+def _flags(v) -> list:
+    if isinstance(v, list):
+        return [_int(x, "a padding flag") for x in v]
+    if isinstance(v, Tensor) and v.op == "const" and v.shape[0] == 1:
+        return [_int(x, "a padding flag") for x in v.params["entries"][0]]
+    raise InputError("padding_mask takes a list of 0/1 flags such as [1, 1, 0]")
+
+
+def _labels(v) -> list:
+    items = v if isinstance(v, list) else [v]
+    return [x if isinstance(x, str) else _int(x, "a token id") for x in items]
+
+
+def _scale(v):
+    return v
+
+
+def _target(v):
+    if isinstance(v, list):
+        return [x if isinstance(x, str) else _int(x, "a target index") for x in v]
+    return v if isinstance(v, str) else _int(v, "a target index")
+
+
+def _argmax(x):
+    from ..evaluation.decide import argmax
+    return Fraction(argmax(P.as_tensor(x)))
+
+
+def _fill(v):
+    return None if v is None else v
+
+
+FUNCTIONS = {
+    "exp": ops.exp, "log": ops.log, "sqrt": ops.sqrt, "sin": ops.sin, "cos": ops.cos,
+    "relu": ops.relu, "abs": ops.abs_,
+    "sum": ops.row_sum, "mean": ops.mean,
+    "var": lambda x, ddof=0: ops.var(x, _int(ddof, "ddof")),
+    "max": ops.row_max, "width": lambda x: Fraction(P.as_tensor(x).shape[1]), "argmax": _argmax, "transpose": ops.transpose,
+    "softmax": lambda x, T=1, axis=-1: ops.softmax(x, T, _int(axis, "axis") if not isinstance(axis, int) else axis),
+    "causal_mask": lambda n, fill=None: ops.causal_mask(_int(n, "causal_mask size"), _fill(fill)),
+    "padding_mask": lambda valid, n=1, fill=None: ops.padding_mask(_flags(valid), _int(n, "n"), _fill(fill)),
+    "keep_mask": P.finite,
+    "scores": lambda Q, K, scale=None: ops.scores(Q, K, scale),
+    "weights": lambda Q, K, mask=None, scale=None: ops.weights(Q, K, mask, scale),
+    "attention": lambda Q, K, V, mask=None, scale=None: ops.attention(Q, K, V, mask, scale)[0],
+    "concat": lambda *parts: ops.concat(parts),
+    "stack": lambda *parts: ops.stack(parts),
+    "linear": lambda x, W, b=None: ops.linear(x, W, b),
+    "ffn": ops.ffn,
+    "residual": ops.residual,
+    "layer_norm": lambda x, eps=ops.EPS, gamma=None, beta=None, variance="biased", eps_inside=1:
+        ops.layer_norm(x, eps, gamma, beta, variance=variance, eps_inside=bool(_int(eps_inside, "eps_inside"))),
+    "positional_encoding": lambda n, d, base=10000, pair="2i":
+        ops.positional_encoding(_int(n, "n"), _int(d, "d"), base, pair=pair),
+    "embed": lambda E, ids, scale=0: ops.embed(E, _labels(ids), bool(_int(scale, "scale"))),
+    "logits": lambda h, W, b=None: ops.logits(h, W, b),
+    "probabilities": lambda z, T=1: ops.probabilities(z, T),
+    "cross_entropy": lambda z, target: ops.cross_entropy(z, _target(target)),
+    "label_smoothing_loss": lambda z, target, eps: ops.label_smoothing_loss(z, _target(target), eps),
+}
+
+_SIGNATURES = {name: inspect.signature(f) for name, f in FUNCTIONS.items()}
+
+
+def call(name: str, args: list, kwargs: dict):
+    f = FUNCTIONS.get(name)
+    if f is None:
+        raise SpecError(f"unknown operation '{name}'",
+                        hint=f"known: {', '.join(sorted(FUNCTIONS))}")
+    try:
+        _SIGNATURES[name].bind(*args, **kwargs)
+    except TypeError as e:
+        params = ", ".join(str(p) for p in _SIGNATURES[name].parameters.values())
+        raise SpecError(f"{name}(): {e}", hint=f"it takes ({params})") from None
+    return f(*args, **kwargs)

@@ -1,0 +1,162 @@
+"""The lazy matrix node every operation builds.
+
+A :class:`Tensor` is one node of a computation graph: an operation name, its argument
+nodes, its parameters, its shape and its row/column labels. Operations are defined once
+(in :mod:`symattn.ops`) by composing a few primitives; a context of
+:mod:`symattn.evaluation` (exact SymPy, certified ball arithmetic, NumPy floats) evaluates
+the same graph. Every value is a matrix: a vector is a 1×n row, a scalar is 1×1.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from .errors import ShapeError, InputError
+
+
+class _NegInf:
+    """−∞ as a matrix entry (the value of a mask); each context maps it to its own."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "-inf"
+
+    def __reduce__(self):
+        return (_NegInf, ())
+
+
+NEG_INF = _NegInf()
+
+Labels = tuple | None
+
+
+class Tensor:
+    """One node: ``op`` applied to ``args`` with ``params``; shape ``(rows, cols)``."""
+
+    __slots__ = ("op", "args", "params", "shape", "rows", "cols", "name", "__weakref__")
+    __array_priority__ = 1000  # NumPy scalars on the left defer to Tensor's operators
+
+    def __init__(self, op: str, args: Sequence["Tensor"], params: dict, shape: tuple[int, int],
+                 rows: Labels = None, cols: Labels = None, name: str | None = None):
+        self.op = op
+        self.args = tuple(args)
+        self.params = params
+        self.shape = shape
+        self.rows = tuple(rows) if rows is not None else None
+        self.cols = tuple(cols) if cols is not None else None
+        self.name = name
+
+    # -- labels -------------------------------------------------------------------------
+    def named(self, name: str, rows: Iterable | None = None, cols: Iterable | None = None) -> "Tensor":
+        """The same node under a name (and optionally new labels); the graph is shared."""
+        out = Tensor(self.op, self.args, self.params, self.shape,
+                     self.rows if rows is None else _check_labels(rows, self.shape[0], "rows"),
+                     self.cols if cols is None else _check_labels(cols, self.shape[1], "columns"),
+                     name)
+        return out
+
+    def row_index(self, key) -> int:
+        return _resolve(key, self.rows, self.shape[0], "row", self)
+
+    def col_index(self, key) -> int:
+        return _resolve(key, self.cols, self.shape[1], "column", self)
+
+    def row_label(self, i: int) -> str:
+        return str(self.rows[i]) if self.rows else str(i)
+
+    def col_label(self, j: int) -> str:
+        return str(self.cols[j]) if self.cols else str(j)
+
+    # -- operators ----------------------------------------------------------------------
+    def __add__(self, other): return _p().add(self, other)
+    def __radd__(self, other): return _p().add(other, self)
+    def __sub__(self, other): return _p().sub(self, other)
+    def __rsub__(self, other): return _p().sub(other, self)
+    def __mul__(self, other): return _p().mul(self, other)
+    def __rmul__(self, other): return _p().mul(other, self)
+    def __truediv__(self, other): return _p().div(self, other)
+    def __rtruediv__(self, other): return _p().div(other, self)
+    def __matmul__(self, other): return _p().matmul(self, other)
+    def __rmatmul__(self, other): return _p().matmul(other, self)
+    def __neg__(self): return _p().neg(self)
+    def __pow__(self, k): return _p().power(self, k)
+
+    @property
+    def T(self) -> "Tensor":
+        return _p().transpose(self)
+
+    def __getitem__(self, key) -> "Tensor":
+        return _p().index(self, key)
+
+    # -- evaluation shortcuts -----------------------------------------------------------
+    def exact(self):
+        """The exact value as a ``sympy.ImmutableMatrix`` (closed forms in exp, sqrt, ...)."""
+        from .evaluation import exact_value
+        return exact_value(self)
+
+    def numpy(self, dtype: str = "float64"):
+        """The value computed in floating point by NumPy (``float64`` or ``float32``)."""
+        from .evaluation import float_value
+        return float_value(self, dtype)
+
+    def evaluate(self, digits: int = 15, **kw):
+        """Entries as decimal strings with ``digits`` certified significant digits."""
+        from .evaluation import evaluate
+        return evaluate(self, digits=digits, **kw)
+
+    def _repr_latex_(self) -> str:
+        from .render.latex_values import tensor_latex
+        return "$$" + tensor_latex(self) + "$$"
+
+    def __repr__(self) -> str:
+        label = f" {self.name!r}" if self.name else ""
+        return f"<Tensor{label} {self.op} {self.shape[0]}×{self.shape[1]}>"
+
+    def __bool__(self):
+        raise InputError("a Tensor has no truth value; compare evaluated values instead")
+
+    __hash__ = object.__hash__
+
+
+def _p():
+    from .ops import primitives
+    return primitives
+
+
+def _check_labels(labels, n: int, what: str) -> tuple:
+    labels = tuple(str(x) for x in labels)
+    if len(labels) != n:
+        raise ShapeError(f"{len(labels)} {what} labels for {n} {what}")
+    if len(set(labels)) != len(labels):
+        raise ShapeError(f"{what} labels repeat: {list(labels)}")
+    return labels
+
+
+def _resolve(key, labels, n: int, what: str, t: Tensor) -> int:
+    if isinstance(key, bool):
+        raise InputError(f"{key!r} is not a {what} index")
+    if isinstance(key, int):
+        i = key + n if key < 0 else key
+        if not 0 <= i < n:
+            raise ShapeError(f"{what} index {key} is outside 0..{n - 1} of {_describe(t)}")
+        return i
+    if isinstance(key, str):
+        if labels and key in labels:
+            return labels.index(key)
+        known = f" (labels: {', '.join(labels)})" if labels else " (it has no labels)"
+        raise ShapeError(f"no {what} labelled '{key}' in {_describe(t)}{known}")
+    raise InputError(f"{key!r} is not a {what} index or label")
+
+
+def _describe(t: Tensor) -> str:
+    return f"'{t.name}' ({t.shape[0]}×{t.shape[1]})" if t.name else f"a {t.shape[0]}×{t.shape[1]} matrix"
+
+
+def describe(t: Tensor) -> str:
+    return _describe(t)
