@@ -91,7 +91,9 @@ class Rounded:
 def round_interval(lo: Fraction, hi: Fraction, decimals: int, mode: str) -> Rounded | None:
     """The rounding of every point of [lo, hi] if they all agree, else None."""
     a, b = round_units(lo, decimals, mode), round_units(hi, decimals, mode)
-    return Rounded(a, decimals) if a == b else None
+    if a != b:
+        return None
+    return Rounded(a, decimals, tie=lo == hi and is_tie(lo, decimals))
 
 
 def round_point_significant(q: Fraction, digits: int, mode: str) -> Rounded:
