@@ -24,7 +24,9 @@ class ExactContext(ListContext):
         raise TypeError(f"not an exact scalar: {x!r}")
 
     def is_exact_zero(self, x) -> bool:
-        return x == 0 or (x.is_number and sympy.simplify(x) == 0)
+        # structural: SymPy folds rational zeros; a symbolic zero in disguise is caught
+        # by the certified ball evaluation instead
+        return x == 0
 
     def s_add(self, x, y): return x + y
     def s_sub(self, x, y): return x - y
@@ -41,14 +43,11 @@ class ExactContext(ListContext):
     def s_sum(self, xs): return sympy.Add(*xs)
 
     def s_sign(self, x):
+        """Sign decided by exact comparison for rationals, by balls otherwise (never a float)."""
+        if x.is_Rational:
+            return 1 if x.p > 0 else -1 if x.p < 0 else 0
         if not x.is_number:
             return None
-        if x.is_zero:
-            return 0
-        if x.is_positive:
-            return 1
-        if x.is_negative:
-            return -1
         return sign_by_balls(x)
 
     def s_relu(self, x):
@@ -76,6 +75,10 @@ def sign_by_balls(x, max_prec: int = 4096):
                 return -1
         prec *= 4
     return 0 if sympy.simplify(x) == 0 else None
+
+
+def is_rational_zero(x) -> bool:
+    return x.is_Rational and x == 0
 
 
 def to_sympy_matrix(value) -> "sympy.ImmutableMatrix":

@@ -3,13 +3,17 @@ printed number, and a summary line."""
 
 from __future__ import annotations
 
+import unicodedata
+
 from ..claims.check import Record, Summary
 
 MARKS = {"correct": "✓", "carried": "≈", "wrong": "✗"}
 
 
-def _width(rows, k):
-    return max((len(r[k]) for r in rows), default=0)
+def _pad(text: str, width: int) -> str:
+    """Left-justify by display width (CJK labels take two columns)."""
+    cols = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return text + " " * max(width - cols, 0)
 
 
 def format_report(records: list[Record], summary: Summary, *, only_problems: bool = False,
@@ -31,7 +35,8 @@ def format_report(records: list[Record], summary: Summary, *, only_problems: boo
             lines.append(f"  {r.step}")
         mark = MARKS[r.verdict]
         at = f"[{', '.join(r.at)}]"
-        text = f"    {mark} line {r.line:<5} {at:<22} printed {r.printed:<9} exact {r.exact_short:<12} {r.verdict}"
+        text = (f"    {mark} line {r.line:<5} {_pad(at, 22)} printed {_pad(r.printed, 9)} "
+                f"exact {r.exact_short:<12} {r.verdict}")
         if r.verdict == "correct" and r.tie:
             text += " (exact tie)"
         if r.verdict == "carried" and r.carried_from:
