@@ -198,7 +198,8 @@ def diagnose(checker, e, expected: R.Rounded) -> list[str]:
     if slip:
         found.append(slip)
     found += _neighbour(checker, e, t)
-    found += _sum_to_one(e)
+    found += _sum_to_one(checker, e, t)
+    found += _restated(checker, e)
     # computation mistakes
     mutate = computation_mistakes(spec)
     for name in _ancestors(spec, e.claim.step):
@@ -225,7 +226,8 @@ def _digit_slip(expected: str, number, decimals: int) -> str | None:
     if len(a) != len(b) or a == b or expected.startswith("-") != got.startswith("-"):
         return None
     diff = [k for k in range(len(a)) if a[k] != b[k]]
-    if len(diff) == 1 and a[diff[0]].isdigit():
+    last_place = abs(int(a.replace(".", "")) - int(b.replace(".", ""))) == 1
+    if len(diff) == 1 and a[diff[0]].isdigit() and not last_place:
         return f"digit slip: {got} for {expected}"
     if len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]:
         return f"adjacent digits swapped: {got} for {expected}"
@@ -245,12 +247,27 @@ def _neighbour(checker, e, t) -> list[str]:
     return out
 
 
-def _sum_to_one(e) -> list[str]:
-    row = [s for s in e.siblings if s.i == e.i]
-    if len(row) < 2 or row[-1] is not e or any(s.number.value is NEG_INF for s in row):
+def _sum_to_one(checker, e, t) -> list[str]:
+    """The printed row (this number and the latest printed others of its row) sums to
+    exactly 1 while the correctly rounded entries do not: the last one was adjusted."""
+    if e.number.value is NEG_INF or e.j != t.shape[1] - 1 or t.shape[1] < 2:
         return []
     unit = 100 if e.number.percent else 1
-    rest = sum((s.number.value for s in row[:-1]), Fraction(0))
-    if rest + e.number.value == unit:
+    others = {}
+    for (i, j), prints in checker._printed.get(e.claim.step, {}).items():
+        if i == e.i and j != e.j:
+            before = [p for p in prints if p[0] <= e.claim.line]
+            if before:
+                others[j] = max(before, key=lambda p: (p[0], p[1]))[2]
+    if len(others) != t.shape[1] - 1 or any(v is NEG_INF for v in others.values()):
+        return []
+    if sum(others.values(), Fraction(0)) * unit + e.number.value == unit:
         return ["last entry adjusted so the printed row sums to exactly 1"]
     return []
+
+
+def _restated(checker, e) -> list[str]:
+    """The same number was printed for the same cell earlier: this one copies it."""
+    earlier = [ln for ln, idx, v in checker._printed.get(e.claim.step, {}).get((e.i, e.j), [])
+               if ln < e.claim.line and v == (e.number.value / 100 if e.number.percent else e.number.value)]
+    return [f"restates the number printed at line {max(earlier)}"] if earlier else []
