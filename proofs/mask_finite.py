@@ -1,0 +1,73 @@
+"""A finite mask -M: the masked weight is bounded by an explicit multiple of exp(-M)."""
+
+from sympy import Eq, exp, oo, symbols
+
+try:
+    from ._common import Derivation, print_derivation
+except ImportError:  # run as a plain script
+    from _common import Derivation, print_derivation
+
+NAME = "mask-finite"
+STATEMENT = (
+    "with a finite mask value -M (M > 0) the masked weights total "
+    "A e^-M/(A e^-M + R) < (A/R) e^-M, each masked weight is < e^(s_m - s_j - M) for any "
+    "unmasked j, and each unmasked weight is off its -oo-mask value by a factor (1 - that total)"
+)
+GENERAL = True
+SCOPE = (
+    "for every n and every mask pattern with an unmasked position: A = Sum over masked of "
+    "exp(s_m) > 0, R = Sum over unmasked of exp(s_k) = exp(s_j) + r with r >= 0; the "
+    "inequalities are differences that SymPy's assumptions prove positive / nonnegative"
+)
+
+
+def derive() -> Derivation:
+    d = Derivation(NAME, STATEMENT, GENERAL, SCOPE)
+    M = symbols("M", positive=True)
+    A, R = symbols("A R", positive=True)
+    s_m, s_i, s_j = symbols("s_m s_i s_j", real=True)
+    r = symbols("r", nonnegative=True)
+
+    total = A * exp(-M) / (A * exp(-M) + R)
+    d.note("the mask adds -M to every masked score; the masked weights add up to P(M) =", total)
+    bound = A / R * exp(-M)
+    d.positive(
+        "explicit bound: (A/R) e^-M - P(M) = A^2 e^-2M / (R (A e^-M + R)) > 0",
+        (bound - total).factor(),
+        show=bound - total,
+    )
+    d.equal("the gap is exactly that", bound - total, A**2 * exp(-2 * M) / (R * (A * exp(-M) + R)))
+    d.limit("P(M) -> 0 as M -> oo (the -oo mask)", total, M, oo, 0)
+
+    one = exp(s_m - M) / (A * exp(-M) + R)
+    d.note("one masked weight (s_m a masked score)", one)
+    per_entry = exp(s_m - s_j - M)
+    with_r = one.subs(R, exp(s_j) + r)
+    d.positive(
+        "it is below e^(s_m - s_j - M) for any unmasked score s_j (R = e^(s_j) + r, r >= 0)",
+        (per_entry - with_r).factor(),
+        show=per_entry - one,
+    )
+
+    finite = exp(s_i) / (A * exp(-M) + R)
+    exact = exp(s_i) / R
+    d.equal(
+        "an unmasked weight is its -oo-mask value times (1 - P(M))",
+        finite,
+        exact * (1 - total),
+    )
+    d.equal(
+        "so its error is exactly (its -oo-mask value) * P(M) < (A/R) e^-M",
+        exact - finite,
+        exact * total,
+        show=Eq(exact - finite, exact * total, evaluate=False),
+    )
+    return d.qed()
+
+
+def main() -> None:
+    print_derivation(derive())
+
+
+if __name__ == "__main__":
+    main()

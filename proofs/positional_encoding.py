@@ -1,0 +1,112 @@
+"""Sinusoidal PE: PE(pos + k) is a fixed rotation of PE(pos), pair by pair."""
+
+from sympy import (
+    Eq,
+    IndexedBase,
+    Matrix,
+    Rational,
+    Sum,
+    Symbol,
+    cos,
+    diag,
+    expand_trig,
+    eye,
+    simplify,
+    sin,
+    symbols,
+)
+
+try:
+    from ._common import Derivation, print_derivation
+except ImportError:  # run as a plain script
+    from _common import Derivation, print_derivation
+
+NAME = "positional-encoding-shift"
+STATEMENT = (
+    "with PE(pos, 2i) = sin(pos w_i), PE(pos, 2i+1) = cos(pos w_i): each pair satisfies "
+    "[sin, cos](pos + k) = R(k w_i) [sin, cos](pos) with R(t) = [[cos t, sin t], [-sin t, cos t]] "
+    "a rotation independent of pos, so PE(pos + k) = blockdiag(R(k w_i)) PE(pos); also "
+    "PE(pos) . PE(pos + k) = Sum_i cos(k w_i) depends on k only"
+)
+GENERAL = True
+SCOPE = (
+    "for every d_model, base and pair index i: w_i = base^(-2i/d_model) enters only as a "
+    "symbolic frequency w, and pos, k are symbols; the map is block diagonal, so one "
+    "symbolic pair covers all of them; the dot product is a Sum over i = 0..d/2 - 1"
+)
+
+
+def derive() -> Derivation:
+    d = Derivation(NAME, STATEMENT, GENERAL, SCOPE)
+    pos, k, w = symbols("pos k omega", real=True)
+
+    def pair(p):
+        return Matrix([sin(p * w), cos(p * w)])
+
+    def rotation(t):
+        return Matrix([[cos(t), sin(t)], [-sin(t), cos(t)]])
+
+    d.note("one (sin, cos) pair of the encoding at frequency omega", pair(pos))
+    d.equal(
+        "angle addition: pair(pos + k) = R(k omega) pair(pos)",
+        expand_trig(pair(pos + k)),
+        expand_trig(rotation(k * w) * pair(pos)),
+        show=Eq(
+            pair(pos + k),
+            rotation(k * w) * Matrix([symbols("PE_2i"), symbols("PE_2i+1")]),
+            evaluate=False,
+        ),
+    )
+    d.zero("R(k omega) does not depend on pos: dR/dpos = 0", rotation(k * w).diff(pos), show=False)
+    t = symbols("t", real=True)
+    d.equal("R(t) is orthogonal: R^T R = I", rotation(t).T * rotation(t), eye(2), show=False)
+    d.equal(
+        "and det R(t) = 1: a rotation",
+        rotation(t).det(),
+        1,
+        show=Eq(Symbol("det R(t)"), 1, evaluate=False),
+    )
+
+    base = symbols("base", positive=True)
+    size = 4
+
+    def encoding(p):
+        """PE(p) for d_model = 4: entries 2i, 2i+1 are sin, cos of p * base^(-2i/4)."""
+        column = []
+        for pair_index in range(size // 2):
+            frequency = base ** (-Rational(2 * pair_index, size))
+            column += [sin(p * frequency), cos(p * frequency)]
+        return Matrix(column)
+
+    shift = diag(*[rotation(k * base ** (-Rational(2 * q, size))) for q in range(size // 2)])
+    d.equal(
+        "d_model = 4, any base: PE(pos + k) = blockdiag(R(k), R(k base^(-1/2))) PE(pos)",
+        expand_trig(encoding(pos + k)),
+        expand_trig(shift * encoding(pos)),
+        show=False,
+    )
+
+    i = symbols("i", integer=True, nonnegative=True)
+    half = symbols("m", integer=True, positive=True)
+    freq = IndexedBase("omega", real=True)
+    w_i = freq[i]
+    term = sin(pos * w_i) * sin((pos + k) * w_i) + cos(pos * w_i) * cos((pos + k) * w_i)
+    d.note("PE(pos) . PE(pos + k) with m = d_model/2 pairs", Sum(term, (i, 0, half - 1)))
+    d.equal(
+        "each term is cos(k omega_i), so the dot product is Sum_i cos(k omega_i): it depends "
+        "on the offset k only",
+        simplify(term),
+        cos(k * freq[i]),
+        show=Eq(
+            Sum(term, (i, 0, half - 1)), Sum(cos(k * freq[i]), (i, 0, half - 1)), evaluate=False
+        ),
+    )
+    return d.qed()
+
+
+def main() -> None:
+    print_derivation(derive())
+
+
+if __name__ == "__main__":
+    main()

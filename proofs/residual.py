@@ -1,0 +1,85 @@
+"""Residual connection: d(x + f(x))/dx = I + J_f."""
+
+from sympy import (
+    Derivative,
+    Eq,
+    Function,
+    Identity,
+    IndexedBase,
+    KroneckerDelta,
+    Matrix,
+    MatrixSymbol,
+    diff,
+    eye,
+    symbols,
+)
+
+try:
+    from ._common import Derivation, print_derivation
+except ImportError:  # run as a plain script
+    from _common import Derivation, print_derivation
+
+NAME = "residual-jacobian"
+STATEMENT = "y = x + f(x) has Jacobian dy/dx = I + J_f, so dL/dx = dL/dy + dL/dy J_f"
+GENERAL = True
+SCOPE = (
+    "for every n: y_a = x_a + f_a(x), and differentiation is linear with dx_a/dx_b = "
+    "delta_ab (SymPy, x an IndexedBase, symbolic a, b), so dy_a/dx_b = delta_ab + "
+    "df_a/dx_b; the full Jacobian is also checked for n = 1..4 with f an arbitrary "
+    "(undefined) function of all n inputs"
+)
+
+
+def derive() -> Derivation:
+    d = Derivation(NAME, STATEMENT, GENERAL, SCOPE)
+    a, b, n = symbols("a b n", integer=True, positive=True)
+    x = IndexedBase("x", real=True)
+    d.equal(
+        "the identity path: dx_a/dx_b = delta_ab",
+        diff(x[a], x[b]),
+        KroneckerDelta(a, b),
+        show=Eq(Derivative(x[a], x[b]), KroneckerDelta(a, b), evaluate=False),
+    )
+    term = Function("F")(x[a], x[b])
+    d.equal(
+        "the derivative of a sum is the sum of the derivatives (F any differentiable term)",
+        diff(x[a] + term, x[b]),
+        KroneckerDelta(a, b) + diff(term, x[b]),
+        show=Eq(
+            Derivative(x[a] + term, x[b]),
+            KroneckerDelta(a, b) + Derivative(term, x[b]),
+            evaluate=False,
+        ),
+    )
+    d.note(
+        "so dy_a/dx_b = delta_ab + df_a/dx_b, i.e. dy/dx = I + J_f for every n",
+        Eq(MatrixSymbol("J_y", n, n), Identity(n) + MatrixSymbol("J_f", n, n), evaluate=False),
+    )
+    for size in range(1, 5):
+        xs = Matrix(symbols(f"x1:{size + 1}", real=True))
+        fs = Matrix([Function(f"f{k}")(*xs) for k in range(1, size + 1)])
+        d.equal(
+            f"n = {size}: jacobian(x + f(x)) = I + jacobian(f), each f_k an arbitrary "
+            "function of all of x",
+            (xs + fs).jacobian(xs),
+            eye(size) + fs.jacobian(xs),
+            show=False,
+        )
+    g = Matrix([symbols(f"g1:{3}")]).reshape(1, 2)
+    xs = Matrix(symbols("x1:3", real=True))
+    fs = Matrix([Function(f"f{k}")(*xs) for k in (1, 2)])
+    d.equal(
+        "backward, n = 2: dL/dx = g (I + J_f) = g + g J_f for an upstream gradient g",
+        g * (xs + fs).jacobian(xs),
+        g + g * fs.jacobian(xs),
+        show=False,
+    )
+    return d.qed()
+
+
+def main() -> None:
+    print_derivation(derive())
+
+
+if __name__ == "__main__":
+    main()
