@@ -300,3 +300,38 @@ def test_non_positive_temperature():
 def test_temperature_symbolic_and_exact():
     w = sa.softmax(sa.matrix([[0, 1]]), T=2).exact()
     assert sympy.simplify(w[0, 1] - exp(Q_(1, 2)) / (1 + exp(Q_(1, 2)))) == 0
+
+
+# -- layers and stacks -------------------------------------------------------------------
+
+def _layer_params(k):
+    z = lambda r: sa.matrix(r)
+    h = sa.Head(z([[1, k], [0, 1]]), z([[1, 0], [k, 1]]), z([[2, 0], [0, 1]]))
+    f = sa.FFNParams(z([[1, -1, 0], [0, 1, 1]]), z([[0, "0.5", 0]]), z([[1, 0], [0, 1], [1, 1]]), z([[0, 1]]))
+    return h, f
+
+
+def test_encoder_stack_is_layers_in_sequence():
+    X = sa.matrix([["0.5", 1], [1, "-0.5"]])
+    (h1, f1), (h2, f2) = _layer_params(1), _layer_params(2)
+    W_O = sa.matrix([[1, 0], [0, 1]])
+    p1, p2 = sa.EncoderLayerParams([h1], W_O, f1), sa.EncoderLayerParams([h2], W_O, f2)
+    stack = sa.encoder(X, [p1, p2])
+    by_hand = sa.encoder_layer(sa.encoder_layer(X, p1)["output"], p2)["output"]
+    assert sa.evaluate(stack["output"], digits=30) == sa.evaluate(by_hand, digits=30)
+    assert len(stack["layers"]) == 2
+
+
+def test_decoder_layer_row_does_not_see_the_future():
+    (h, f) = _layer_params(1)
+    I = sa.matrix([[1, 0], [0, 1]])
+    p = sa.DecoderLayerParams([h], I, [h], I, f)
+    H = sa.matrix([[1, 2], [3, "0.5"], [0, 1]])
+    Y1 = sa.matrix([[1, "0.25"], [2, 1]])
+    Y2 = sa.matrix([[1, "0.25"], [-7, 5]])          # only the future row differs
+    out1 = sa.decoder_layer(Y1, H, p)["output"]
+    out2 = sa.decoder_layer(Y2, H, p)["output"]
+    assert sa.evaluate(out1[0], digits=40) == sa.evaluate(out2[0], digits=40)
+    assert sa.evaluate(out1[1], digits=5) != sa.evaluate(out2[1], digits=5)
+    w = sa.decoder_layer(Y1, H, p)["self_attention"]["heads"][0]["weights"].exact()
+    assert w[0, 1] == 0

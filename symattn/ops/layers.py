@@ -80,13 +80,11 @@ def decoder_layer(Y, H_enc, p: DecoderLayerParams, enc_mask=None, scale=None) ->
     return st
 
 
-def encoder(X, layers: Sequence[EncoderLayerParams], mask=None, scale=None) -> Steps:
-    """A stack of N encoder layers, each with its own weights."""
+def _stack(x, layers, layer) -> Steps:
     st = Steps()
-    out = [ ]
-    x = X
+    out = []
     for p in layers:
-        s = encoder_layer(x, p, mask, scale)
+        s = layer(x, p)
         out.append(s)
         x = s["output"]
     st["layers"] = out
@@ -94,15 +92,11 @@ def encoder(X, layers: Sequence[EncoderLayerParams], mask=None, scale=None) -> S
     return st
 
 
+def encoder(X, layers: Sequence[EncoderLayerParams], mask=None, scale=None) -> Steps:
+    """A stack of N encoder layers, each with its own weights."""
+    return _stack(X, layers, lambda x, p: encoder_layer(x, p, mask, scale))
+
+
 def decoder(Y, H_enc, layers: Sequence[DecoderLayerParams], enc_mask=None, scale=None) -> Steps:
     """A stack of N decoder layers; every layer attends to the same encoder output."""
-    st = Steps()
-    out = []
-    y = Y
-    for p in layers:
-        s = decoder_layer(y, H_enc, p, enc_mask, scale)
-        out.append(s)
-        y = s["output"]
-    st["layers"] = out
-    st["output"] = y
-    return st
+    return _stack(Y, layers, lambda y, p: decoder_layer(y, H_enc, p, enc_mask, scale))
