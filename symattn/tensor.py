@@ -95,10 +95,11 @@ class Tensor:
         return _p().index(self, key)
 
     # -- evaluation shortcuts -----------------------------------------------------------
-    def exact(self):
-        """The exact value as a ``sympy.ImmutableMatrix`` (closed forms in exp, sqrt, ...)."""
+    def exact(self, max_size: int | None = 50_000):
+        """The exact value as a ``sympy.ImmutableMatrix`` (closed forms in exp, sqrt, ...);
+        closed forms estimated larger than ``max_size`` terms are refused (None: no limit)."""
         from .evaluation import exact_value
-        return exact_value(self)
+        return exact_value(self, max_size)
 
     def numpy(self, dtype: str = "float64"):
         """The value computed in floating point by NumPy (``float64`` or ``float32``)."""

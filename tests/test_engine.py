@@ -335,3 +335,14 @@ def test_decoder_layer_row_does_not_see_the_future():
     assert sa.evaluate(out1[1], digits=5) != sa.evaluate(out2[1], digits=5)
     w = sa.decoder_layer(Y1, H, p)["self_attention"]["heads"][0]["weights"].exact()
     assert w[0, 1] == 0
+
+
+def test_closed_form_that_would_blow_up_is_refused():
+    n = 16
+    Q = sa.matrix([[(i * j) % 5 for j in range(n)] for i in range(n)])
+    Z, A = sa.attention(Q, Q, Q)
+    H = sa.layer_norm(Z + Q)
+    with pytest.raises(sa.LimitError, match="digits"):
+        sa.layer_norm(H @ H.T).exact()
+    assert len(sa.evaluate(sa.layer_norm(H @ H.T)[0], digits=20)[0]) == n
+    assert A[0, 0].exact() is not None          # small closed forms are fine

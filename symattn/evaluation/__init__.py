@@ -17,11 +17,24 @@ from .evaluator import Evaluator
 from .rounding import check_mode
 
 MAX_DIGITS = 100_000
+MAX_CLOSED_FORM = 50_000      # estimated tree size of one entry (about 100 kB of LaTeX)
 
 
-def exact_value(t: Tensor):
-    """The exact value as a ``sympy.ImmutableMatrix`` (−∞ as ``-oo``)."""
+def exact_value(t: Tensor, max_size: int | None = MAX_CLOSED_FORM):
+    """The exact value as a ``sympy.ImmutableMatrix`` (−∞ as ``-oo``).
+
+    A closed form that would blow up (its estimated size above ``max_size``) is refused
+    with a LimitError pointing at certified digits; ``max_size=None`` goes past on purpose.
+    """
     from .exact import to_sympy_matrix
+    from .size import closed_form_size
+    if max_size is not None:
+        n = closed_form_size(t)
+        if n > max_size:
+            raise LimitError(f"the closed form would have about {n:,} terms per entry "
+                             f"(limit {max_size:,})",
+                             hint="ask for certified digits instead (evaluate(..., digits=N), "
+                                  "--digits N), or pass max_size=None on purpose")
     return to_sympy_matrix(Evaluator().exact(t))
 
 
@@ -31,7 +44,7 @@ def float_value(t: Tensor, dtype: str = "float64"):
 
 
 def evaluate(t: Tensor, digits: int | None = 15, *, exact: bool = False, dtype: str | None = None,
-             mode: str = "half-even"):
+             mode: str = "half-even", max_size: int | None = MAX_CLOSED_FORM):
     """Evaluate ``t`` from its one definition.
 
     - ``digits=N``: nested lists of decimal strings, each correctly rounded to N
@@ -40,7 +53,7 @@ def evaluate(t: Tensor, digits: int | None = 15, *, exact: bool = False, dtype: 
     - ``dtype="float64"`` or ``"float32"``: the NumPy float path.
     """
     if exact:
-        return exact_value(t)
+        return exact_value(t, max_size)
     if dtype is not None:
         return float_value(t, dtype)
     if not isinstance(digits, int) or isinstance(digits, bool) or digits < 1:
