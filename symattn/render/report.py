@@ -26,7 +26,7 @@ def format_report(records: list[Record], summary: Summary, *, only_problems: boo
         if r.example != current_example:
             current_example, current_step = r.example, None
             counts = per_example.get(r.example) if per_example else None
-            tail = f"  ({counts.claims} printed numbers: {counts.correct} correct, " \
+            tail = f"  ({_n(counts.claims, 'printed number')}: {counts.correct} correct, " \
                    f"{counts.carried} carried, {counts.wrong} wrong)" if counts else ""
             lines.append("")
             lines.append(f"{r.example}  [{r.source}]{tail}")
@@ -50,6 +50,10 @@ def format_report(records: list[Record], summary: Summary, *, only_problems: boo
     return "\n".join(lines).lstrip("\n") + "\n"
 
 
+def _n(k: int, noun: str) -> str:
+    return f"{k} {noun}" + ("" if k == 1 else "s")
+
+
 def summary_line(s: Summary) -> str:
-    return (f"{s.examples} examples, {s.claims} printed numbers: {s.correct} correct, "
+    return (f"{_n(s.examples, 'example')}, {_n(s.claims, 'printed number')}: {s.correct} correct, "
             f"{s.carried} carried, {s.wrong} wrong")
