@@ -73,3 +73,7 @@ class Steps:
 
     def __repr__(self) -> str:
         return f"Steps({', '.join(self._items)})"
+
+    def _repr_latex_(self) -> str:
+        from ..render.latex_steps import steps_latex
+        return steps_latex(self)

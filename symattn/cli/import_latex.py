@@ -1,0 +1,54 @@
+"""`symattn import FILE|-`: the matrices of a LaTeX fragment as a spec's [inputs] table."""
+
+from __future__ import annotations
+
+import sys
+
+MAX_BYTES = 4_000_000
+
+
+def configure(p):
+    p.add_argument("source", metavar="FILE",
+                   help="a LaTeX fragment (an article's text, a .tex or .md file), or - for stdin")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the TOML snippet to FILE")
+    p.add_argument("--force", action="store_true", help="replace FILE if it exists")
+
+
+def read_source(path: str) -> tuple[str, str]:
+    """The text of FILE (or stdin for ``-``) and the name to cite it by."""
+    from ..errors import ParseError, SpecError, LimitError
+    if path == "-":
+        data = sys.stdin.buffer.read(MAX_BYTES + 1)
+        name = "<stdin>"
+    else:
+        try:
+            with open(path, "rb") as f:
+                data = f.read(MAX_BYTES + 1)
+        except FileNotFoundError:
+            raise SpecError("no such file", where=path) from None
+        except IsADirectoryError:
+            raise SpecError("is a folder, not a file", where=path) from None
+        except OSError as e:
+            raise SpecError(f"cannot read: {e.strerror}", where=path) from None
+        name = path
+    if len(data) > MAX_BYTES:
+        raise LimitError(f"more than {MAX_BYTES} bytes", where=name)
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    try:
+        return data.decode("utf-8"), name
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ParseError(f"invalid UTF-8 at byte {e.start}", where=f"{name}:{line}") from None
+
+
+def run(args) -> int:
+    from ..spec.latex_import import import_latex
+    text, name = read_source(args.source)
+    snippet = import_latex(text, name)
+    if args.output:
+        from .output import write_output
+        write_output(args.output, snippet, args.force)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(snippet)
+    return 0

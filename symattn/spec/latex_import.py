@@ -1,0 +1,400 @@
+"""The matrices of a LaTeX fragment as exact spec inputs (``symattn import``).
+
+Reads ``bmatrix``, ``pmatrix`` (and the other ``*matrix`` environments) and ``array``:
+rows end at ``\\\\``, columns are split at ``&``. A cell is a decimal (``-0.3``, ``−0.3``,
+``.5``, ``1.2e-3``, ``1.2 \\times 10^{-3}``), a fraction (``\\frac{1}{3}``, ``\\tfrac12``,
+``1/3``) or ``-\\infty``, optionally wrapped in ``{}``, ``\\mathbf{}``, ``\\text{}`` and
+the like. Nothing is evaluated: the text is matched by this module's own small grammar and
+every number goes through :func:`symattn.numbers.parse_exact`.
+
+A matrix written as ``W_Q = \\begin{bmatrix} … \\end{bmatrix}`` is named ``W_Q``; others
+are ``M1``, ``M2``, … . Problems are one :class:`~symattn.errors.ParseError` naming the line,
+the matrix, its row and its column.
+
+>>> ms = read_matrices(r"W_Q = \\begin{bmatrix} 1.0 & 0.2 \\\\ 0.1 & \\frac{9}{10} \\end{bmatrix}")
+>>> ms[0].name, ms[0].values
+('W_Q', ((Fraction(1, 1), Fraction(1, 5)), (Fraction(1, 10), Fraction(9, 10))))
+>>> print(inputs_toml(ms, source=None), end="")
+[inputs]
+W_Q = { value = [[1.0, 0.2], [0.1, "9/10"]], line = 1 }
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..errors import ParseError, LimitError, SymattnError
+from ..numbers import parse_exact, normalize_minus
+from ..tensor import NEG_INF
+
+MAX_TEXT = 4_000_000
+MAX_ENTRIES = 1_000_000
+MATRIX_ENVS = {"bmatrix", "pmatrix", "Bmatrix", "vmatrix", "Vmatrix", "matrix", "smallmatrix",
+               "array", "bmatrix*", "pmatrix*", "matrix*"}
+
+_ENV = re.compile(r"\\(begin|end)\s*\{([^{}]*)\}")
+_NAME_BEFORE = re.compile(
+    r"((?:\\(?:mathbf|boldsymbol|bm|mathrm|mathit|text|mathsf|vec)\s*\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z])"
+    r"(?:\s*[_^]\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z0-9]))*)"
+    r"\s*(?:=|:|:=|\\coloneqq)\s*(?:\\left\s*[\[(]?\s*)?\$?\s*$")
+_SPACING = re.compile(r"\\[,;:! ]|\\q?quad\b|~|\\(?:hline|midrule|toprule|bottomrule|hdashline)\b")
+_DECIMAL = r"(?:\d+(?:\.\d*)?|\.\d+)"
+_FRAC = re.compile(r"\\[dt]?frac\s*(\{[^{}]*\}|\d)\s*(\{[^{}]*\}|\d)")
+_SCI = re.compile(rf"({_DECIMAL})\s*(?:\\times|\\cdot)\s*10\s*\^\s*(\{{[+-]?\d+\}}|\d)")
+
+
+@dataclass(frozen=True)
+class ImportedMatrix:
+    """One matrix of the fragment: its name, environment, line, exact values and the TOML
+    text of each value."""
+    name: str
+    env: str
+    line: int
+    values: tuple          # rows of Fraction or NEG_INF
+    texts: tuple           # rows of TOML value text
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.values), len(self.values[0]))
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return line, col
+
+
+def _strip_comments(text: str) -> str:
+    """LaTeX comments (``%`` to the end of the line, not ``\\%``) blanked, positions kept."""
+    out = []
+    for line in text.split("\n"):
+        m = re.search(r"(?<!\\)%", line)
+        out.append(line if not m else line[:m.start()] + " " * (len(line) - m.start()))
+    return "\n".join(out)
+
+
+def read_matrices(text: str, source: str | None = "<fragment>") -> list[ImportedMatrix]:
+    """Every matrix environment of ``text``, in order (raises ParseError); a matrix that
+    repeats the numbers of an earlier one (unnamed, or under the same name) is left out."""
+    return _read(text, source)[0]
+
+
+def _read(text: str, source: str | None):
+    if not isinstance(text, str):
+        raise ParseError("LaTeX text expected")
+    if len(text) > MAX_TEXT:
+        raise LimitError(f"the text has {len(text)} characters, more than {MAX_TEXT}", where=source)
+    text = _strip_comments(text.replace("\r\n", "\n").replace("\r", "\n"))
+
+    def where(pos):
+        line, col = _line_col(text, pos)
+        return f"{source}:{line}:{col}" if source else f"line {line}, column {col}"
+
+    stack: list[tuple[str, int, int]] = []       # (env, position of \begin, end of \begin)
+    found: list[tuple[str, int, int, int]] = []   # (env, begin pos, body start, body end)
+    for m in _ENV.finditer(text):
+        kind, env = m.group(1), m.group(2).strip()
+        if kind == "begin":
+            stack.append((env, m.start(), m.end()))
+            continue
+        if not stack:
+            raise ParseError(f"\\end{{{env}}} without a \\begin{{{env}}}", where=where(m.start()))
+        open_env, open_pos, body = stack.pop()
+        if open_env != env:
+            line, col = _line_col(text, open_pos)
+            raise ParseError(f"\\end{{{env}}} closes \\begin{{{open_env}}} (opened at line {line}, "
+                             f"column {col})", where=where(m.start()))
+        if env in MATRIX_ENVS and not any(e in MATRIX_ENVS for e, _, _ in stack):
+            found.append((env, open_pos, body, m.start()))
+    if stack:
+        env, pos, _ = stack[-1]
+        raise ParseError(f"\\begin{{{env}}} is never closed", where=where(pos),
+                         hint=f"add \\end{{{env}}}")
+    if not found:
+        raise ParseError("no bmatrix, pmatrix or array environment in the text",
+                         where=source or None)
+    out: list[ImportedMatrix] = []
+    names: dict[str, ImportedMatrix] = {}
+    repeats: list[tuple[int, str]] = []
+    entries = 0
+    for k, (env, begin, body_start, body_end) in enumerate(found):
+        if env == "array":
+            body_start = _skip_array_spec(text, body_start, where)
+        prev_end = found[k - 1][3] if k else 0
+        name = _name_before(text[prev_end:begin])
+        label = name or f"M{len(out) + 1}"
+        values, texts = _parse_body(text, body_start, body_end, label, source)
+        entries += sum(len(r) for r in values)
+        if entries > MAX_ENTRIES:
+            raise LimitError(f"more than {MAX_ENTRIES} entries in the text", where=source)
+        line = _line_col(text, begin)[0]
+        same = next((m.name for m in out if m.values == values), None)
+        if same is not None and (name is None or name == same):
+            repeats.append((line, same))     # the same numbers again: not a new input
+            continue
+        final = _unique(name, values, names, len(out) + 1)
+        mat = ImportedMatrix(final, env, line, values, texts)
+        names[final] = mat
+        out.append(mat)
+    return out, repeats
+
+
+def _unique(name, values, names, k) -> str:
+    from .functions import FUNCTIONS
+    from .load import NAME, RESERVED
+    if not name or not NAME.fullmatch(name) or name in FUNCTIONS or name in RESERVED:
+        name = f"M{k}"
+    if name in names:
+        n = 2
+        while f"{name}_{n}" in names:
+            n += 1
+        name = f"{name}_{n}"
+    while name in names:
+        name += "_"
+    return name
+
+
+def _skip_array_spec(text: str, pos: int, where) -> int:
+    """Past ``[t]{cc|c}`` after ``\\begin{array}``."""
+    i = pos
+    while i < len(text) and text[i] in " \t\n":
+        i += 1
+    if i < len(text) and text[i] == "[":
+        j = text.find("]", i)
+        if j < 0:
+            raise ParseError("\\begin{array}[ without ]", where=where(i))
+        i = j + 1
+        while i < len(text) and text[i] in " \t\n":
+            i += 1
+    if i >= len(text) or text[i] != "{":
+        raise ParseError("\\begin{array} needs its column specification, e.g. {cc}",
+                         where=where(pos))
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == "{":
+            depth += 1
+        elif text[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    raise ParseError("unbalanced braces in the column specification of \\begin{array}",
+                     where=where(i))
+
+
+_ROW_END = re.compile(r"\\\\(?:\s*\[[^\]]*\])?|\\cr\b")
+
+
+def _parse_body(text: str, start: int, end: int, label: str, source):
+    body = text[start:end]
+    rows_text = []
+    pos = 0
+    for m in _ROW_END.finditer(body):
+        rows_text.append((body[pos:m.start()], start + pos))
+        pos = m.end()
+    rows_text.append((body[pos:], start + pos))
+    # a row ending the body after the last \\ is empty: drop it (and empty rule-only rows)
+    rows = [(r, p) for r, p in rows_text if _SPACING.sub("", r).strip()]
+    if not rows:
+        line = _line_col(text, start)[0]
+        raise ParseError(f"matrix {label} is empty", where=f"{source}:{line}" if source else f"line {line}")
+    values, texts = [], []
+    width = None
+    for r, (row, rpos) in enumerate(rows, start=1):
+        cells = _split_cells(row)
+        line = _line_col(text, rpos + (len(row) - len(row.lstrip())))[0]
+        loc = f"{source}:{line}" if source else f"line {line}"
+        if width is None:
+            width = len(cells)
+        elif len(cells) != width:
+            col = min(len(cells), width) + 1
+            raise ParseError(f"matrix {label}, row {r}, column {col}: row {r} has {_entries(len(cells))} "
+                             f"but row 1 has {_entries(width)}", where=loc,
+                             hint="every row needs the same number of & columns")
+        vrow, trow = [], []
+        for c, (cell, cpos) in enumerate(cells, start=1):
+            cline = _line_col(text, rpos + cpos)[0]
+            cloc = f"{source}:{cline}" if source else f"line {cline}"
+            try:
+                v, t = cell_value(cell)
+            except SymattnError as e:
+                raise ParseError(f"matrix {label}, row {r}, column {c}: {e.message}",
+                                 where=cloc, hint=e.hint) from None
+            vrow.append(v)
+            trow.append(t)
+        values.append(tuple(vrow))
+        texts.append(tuple(trow))
+    return tuple(values), tuple(texts)
+
+
+def _split_cells(row: str) -> list[tuple[str, int]]:
+    """Cells at top-level ``&`` (not ``\\&``, not inside braces), with their offsets."""
+    out, depth, start = [], 0, 0
+    i = 0
+    while i < len(row):
+        ch = row[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "&" and depth == 0:
+            out.append((row[start:i], start))
+            start = i + 1
+        i += 1
+    out.append((row[start:], start))
+    return out
+
+
+_WRAPPED = re.compile(r"(?:\\(?:mathbf|boldsymbol|bm|mathrm|mathit|text|textbf|textrm|mathsf|"
+                      r"underline))?\s*\{(.*)\}", re.S)
+
+
+_TEXTCOLOR = re.compile(r"\\textcolor\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}\s*\{(.*)\}", re.S)
+_COLOR = re.compile(r"\\color\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}")
+
+
+def _unwrap(s: str) -> str:
+    """Spacing commands dropped; an outer ``{x}``, ``\\mathbf{x}``, ``\\text{x}`` unwrapped."""
+    s = _SPACING.sub(" ", s).replace(r"\left", "").replace(r"\right", "")
+    s = re.sub(r"\\(?:displaystyle|textstyle)\b", "", s)
+    s = _COLOR.sub("", s)
+    while True:
+        s = s.strip()
+        m = _TEXTCOLOR.fullmatch(s) or _WRAPPED.fullmatch(s)
+        if not m or not _balanced(m.group(1)):
+            return s
+        s = m.group(1)
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    for ch in s:
+        depth += ch == "{"
+        depth -= ch == "}"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _number(s: str) -> Fraction:
+    s = s.strip()
+    if s.startswith("{") and s.endswith("}"):
+        s = s[1:-1].strip()
+    s = s.replace("{,}", "") if re.fullmatch(r"[+-]?\d{1,3}(\{,\}\d{3})+(\.\d+)?", s) else s
+    return parse_exact(s)
+
+
+def cell_value(cell: str) -> tuple[object, str]:
+    """One cell's exact value (Fraction or NEG_INF) and its TOML text."""
+    raw = " ".join(cell.split())
+    s = normalize_minus(_unwrap(cell))
+    if not s:
+        raise ParseError("an empty cell", hint="write 0 for zero")
+    sign = 1
+    body = s
+    if body[0] in "+-":
+        sign = -1 if body[0] == "-" else 1
+        body = body[1:].strip()
+        body = _unwrap(body)
+        if body.startswith("-") or body.startswith("+"):
+            raise ParseError(f"'{raw}' has two signs")
+    if body in (r"\infty", r"\infin", "∞"):
+        if sign > 0:
+            raise ParseError("+∞ cannot be an input; a mask entry is -\\infty")
+        return NEG_INF, '"-inf"'
+    m = _FRAC.fullmatch(body)
+    if m:
+        a, b = (_number(g) for g in m.groups())
+        if b == 0:
+            raise ParseError(f"'{raw}' divides by zero")
+        return _exact_text(sign * a / b, fraction=True)
+    m = _SCI.fullmatch(body)
+    if m:
+        mant, exp = m.group(1), m.group(2).strip("{}")
+        v = parse_exact(f"{mant}e{exp}")
+        return _exact_text(sign * v, text=("-" if sign < 0 else "") + f"{_toml_decimal(mant)}e{int(exp)}")
+    if re.fullmatch(rf"{_DECIMAL}(?:[eE][+-]?\d+)?", body):
+        v = parse_exact(body)
+        return _exact_text(sign * v, text=("-" if sign < 0 and v != 0 else "") + _toml_decimal(body))
+    if re.fullmatch(r"\d+\s*/\s*\d+", body):
+        v = parse_exact(body)
+        return _exact_text(sign * v, fraction=True)
+    if re.fullmatch(r"\d{1,3}(\{,\}\d{3})+(\.\d+)?", body):
+        v = _number(body)
+        return _exact_text(sign * v)
+    raise ParseError(f"'{raw}' is not a number",
+                     hint="cells are decimals, \\frac{a}{b}, a/b or -\\infty")
+
+
+def _toml_decimal(s: str) -> str:
+    """A decimal as TOML accepts it: ``.5`` → ``0.5``, ``2.`` → ``2.0``, ``007`` → ``7``."""
+    mant, _, exp = s.lower().partition("e")
+    if mant.startswith("."):
+        mant = "0" + mant
+    if mant.endswith("."):
+        mant += "0"
+    ip, dot, fp = mant.partition(".")
+    ip = ip.lstrip("0") or "0"
+    mant = ip + (dot + fp if dot else "")
+    if exp:
+        if not dot:
+            mant += ".0"
+        return f"{mant}e{int(exp)}"
+    return mant
+
+
+def _exact_text(v: Fraction, text: str | None = None, fraction: bool = False):
+    if fraction:
+        if v.denominator == 1:
+            return v, str(v.numerator)
+        return v, f'"{v.numerator}/{v.denominator}"'
+    return v, text if text is not None else (str(v) if v.denominator == 1 else f'"{v}"')
+
+
+def _name_before(prefix: str) -> str | None:
+    """The spec name of ``NAME =`` right before a matrix, if any."""
+    tail = prefix[-300:]
+    m = _NAME_BEFORE.search(tail)
+    if not m:
+        return None
+    return latex_name(m.group(1))
+
+
+def latex_name(sym: str) -> str | None:
+    """``W_{Q}`` → ``W_Q``, ``\\mathbf{X}`` → ``X``, ``x_{\\text{love}}`` → ``x_love``,
+    ``W^{O}`` → ``W_O``, ``\\gamma`` → ``gamma``."""
+    s = re.sub(r"\\(?:mathbf|boldsymbol|bm|mathrm|mathit|text|mathsf|vec)\s*\{([^{}]*)\}", r"\1", sym)
+    s = re.sub(r"\\([A-Za-z]+)", r"\1", s)
+    s = s.replace("^", "_").replace(",", "_")
+    s = re.sub(r"[{}\s]", "", s)
+    s = re.sub(r"_+", "_", s).strip("_")
+    return s or None
+
+
+def inputs_toml(matrices: list[ImportedMatrix], source: str | None = "<fragment>",
+                repeats: list | None = None) -> str:
+    """An ``[inputs]`` table for a spec: one line per matrix, with the line it came from."""
+    out = []
+    if source:
+        out.append(f"# from {source}: {len(matrices)} matri{'x' if len(matrices) == 1 else 'ces'}")
+    for line, name in repeats or []:
+        out.append(f"# line {line}: the numbers of {name} again")
+    out.append("[inputs]")
+    for m in matrices:
+        rows = ", ".join("[" + ", ".join(r) + "]" for r in m.texts)
+        out.append(f"{m.name} = {{ value = [{rows}], line = {m.line} }}")
+    return "\n".join(out) + "\n"
+
+
+def import_latex(text: str, source: str | None = "<fragment>") -> str:
+    """The ``[inputs]`` snippet for the matrices of a LaTeX fragment."""
+    matrices, repeats = _read(text, source)
+    return inputs_toml(matrices, source, repeats)
+
+
+def _entries(n: int) -> str:
+    return f"{n} entr{'y' if n == 1 else 'ies'}"
