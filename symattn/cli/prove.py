@@ -112,7 +112,11 @@ def run(args) -> int:
     selected = [registry[name]] if name is not None else list(registry.values())
 
     records = []
-    for module in selected:
+    progress = sys.stderr.isatty()
+    for k, module in enumerate(selected):
+        if progress:
+            print(f"\rproving {k + 1}/{len(selected)} {module.NAME:<30}", end="", file=sys.stderr,
+                  flush=True)
         try:
             derivation = module.derive()
             holds = bool(derivation.holds)
@@ -121,6 +125,8 @@ def run(args) -> int:
             derivation, holds = None, False
             failure = f"{type(exc).__name__}: {exc}"
         records.append(_record(module, holds))
+        if progress:
+            print("\r" + " " * 50 + "\r", end="", file=sys.stderr)
         if failure is not None:
             print(f"symattn prove: {module.NAME} does not hold: {failure}", file=sys.stderr)
         if as_json:
