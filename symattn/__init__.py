@@ -17,7 +17,7 @@ from .errors import (SymattnError, InputError, ShapeError, MaskError, DomainErro
 from .tensor import Tensor, NEG_INF
 from .ops import *  # noqa: F401,F403  (the operations are the public API)
 from .evaluation import evaluate, compare, exact_value, float_value
-from .gradients import grad
+from .gradients import grad, gradient, Gradient
 
 __version__ = "0.1.0"
 
