@@ -50,11 +50,12 @@ def spec_paths(paths: list[str]) -> list[Path]:
 
 @contextmanager
 def time_limit(seconds: float | None):
-    if not seconds:
+    if seconds is None:
         yield
         return
-    if seconds <= 0:
-        raise LimitError("--timeout must be positive")
+    import math
+    if not math.isfinite(seconds) or not 0 < seconds <= 1e6:
+        raise LimitError(f"--timeout {seconds:g}: give a number of seconds from 0 to 1000000")
 
     def on_alarm(signum, frame):
         raise LimitError(f"check took longer than {seconds:g} s (--timeout)",

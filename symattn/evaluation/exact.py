@@ -63,7 +63,11 @@ class ExactContext(ListContext):
 
 
 def sign_by_balls(x, max_prec: int = 4096):
-    """Sign of a SymPy number by ball arithmetic at rising precision (None if it is 0)."""
+    """Sign of a SymPy number by ball arithmetic at rising precision; None when undecided.
+
+    SymPy's simplify is not called: with python-flint installed its polynomial code can
+    abort the process (SIGFPE) on sums of exponentials, and it can also take minutes.
+    """
     from .ball import sympy_to_arb, precision
     prec = 64
     while prec <= max_prec:
@@ -74,7 +78,7 @@ def sign_by_balls(x, max_prec: int = 4096):
             if b < 0:
                 return -1
         prec *= 4
-    return 0 if sympy.simplify(x) == 0 else None
+    return None          # indistinguishable from 0 at max_prec; no SymPy simplify (see below)
 
 
 def is_rational_zero(x) -> bool:
