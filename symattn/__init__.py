@@ -17,7 +17,14 @@ from .errors import (SymattnError, InputError, ShapeError, MaskError, DomainErro
 from .tensor import Tensor, NEG_INF
 from .ops import *  # noqa: F401,F403  (the operations are the public API)
 from .evaluation import evaluate, compare, exact_value, float_value
-from .gradients import grad, gradient, Gradient
+
+
+def __getattr__(name):
+    # the gradient machinery loads only when used, so `symattn --help` stays fast
+    if name in ("grad", "gradient", "Gradient"):
+        from . import gradients
+        return getattr(gradients, name)
+    raise AttributeError(f"module 'symattn' has no attribute {name!r}")
 
 __version__ = "0.1.0"
 

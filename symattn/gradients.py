@@ -170,7 +170,7 @@ class Gradient:
                 values = self._exact_memo
                 run(ExactContext(), self.loss, values)
                 G = self._backprop(_LazyExact(), values, exact=True)
-                self._exact = _to_matrix(G, _LazyExact.zero)
+                self._exact = _to_matrix(G, ExactContext.zero)
         if max_size is not None:
             if self._sizes is None:
                 self._sizes = [tree_size(v) for v in self._exact]
@@ -509,13 +509,10 @@ class _LazyExact:
     expressions unevaluated (rationals are still combined); the forward values it works on
     come from :class:`~symattn.evaluation.exact.ExactContext`."""
 
-    import sympy as _sp
-    zero = _sp.Integer(0)
-    one = _sp.Integer(1)
-
     def __init__(self):
         from .evaluation.exact import ExactContext
         self._exact = ExactContext()
+        self.zero, self.one = ExactContext.zero, ExactContext.one
 
     def scalar(self, x):
         return self._exact.scalar(x)

@@ -172,15 +172,18 @@ def _rebuild(spec, changed: str, tree, target: str):
 
 
 def _close(checker, t, e) -> bool:
-    """Cheap float64 screen before a certified comparison."""
+    """Cheap screen (a 64-bit ball) before the certified comparison at the printed precision."""
+    from ..evaluation.evaluator import ball_bounds
     try:
-        v = checker.ev.float(t)[e.i, e.j] * (100 if e.number.percent else 1)
-    except (SymattnError, FloatingPointError, ValueError, OverflowError):
-        return True
-    import math
-    if not math.isfinite(v):
+        x = checker.ev.ball(t, 64)[e.i][e.j]
+        if x is NEG_INF or not x.is_finite():
+            return x is not NEG_INF
+        lo, hi = ball_bounds(x)
+    except SymattnError:
         return False
-    return abs(v - float(e.number.value)) <= 10.0 ** (-e.decimals) + 1e-9 * abs(v)
+    scale = 100 if e.number.percent else 1
+    slack = Fraction(1, 10 ** e.decimals)
+    return lo * scale - slack <= e.number.value <= hi * scale + slack
 
 
 def diagnose(checker, e, expected: R.Rounded) -> list[str]:

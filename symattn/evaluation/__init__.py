@@ -62,16 +62,8 @@ def evaluate(t: Tensor, digits: int | None = 15, *, exact: bool = False, dtype: 
         raise LimitError(f"digits={digits} is more than {MAX_DIGITS}",
                          hint="raise symattn.evaluation.MAX_DIGITS on purpose")
     check_mode(mode)
-    ev = Evaluator()
-    m, n = t.shape
-    out = []
-    for i in range(m):
-        row = []
-        for j in range(n):
-            r = ev.rounded(t, i, j, digits=digits, mode=mode)
-            row.append("-inf" if r is None else str(r))
-        out.append(row)
-    return out
+    rows = Evaluator().rounded_matrix(t, digits=digits, mode=mode)
+    return [["-inf" if r is None else str(r) for r in row] for row in rows]
 
 
 @dataclass(frozen=True)
@@ -99,10 +91,10 @@ def compare(t: Tensor, dtype: str = "float64", digits: int = 30) -> Comparison:
     import numpy as np
     from fractions import Fraction
     from .ball import precision, fraction_to_arb
-    from .evaluator import ball_bounds
+    from .evaluator import ball_bounds, start_precision
     ev = Evaluator()
     f = ev.float(t, dtype)
-    prec = int(digits * 3.33) + 64
+    prec = start_precision(digits=digits)
     ref = ev.ball(t, prec)
     m, n = t.shape
     abs_err = np.zeros((m, n))
@@ -119,5 +111,6 @@ def compare(t: Tensor, dtype: str = "float64", digits: int = 30) -> Comparison:
                 if not x.is_zero():
                     xl, xh = ball_bounds(abs(x))
                     rel_err[i, j] = float(hi / xl) if xl > 0 else float("inf")
-    strings = evaluate(t, digits=min(digits, 30))
+    strings = [["-inf" if r is None else str(r) for r in row]
+               for row in ev.rounded_matrix(t, digits=digits, mode="half-even")]
     return Comparison(dtype, f, strings, abs_err, rel_err)

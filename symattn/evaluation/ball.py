@@ -2,7 +2,17 @@
 
 Every value is a ball that contains the exact value; digits read from a ball whose two
 ends agree are certified. Matrix products go to ``arb_mat`` (C); the rest is the shared
-list algorithm of :class:`~symattn.evaluation.base.ListContext`.
+list algorithm of :class:`~symattn.evaluation.base.ListContext`, with vectorised fast
+paths for the hot operations (no −∞ to look after, no exact zero to refuse).
+
+Exact rationals stay exact: an entry that the graph computes from rational inputs by
++ − × ÷, integer powers, ReLU, max and square roots of perfect squares is an ``fmpq``
+(FLINT's rational), and a product of two rational matrices is done exactly by
+``fmpq_mat``. Only exp, log, sin, cos, irrational roots and powers make a ball. So the
+projections x·W and the scores Q·Kᵀ cost exact integer arithmetic (cheaper than balls),
+an exact zero reached by cancellation of rationals is exactly 0, and a rational entry is
+rounded exactly. :meth:`Evaluator.ball <symattn.evaluation.evaluator.Evaluator.ball>`
+hands out balls only (``arb``), so callers see the same types as before.
 """
 
 from __future__ import annotations
@@ -11,10 +21,18 @@ import contextlib
 from fractions import Fraction
 
 import flint
-from flint import arb, arb_mat, fmpq
+from flint import arb, arb_mat, fmpq, fmpq_mat
 
 from ..errors import InputError, CertificationError
+from ..tensor import NEG_INF
 from .base import ListContext
+
+Q0 = fmpq(0)
+Q1 = fmpq(1)
+
+# A rational entry taller than this (numerator and denominator bits) becomes a ball: exact
+# arithmetic stays cheaper than balls only while the numbers stay small.
+MAX_RATIONAL_BITS = 4096
 
 
 @contextlib.contextmanager
@@ -32,48 +50,145 @@ def fraction_to_arb(q: Fraction) -> arb:
     return arb(fmpq(q.numerator, q.denominator))
 
 
+def to_arb(x):
+    """A ball for an entry of the context (an ``fmpq`` becomes a ball at the current precision)."""
+    return arb(x) if type(x) is fmpq else x
+
+
+def to_balls(value) -> list:
+    """A matrix of the context as balls (and −∞), as :meth:`Evaluator.ball` hands it out."""
+    return [[x if x is NEG_INF else (arb(x) if type(x) is fmpq else x) for x in row]
+            for row in value]
+
+
+def is_zero(x) -> bool:
+    """Exactly zero (a ball of radius 0 at 0, or the rational 0).
+
+    ``fmpq.is_zero()`` is not to be trusted (python-flint 0.9 answers False for 0).
+    """
+    return x == 0 if type(x) is fmpq else x.is_zero()
+
+
+def _expand(a, m: int, n: int):
+    """``a`` broadcast to m×n (rows shared, never written to)."""
+    if len(a[0]) != n:
+        a = [r * n for r in a]
+    if len(a) != m:
+        a = a * m
+    return a
+
+
+def _has_neg_inf(a) -> bool:
+    for row in a:
+        for x in row:
+            if x is NEG_INF:
+                return True
+    return False
+
+
+def _all_rational(a) -> bool:
+    for row in a:
+        for x in row:
+            if type(x) is not fmpq:
+                return False
+    return True
+
+
+def _tall(x) -> bool:
+    return x.height_bits() > MAX_RATIONAL_BITS
+
+
+def _capped(x):
+    """A product or quotient: a rational grown too tall becomes a ball."""
+    if type(x) is fmpq and x.height_bits() > MAX_RATIONAL_BITS:
+        return arb(x)
+    return x
+
+
+def _cap(rows):
+    for row in rows:
+        for j, x in enumerate(row):
+            if type(x) is fmpq and x.height_bits() > MAX_RATIONAL_BITS:
+                row[j] = arb(x)
+    return rows
+
+
+def _exp(x):
+    if type(x) is fmpq:
+        return Q1 if x == 0 else arb(x).exp()
+    return x.exp()
+
+
 class BallContext(ListContext):
-    """Balls at ``prec`` bits; evaluation must run inside ``precision(prec)``."""
+    """Balls (and exact rationals) at ``prec`` bits; evaluation must run inside
+    ``precision(prec)``."""
 
     name = "ball"
+    zero = Q0
+    one = Q1
 
     def __init__(self, prec: int):
         self.prec = prec
-        self.zero = arb(0)
-        self.one = arb(1)
 
     def scalar(self, x):
+        if type(x) is Fraction:
+            return fmpq(x.numerator, x.denominator)
         if isinstance(x, Fraction):
-            return fraction_to_arb(x)
+            return fmpq(int(x.numerator), int(x.denominator))
+        if getattr(x, "is_Rational", False):
+            return fmpq(int(x.p), int(x.q))
         return sympy_to_arb(x)
 
     def is_exact_zero(self, x) -> bool:
-        return x.is_zero()
+        return is_zero(x)
 
+    # -- scalars: exact while rational --------------------------------------------
     def s_add(self, x, y): return x + y
     def s_sub(self, x, y): return x - y
-    def s_mul(self, x, y): return x * y
-    def s_div(self, x, y): return x / y
+    def s_mul(self, x, y): return _capped(x * y)
+    def s_div(self, x, y): return _capped(x / y)
     def s_neg(self, x): return -x
-    def s_exp(self, x): return x.exp()
-    def s_log(self, x): return x.log()
-    def s_sqrt(self, x): return x.sqrt()
-    def s_sin(self, x): return x.sin()
-    def s_cos(self, x): return x.cos()
+    def s_exp(self, x): return _exp(x)
+
+    def s_log(self, x):
+        if type(x) is fmpq:
+            return Q0 if x == 1 else arb(x).log()
+        return x.log()
+
+    def s_sqrt(self, x):
+        if type(x) is fmpq:
+            p, q = x.p, x.q
+            if p.is_square() and q.is_square():
+                return fmpq(p.isqrt(), q.isqrt())
+            return arb(x).sqrt()
+        return x.sqrt()
+
+    def s_sin(self, x):
+        if type(x) is fmpq:
+            return Q0 if x == 0 else arb(x).sin()
+        return x.sin()
+
+    def s_cos(self, x):
+        if type(x) is fmpq:
+            return Q1 if x == 0 else arb(x).cos()
+        return x.cos()
+
     def s_abs(self, x): return abs(x)
+
     def s_pow(self, x, k: Fraction):
         if k.denominator == 1:
+            if type(x) is fmpq:
+                if x != 0 and x.height_bits() * abs(k.numerator) <= MAX_RATIONAL_BITS:
+                    return x ** int(k)
+                x = arb(x)
             return x ** int(k)
-        return x ** fraction_to_arb(k)
+        return to_arb(x) ** fraction_to_arb(k)
 
     def s_sum(self, xs):
-        total = xs[0]
-        for x in xs[1:]:
-            total += x
-        return total
+        return sum(xs[1:], xs[0])
 
     def s_sign(self, x):
-        if x.is_zero():
+        if is_zero(x):
             return 0
         if x > 0:
             return 1
@@ -84,19 +199,97 @@ class BallContext(ListContext):
     def s_relu(self, x):
         if x > 0:
             return x
-        if x < 0 or x.is_zero():
-            return self.zero
+        if x < 0 or is_zero(x):
+            return Q0
         hi = x.upper()                       # the ball straddles 0: relu lies in [0, hi]
         return arb(0).union(hi)
 
     def s_max(self, xs):
-        best = xs[0]
+        if all(type(x) is fmpq for x in xs):
+            return max(xs)
+        best = to_arb(xs[0])
         for x in xs[1:]:
-            best = best.max(x)
+            best = best.max(to_arb(x))
         return best
+
+    # -- leaves --------------------------------------------------------------------
+    def op_const(self, node):
+        out = []
+        for row in node.params["entries"]:
+            r = []
+            for v in row:
+                if type(v) is Fraction:
+                    r.append(fmpq(v.numerator, v.denominator))
+                elif v is NEG_INF:
+                    r.append(NEG_INF)
+                else:
+                    r.append(self.scalar(v))
+            out.append(r)
+        return out
+
+    # -- elementwise fast paths (the general algorithm handles −∞ and errors) ------
+    def op_add(self, node, a, b):
+        m, n = node.shape
+        a, b = _expand(a, m, n), _expand(b, m, n)
+        return [[NEG_INF if x is NEG_INF or y is NEG_INF else x + y for x, y in zip(ra, rb)]
+                for ra, rb in zip(a, b)]
+
+    def op_sub(self, node, a, b):
+        if _has_neg_inf(b):
+            return super().op_sub(node, a, b)
+        m, n = node.shape
+        a, b = _expand(a, m, n), _expand(b, m, n)
+        return [[NEG_INF if x is NEG_INF else x - y for x, y in zip(ra, rb)]
+                for ra, rb in zip(a, b)]
+
+    def op_mul(self, node, a, b):
+        if _has_neg_inf(a) or _has_neg_inf(b):
+            return super().op_mul(node, a, b)
+        m, n = node.shape
+        if len(b) == 1 and len(b[0]) == 1:                      # by a scalar
+            s = b[0][0]
+            return _cap([[x * s for x in r] for r in _expand(a, m, n)])
+        a, b = _expand(a, m, n), _expand(b, m, n)
+        return _cap([[x * y for x, y in zip(ra, rb)] for ra, rb in zip(a, b)])
+
+    def op_div(self, node, a, b):
+        if _has_neg_inf(a) or _has_neg_inf(b) or any(is_zero(y) for r in b for y in r):
+            return super().op_div(node, a, b)
+        m, n = node.shape
+        if len(b[0]) == 1 and len(b) == m:                      # by a column (softmax, norm)
+            return _cap([[x / y for x in ra] for ra, (y,) in zip(_expand(a, m, n), b)])
+        a, b = _expand(a, m, n), _expand(b, m, n)
+        return _cap([[x / y for x, y in zip(ra, rb)] for ra, rb in zip(a, b)])
+
+    def op_neg(self, node, a):
+        if _has_neg_inf(a):
+            return super().op_neg(node, a)
+        return [[-x for x in r] for r in a]
+
+    def op_exp(self, node, a):
+        return [[Q0 if x is NEG_INF else _exp(x) for x in r] for r in a]
+
+    def op_relu(self, node, a):
+        if _all_rational(a):
+            return [[x if x > 0 else Q0 for x in r] for r in a]
+        return super().op_relu(node, a)
+
+    def op_row_sum(self, node, a):
+        out = []
+        for row in a:
+            if _has_neg_inf((row,)):
+                out.append([NEG_INF])
+            else:
+                out.append([sum(row[1:], row[0])])
+        return out
 
     def op_matmul(self, node, a, b):
         self._no_mask(node, a, b)
+        if _all_rational(a) and _all_rational(b):
+            out = (fmpq_mat(a) * fmpq_mat(b)).tolist()
+            if not any(_tall(x) for r in out for x in r):
+                return out
+            return (arb_mat(out)).tolist()
         return (arb_mat(a) * arb_mat(b)).tolist()
 
 

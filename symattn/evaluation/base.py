@@ -19,6 +19,11 @@ from ..tensor import Tensor, NEG_INF
 def run(ctx, root: Tensor, memo: dict | None = None):
     """The value of ``root`` in ``ctx``; ``memo`` (id(node) -> value) may be shared."""
     memo = {} if memo is None else memo
+    if id(root) in memo:
+        return memo[id(root)]
+    prepare = getattr(ctx, "prepare", None)
+    if prepare is not None:          # a context may plan the graph first (fused products)
+        prepare(root)
     keep = []                        # keeps nodes alive while their ids are memo keys
     stack = [(root, False)]
     while stack:

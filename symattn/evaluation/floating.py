@@ -6,12 +6,31 @@ and ``stabilize`` subtracts row maxima so exponentials stay finite.
 
 from __future__ import annotations
 
+import weakref
 from fractions import Fraction
 
 import numpy as np
 
 from ..errors import DomainError, InputError, MaskError
 from ..tensor import NEG_INF
+
+# Converted constants, per node and dtype: a node's entries never change, so a graph
+# evaluated again (a new Evaluator, a paper-sized layer's weights) converts them once.
+# The arrays are read-only; Evaluator.float hands out a writable copy when one is the result.
+_CONSTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_NO_NEG_INF: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()   # id -> array
+
+
+def _has_neg_inf(a) -> bool:
+    if _NO_NEG_INF.get(id(a)) is a:                  # a cached constant without −∞
+        return False
+    if np.isfinite(a.sum()):                          # no allocation; finite: no −∞ in a
+        return False
+    return bool(np.isneginf(a).any())
+
+
+def group_off(group) -> bool:
+    return group.get("off", False)
 
 
 class FloatContext:
@@ -35,8 +54,19 @@ class FloatContext:
         return float(x)
 
     def op_const(self, node):
-        return np.array([[self._to_float(x) for x in row] for row in node.params["entries"]],
-                        dtype=self.dtype)
+        cached = _CONSTS.get(node)
+        if cached is None:
+            cached = _CONSTS[node] = {}
+        a = cached.get(self.dtype)
+        if a is None:
+            F, f = Fraction, self._to_float
+            a = np.array([[x.numerator / x.denominator if type(x) is F else f(x) for x in row]
+                          for row in node.params["entries"]], dtype=self.dtype)
+            a.flags.writeable = False
+            cached[self.dtype] = a
+            if not np.isneginf(a).any():
+                _NO_NEG_INF[id(a)] = a
+        return a
 
     def op_add(self, node, a, b): return a + b
     def op_mul(self, node, a, b): return a * b
@@ -55,7 +85,7 @@ class FloatContext:
     def op_row_max(self, node, a): return a.max(axis=1, keepdims=True)
 
     def op_sub(self, node, a, b):
-        if np.isneginf(b).any():
+        if _has_neg_inf(b):
             raise MaskError("subtracting −∞ gives +∞", hint="add a mask, do not subtract it")
         return a - b
 
@@ -82,8 +112,69 @@ class FloatContext:
     def op_take(self, node, a):
         return a[np.ix_(node.params["rows"], node.params["cols"])]
 
+    # -- products: one GEMM for the products of one matrix by several constants ----------
+    def prepare(self, root):
+        """Find the products x·W_1, x·W_2, ... of one left operand by constant matrices (the
+        projections of every head): they are computed as one product x·[W_1 W_2 ...]."""
+        groups: dict[int, list] = {}
+        seen, stack = set(), [root]
+        while stack:
+            n = stack.pop()
+            if id(n) in seen:
+                continue
+            seen.add(id(n))
+            if n.op == "matmul" and n.args[1].op == "const":
+                groups.setdefault(id(n.args[0]), []).append(n)
+            stack.extend(n.args)
+        self._groups = {}
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            members.sort(key=lambda m: id(m.args[1]))
+            consts, offsets, at = [], {}, 0
+            for m in members:
+                c = m.args[1]
+                if id(c) not in offsets:
+                    offsets[id(c)] = (at, at + c.shape[1])
+                    consts.append(c)
+                    at += c.shape[1]
+            if len(consts) < 2:
+                continue
+            group = {"consts": tuple(consts), "value": None}
+            for m in members:
+                self._groups[id(m)] = (group, *offsets[id(m.args[1])])
+
+    def _fused_weights(self, consts):
+        """[W_1 W_2 ...] side by side, kept with the first constant's converted value."""
+        cached = _CONSTS.setdefault(consts[0], {})
+        key = ("fused", self.dtype, tuple(id(c) for c in consts))
+        got = cached.get(key)
+        if got is not None and all(r() is c for r, c in zip(got[0], consts)):
+            return got[1]
+        w = np.hstack([self.op_const(c) for c in consts])
+        w.flags.writeable = False
+        cached[key] = (tuple(weakref.ref(c) for c in consts), w)
+        if not np.isneginf(w).any():
+            _NO_NEG_INF[id(w)] = w
+        return w
+
     def op_matmul(self, node, a, b):
-        if np.isneginf(a).any() or np.isneginf(b).any():
+        g = getattr(self, "_groups", {}).get(id(node))
+        if g is not None and not group_off(g[0]):
+            group, start, stop = g
+            if group["value"] is None:
+                w = self._fused_weights(group["consts"])
+                if _has_neg_inf(w):                  # a constant with −∞: one at a time
+                    group["off"] = True
+                else:
+                    if _has_neg_inf(a):
+                        raise MaskError("−∞ entries reached a matrix product",
+                                        hint="apply softmax to masked scores before "
+                                             "multiplying by V")
+                    group["value"] = a @ w
+            if not group_off(group):
+                return group["value"][:, start:stop]
+        if _has_neg_inf(a) or _has_neg_inf(b):
             raise MaskError("−∞ entries reached a matrix product",
                             hint="apply softmax to masked scores before multiplying by V")
         return a @ b
