@@ -25,6 +25,7 @@ MAX_DIGITS = 1000          # digits in one number's text
 MAX_EXPONENT = 1000        # |e| in 1.5e-3
 
 _MINUSES = "\u2212\u2012\u2013\ufe63\uff0d"
+SHOWN = 60                 # characters of input text an error message quotes
 _DECIMAL = re.compile(r"([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
 _FRACTION = re.compile(r"([+-]?)(\d+)\s*/\s*(\d+)")
 
@@ -34,6 +35,15 @@ def normalize_minus(text: str) -> str:
     for m in _MINUSES:
         text = text.replace(m, "-")
     return text
+
+
+def shown(text, limit: int = SHOWN) -> str:
+    """Input text as an error message quotes it: on one line, control characters escaped,
+    long text cut to ``limit`` characters (error messages stay one short line)."""
+    text = str(text)
+    cut = len(text) > limit
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
+    return text + "…" if cut else text
 
 
 def parse_exact(text: str) -> Fraction:
@@ -48,17 +58,18 @@ def parse_exact(text: str) -> Fraction:
     if m:
         sign, num, den = m.groups()
         if int(den) == 0:
-            raise InputError(f"'{text}' divides by zero")
+            raise InputError(f"'{shown(text)}' divides by zero")
         value = Fraction(int(num), int(den))
         return -value if sign == "-" else value
     m = _DECIMAL.fullmatch(s)
     if not m:
-        raise InputError(f"'{text}' is not a number",
+        raise InputError(f"'{shown(text)}' is not a number",
                          hint="write a decimal such as 0.25 or -1.2e-3, or a fraction such as 1/3")
     sign, digits, exponent = m.groups()
     exp = int(exponent) if exponent else 0
     if abs(exp) > MAX_EXPONENT:
-        raise LimitError(f"'{text}' has exponent {exp}, beyond ±{MAX_EXPONENT}")
+        raise LimitError(f"'{shown(text)}' has exponent {exp}, beyond ±{MAX_EXPONENT}",
+                         hint="raise symattn.numbers.MAX_EXPONENT on purpose")
     value = Fraction(Decimal(digits)) * (Fraction(10) ** exp)
     return -value if sign == "-" else value
 
@@ -71,13 +82,16 @@ def exact(value) -> object:
     if isinstance(value, bool):
         raise InputError(f"{value!r} is a boolean, not a number")
     if isinstance(value, int):
+        if value.bit_length() > 3 * MAX_DIGITS and abs(value) >= 10 ** MAX_DIGITS:
+            raise LimitError(f"a whole number of more than {MAX_DIGITS} digits",
+                             hint="raise symattn.numbers.MAX_DIGITS on purpose")
         return Fraction(value)
     if isinstance(value, Fraction):
         return value
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise InputError(f"{value} is not a finite number")
-        return Fraction(value)
+        return parse_exact(str(value))           # the same digit and exponent limits as text
     if isinstance(value, str):
         return parse_exact(value)
     if isinstance(value, float) or type(value).__name__.startswith("float"):
@@ -93,7 +107,7 @@ def exact(value) -> object:
             raise InputError(f"the SymPy Float {value} is not exact",
                              hint="use sympy.Rational or a decimal string")
         return value
-    raise InputError(f"{value!r} ({type(value).__name__}) is not an exact number",
+    raise InputError(f"{shown(repr(value))} ({type(value).__name__}) is not an exact number",
                      hint="use a decimal string, an int, a Fraction or a SymPy number or symbol")
 
 

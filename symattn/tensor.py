@@ -150,8 +150,11 @@ def _resolve(key, labels, n: int, what: str, t: Tensor) -> int:
     if isinstance(key, str):
         if labels and key in labels:
             return labels.index(key)
-        shown = ", ".join(labels[:12]) + (f", … ({len(labels)} in all)" if len(labels) > 12 else "")
-        known = f" (labels: {shown})" if labels else " (it has no labels)"
+        if labels:
+            shown = ", ".join(labels[:12]) + (f", … ({len(labels)} in all)" if len(labels) > 12 else "")
+            known = f" (labels: {shown})"
+        else:
+            known = " (it has no labels)"
         raise ShapeError(f"no {what} labelled '{key}' in {_describe(t)}{known}")
     raise InputError(f"{key!r} is not a {what} index or label")
 

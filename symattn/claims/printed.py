@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from fractions import Fraction
 
 from ..errors import ParseError, LimitError
-from ..numbers import normalize_minus, parse_exact
+from ..numbers import normalize_minus, parse_exact, shown
 from ..tensor import NEG_INF
 
 MAX_PRINTED = 20_000
@@ -42,7 +41,9 @@ class Printed:
 
 def parse_number(text: str) -> PrintedNumber:
     raw = text.strip()
-    s = normalize_minus(raw).replace("≈", "").replace("~", "").strip()
+    s = normalize_minus(raw)
+    for mark in ("≈", "~"):                   # "≈ 0.5": a mark in front, never inside a number
+        s = s.removeprefix(mark).strip()
     if s in ("-∞", "-inf", "-infinity"):
         return PrintedNumber(raw, NEG_INF, 0)
     percent = s.endswith("%") or s.endswith("％")
@@ -52,7 +53,7 @@ def parse_number(text: str) -> PrintedNumber:
         s = s.replace(",", "")
     m = _NUM.fullmatch(s)
     if not m:
-        raise ParseError(f"'{raw}' is not a printed number",
+        raise ParseError(f"'{shown(raw)}' is not a printed number",
                          hint="print numbers like 0.8188, −0.5, 58.7% or [0.92, 1.24]")
     frac = m.group(2) if m.group(2) is not None else (m.group(3) or "")
     exp = int(m.group(4)) if m.group(4) else 0
@@ -61,7 +62,7 @@ def parse_number(text: str) -> PrintedNumber:
     except LimitError:
         raise
     except Exception:
-        raise ParseError(f"'{raw}' is not a printed number") from None
+        raise ParseError(f"'{shown(raw)}' is not a printed number") from None
     return PrintedNumber(raw, value, max(len(frac) - exp, 0), percent)
 
 
@@ -90,14 +91,15 @@ def parse_printed(text: str) -> Printed:
     if not isinstance(text, str):
         raise ParseError("printed must be text")
     if len(text) > MAX_PRINTED:
-        raise LimitError(f"printed text of {len(text)} characters")
+        raise LimitError(f"printed text of {len(text)} characters is longer than {MAX_PRINTED}",
+                         hint="split the claim or raise symattn.claims.printed.MAX_PRINTED on purpose")
     s = text.strip()
     for prefix in ("≈", "~", "="):
         s = s.removeprefix(prefix).strip()
     if not s.startswith("["):
         return Printed((parse_number(s),), (1, 1))
     if not s.endswith("]"):
-        raise ParseError(f"'{text}': a printed vector ends with ']'")
+        raise ParseError(f"'{shown(text)}': a printed vector ends with ']'")
     inner = s[1:-1].strip()
     if not inner:
         raise ParseError("an empty printed vector")
@@ -106,17 +108,17 @@ def parse_printed(text: str) -> Printed:
         parsed = []
         for r in rows:
             if not (r.startswith("[") and r.endswith("]")):
-                raise ParseError(f"'{text}': mixed rows and numbers")
+                raise ParseError(f"'{shown(text)}': mixed rows and numbers")
             parsed.append([parse_number(x) for x in _split_top(r[1:-1], ",")])
     elif ";" in inner:
         parsed = [[parse_number(x) for x in _split_top(r, ",")] for r in _split_top(inner, ";")]
     else:
         parts = _split_top(inner, ",")
         if any("[" in p for p in parts):
-            raise ParseError(f"'{text}': nested brackets inside a vector")
+            raise ParseError(f"'{shown(text)}': nested brackets inside a vector")
         return Printed(tuple(parse_number(x) for x in parts), (1, len(parts)), vector=True)
     width = len(parsed[0])
     for i, r in enumerate(parsed):
         if len(r) != width:
-            raise ParseError(f"'{text}': row {i} has {len(r)} entries, row 0 has {width}")
+            raise ParseError(f"'{shown(text)}': row {i} has {len(r)} entries, row 0 has {width}")
     return Printed(tuple(x for r in parsed for x in r), (len(parsed), width))

@@ -4,33 +4,86 @@ the old file or none, never half a file."""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 from ..errors import SpecError
+
+# link() is how a file is put in place only if the name is free; a few file systems
+# (FAT, some network mounts) do not have it.
+_NO_LINK = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK}
 
 
 def write_output(path: str, text: str, force: bool = False) -> None:
     p = Path(path)
     if p.is_dir():
         raise SpecError("is a folder; give a file name", where=str(path))
-    if p.exists() and not force:
+    if os.path.lexists(p) and not force:           # a dangling symbolic link is a name too
         raise SpecError("exists already; nothing was written", where=str(path),
                         hint="pass --force to replace it")
     folder = p.parent if str(p.parent) else Path(".")
     if not folder.is_dir():
         raise SpecError(f"the folder {folder} does not exist", where=str(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=folder)
+    try:
+        mode = stat.S_IMODE(os.stat(p).st_mode) if force and p.exists() else _default_mode()
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=folder)
+    except OSError as e:
+        raise SpecError(f"cannot write: {e.strerror}", where=str(path)) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
+            os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
-        os.replace(tmp, p)
-    except BaseException:
+        _put_in_place(tmp, p, force)
+        _sync_folder(folder)
+    except OSError as e:
+        raise SpecError(f"cannot write: {e.strerror}", where=str(path)) from None
+    finally:
         try:
             os.unlink(tmp)
         except OSError:
             pass
-        raise
+
+
+def _put_in_place(tmp: str, p: Path, force: bool) -> None:
+    """Rename ``tmp`` to ``p``; without ``force`` only if ``p`` does not exist at that moment."""
+    if force:
+        os.replace(tmp, p)
+        return
+    try:
+        os.link(tmp, p)                              # fails if the name was taken meanwhile
+    except FileExistsError:
+        raise SpecError("exists already; nothing was written", where=str(p),
+                        hint="pass --force to replace it") from None
+    except OSError as e:
+        if e.errno not in _NO_LINK:
+            raise
+        if os.path.lexists(p):
+            raise SpecError("exists already; nothing was written", where=str(p),
+                            hint="pass --force to replace it") from None
+        os.replace(tmp, p)
+
+
+def _default_mode() -> int:
+    """0o666 less the umask, as open() would create the file."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable (best effort: not every system can open a folder)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

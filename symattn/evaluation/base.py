@@ -24,7 +24,9 @@ def run(ctx, root: Tensor, memo: dict | None = None):
     prepare = getattr(ctx, "prepare", None)
     if prepare is not None:          # a context may plan the graph first (fused products)
         prepare(root)
-    keep = []                        # keeps nodes alive while their ids are memo keys
+    # every node whose id becomes a memo key stays alive as long as the memo, even when a
+    # later node raises: otherwise a reused id would find a stale value
+    keep = memo.setdefault("_keep", [])
     stack = [(root, False)]
     while stack:
         node, ready = stack.pop()
@@ -39,7 +41,6 @@ def run(ctx, root: Tensor, memo: dict | None = None):
         for a in node.args:
             if id(a) not in memo:
                 stack.append((a, False))
-    memo.setdefault("_keep", []).extend(keep)
     return memo[id(root)]
 
 

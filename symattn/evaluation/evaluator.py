@@ -27,6 +27,9 @@ START_PREC = 64
 GUARD_DIGITS = 10                  # decimal digits read beyond those rounded to
 
 
+MAX_EXPONENT_BITS = 1 << 18
+
+
 def ball_bounds(b) -> tuple[Fraction, Fraction]:
     """The exact ends of an Arb ball (or an exact FLINT rational) as Fractions."""
     if type(b) is _fmpq():                               # an exact rational
@@ -36,6 +39,9 @@ def ball_bounds(b) -> tuple[Fraction, Fraction]:
         raise CertificationError("a ball grew unbounded (division by a value near 0?)")
     m, e = b.mid().man_exp()
     r, f = b.rad().man_exp()
+    if max(abs(int(e)), abs(int(f))) > MAX_EXPONENT_BITS:
+        raise LimitError(f"a value (or its error bound) is beyond 2^±{MAX_EXPONENT_BITS} in size",
+                         hint="raise symattn.evaluation.evaluator.MAX_EXPONENT_BITS on purpose")
     mid = Fraction(int(m)) * (Fraction(2) ** int(e))
     rad = Fraction(int(r)) * (Fraction(2) ** int(f))
     return mid - rad, mid + rad

@@ -65,11 +65,12 @@ def _pow10_le(e: int, n: int, d: int) -> bool:
 
 def format_units(units: int, decimals: int) -> str:
     """The decimal text of ``units`` × 10^-decimals (``decimals`` may be negative)."""
+    from decimal import Decimal
     sign = "-" if units < 0 else ""
     u = abs(units)
     if decimals <= 0:
-        return sign + str(u * 10 ** (-decimals))
-    s = str(u).rjust(decimals + 1, "0")
+        return sign + format(Decimal(u), "f") + "0" * (-decimals)
+    s = format(Decimal(u), "f").rjust(decimals + 1, "0")      # str(int) stops at 4300 digits
     return f"{sign}{s[:-decimals]}.{s[-decimals:]}"
 
 

@@ -6,33 +6,59 @@ and small), label strings, and lists (for literal matrices and flags).
 
 from __future__ import annotations
 
+import math
+import weakref
 from fractions import Fraction
 
 from . import expr as E
-from .functions import call
-from ..errors import SpecError, LimitError, InputError
+from .functions import call, check_entries
+from ..errors import SpecError, LimitError, DomainError
+from ..numbers import shown
 from ..ops import primitives as P
-from ..tensor import Tensor
+from ..tensor import Tensor, NEG_INF
 
-MAX_POWER_BITS = 100_000
+MAX_NUMBER_BITS = 100_000       # size of one exact number computed in an expression
+
+_CHECKED: "weakref.WeakSet[Tensor]" = weakref.WeakSet()   # nodes within the size limits
 
 
 def build(node, env: dict, *, inf_ok: bool = True):
-    """Interpret ``node`` with names from ``env`` (name -> Tensor or number)."""
+    """Interpret ``node`` with names from ``env`` (name -> Tensor or number).
+
+    Every matrix of the resulting computation, the intermediate ones of an operation
+    included, is checked against ``symattn.ops.primitives.MAX_ENTRIES`` before anything
+    is evaluated.
+    """
     v = _build(node, env)
+    if isinstance(v, Tensor):
+        _check_sizes(v)
     return v
+
+
+def _check_sizes(root: Tensor) -> None:
+    seen, stack = [], [root]
+    ids = set()
+    while stack:
+        t = stack.pop()
+        if id(t) in ids or t in _CHECKED:
+            continue
+        ids.add(id(t))
+        seen.append(t)
+        check_entries(*t.shape)
+        stack.extend(t.args)
+    _CHECKED.update(seen)
 
 
 def as_tensor(v) -> Tensor:
     if isinstance(v, Tensor):
         return v
-    if isinstance(v, Fraction):
+    if isinstance(v, Fraction) or v is NEG_INF:
         return P.scalar(v)
     if isinstance(v, list):
         return P.const(_literal(v))
     if isinstance(v, str):
-        raise SpecError(f"the label \"{v}\" is not a number")
-    raise SpecError(f"{v!r} is not a matrix")
+        raise SpecError(f"the label \"{shown(v)}\" is not a number")
+    raise SpecError(f"{shown(repr(v))} is not a matrix")
 
 
 def _literal(v):
@@ -40,7 +66,7 @@ def _literal(v):
     for x in v:
         if isinstance(x, list):
             out.append(_literal(x))
-        elif isinstance(x, Fraction):
+        elif isinstance(x, Fraction) or x is NEG_INF:
             out.append(x)
         elif isinstance(x, Tensor) and x.op == "const" and x.shape == (1, 1):
             out.append(x.params["entries"][0][0])
@@ -58,11 +84,14 @@ def _build(node, env):
         if node.id in env:
             return env[node.id]
         if node.id == "inf":
-            raise SpecError("+∞ has no use in a spec; masks come from causal_mask/padding_mask")
-        raise SpecError(f"unknown name '{node.id}'", hint=_known(env))
+            raise SpecError("+∞ has no use in a spec",
+                            hint="write -inf for a mask entry, or use causal_mask/padding_mask")
+        raise SpecError(f"unknown name '{shown(node.id)}'", hint=_known(env))
     if isinstance(node, E.ListLit):
         return [_build(i, env) for i in node.items]
     if isinstance(node, E.Neg):
+        if node.operand == E.Name("inf") and "inf" not in env:
+            return NEG_INF                       # -inf: the mask value
         v = _build(node.operand, env)
         return -v if isinstance(v, Fraction) else -as_tensor(v)
     if isinstance(node, E.Transpose):
@@ -85,18 +114,18 @@ def _key(v):
         return v
     if isinstance(v, Fraction) and v.denominator == 1:
         return int(v)
-    raise SpecError(f"an index is a label or a whole number, not {v!r}")
+    raise SpecError(f"an index is a label or a whole number, not {shown(repr(v))}")
 
 
 def _binop(op, a, b):
     if isinstance(a, Fraction) and isinstance(b, Fraction):
-        if op == "+": return a + b
-        if op == "-": return a - b
-        if op == "*": return a * b
+        if op == "+": return _sized(a + b)
+        if op == "-": return _sized(a - b)
+        if op == "*": return _sized(a * b)
         if op == "/":
             if b == 0:
                 raise SpecError("division by zero")
-            return a / b
+            return _sized(a / b)
         if op == "**":
             return _power(a, b)
     if isinstance(a, str) or isinstance(b, str):
@@ -107,18 +136,36 @@ def _binop(op, a, b):
     return {"+": P.add, "-": P.sub, "*": P.mul, "/": P.div, "@": P.matmul}[op](ta, tb)
 
 
+def _bits(a: Fraction) -> int:
+    return max(abs(a.numerator).bit_length(), a.denominator.bit_length())
+
+
+def _sized(a: Fraction) -> Fraction:
+    if _bits(a) > MAX_NUMBER_BITS:
+        raise LimitError(f"a number of {_bits(a)} bits, more than {MAX_NUMBER_BITS}",
+                         hint="raise symattn.spec.build.MAX_NUMBER_BITS on purpose")
+    return a
+
+
+def _paren(q: Fraction) -> str:
+    return shown(q) if q.denominator == 1 and q >= 0 else f"({shown(q)})"
+
+
 def _power(a: Fraction, b: Fraction):
-    if b.denominator != 1:
-        return P.power(P.scalar(a), b)
-    bits = max(abs(a.numerator).bit_length(), a.denominator.bit_length(), 1) * abs(b.numerator)
-    if bits > MAX_POWER_BITS:
-        raise LimitError(f"{a}**{b} would have about {bits} bits",
-                         hint="raise symattn.spec.build.MAX_POWER_BITS on purpose")
     if a == 0 and b < 0:
         raise SpecError("0 to a negative power")
+    if a < 0 and b.denominator != 1:
+        raise DomainError(f"{a} to the power {b}: a negative number to a fractional power "
+                          "is not a real number")
+    bits = math.ceil(max(_bits(a), 1) * abs(b))       # the size of the integer part of a**b
+    if bits > MAX_NUMBER_BITS:
+        raise LimitError(f"{_paren(a)}**{_paren(b)} would have about {bits} bits, more than "
+                         f"{MAX_NUMBER_BITS}", hint="raise symattn.spec.build.MAX_NUMBER_BITS on purpose")
+    if b.denominator != 1:
+        return P.power(P.scalar(a), b)
     return a ** int(b)
 
 
 def _known(env) -> str:
     names = [k for k in env if not k.startswith("_")]
-    return "known names: " + ", ".join(names[:30]) + (" ..." if len(names) > 30 else "")
+    return "known names: " + shown(", ".join(names[:30]) + (" ..." if len(names) > 30 else ""), 200)

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..errors import ParseError, LimitError
-from ..numbers import parse_exact, normalize_minus
+from ..numbers import parse_exact, normalize_minus, shown
 
 MAX_LENGTH = 10_000
-MAX_DEPTH = 64
+MAX_DEPTH = 64          # levels of the tree: calls, indexes, signs, each operator of a chain
 MAX_TOKENS = 5_000
 
 
@@ -72,7 +72,7 @@ ALL = All()
 _TOKEN = re.compile(r"""
     (?P<ws>\s+)
   | (?P<num>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)
-  | (?P<str>"[^"\\\n]*"|'[^'\\\n]*')
+  | (?P<str>"[^"\\\x00-\x1f\x7f-\x9f]*"|'[^'\\\x00-\x1f\x7f-\x9f]*')
   | (?P<name>[^\W\d]\w*)
   | (?P<op>\*\*|[-+*/@()\[\],:=.])
 """, re.VERBOSE)
@@ -82,11 +82,15 @@ def tokenize(text: str) -> list[tuple[str, str, int]]:
     if not isinstance(text, str):
         raise ParseError("an expression must be text")
     if len(text) > MAX_LENGTH:
-        raise LimitError(f"expression of {len(text)} characters is longer than {MAX_LENGTH}")
+        raise LimitError(f"expression of {len(text)} characters is longer than {MAX_LENGTH}",
+                         hint="split it into steps or raise symattn.spec.expr.MAX_LENGTH on purpose")
     text = normalize_minus(text).replace("·", "*").replace("×", "*")
     out, pos = [], 0
     while pos < len(text):
         m = _TOKEN.match(text, pos)
+        if not m and text[pos] in "\"'":
+            raise ParseError(f"a label at column {pos + 1} is not closed on its line, or holds "
+                             "a backslash or a control character")
         if not m:
             raise ParseError(f"unexpected character {text[pos]!r} at column {pos + 1}",
                              hint="expressions use names, numbers, + - * / ** @ .T [] and calls")
@@ -94,10 +98,14 @@ def tokenize(text: str) -> list[tuple[str, str, int]]:
         if kind != "ws":
             out.append((kind, m.group(), pos + 1))
             if len(out) > MAX_TOKENS:
-                raise LimitError(f"expression has more than {MAX_TOKENS} tokens")
+                raise LimitError(f"expression has more than {MAX_TOKENS} tokens",
+                                 hint="split it into steps or raise symattn.spec.expr.MAX_TOKENS on purpose")
         pos = m.end()
     out.append(("end", "", len(text) + 1))
     return out
+
+
+_DEPTH_HINT = "split it into steps or raise symattn.spec.expr.MAX_DEPTH on purpose"
 
 
 class _Parser:
@@ -120,12 +128,13 @@ class _Parser:
         k, v, col = self.take()
         if v != value or k == "end" and value:
             raise ParseError(f"expected '{value}' at column {col}, found "
-                             f"{'the end' if k == 'end' else repr(v)}")
+                             f"{'the end' if k == 'end' else repr(shown(v))}")
 
     def enter(self):
         self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise LimitError(f"expression nested deeper than {MAX_DEPTH} levels")
+        if self.depth > 2 * MAX_DEPTH:       # the parser's own stack: brackets count too
+            raise LimitError(f"expression has more than {2 * MAX_DEPTH} brackets, calls and signs "
+                             "inside each other", hint=_DEPTH_HINT)
 
     def leave(self):
         self.depth -= 1
@@ -134,16 +143,14 @@ class _Parser:
         node = self.additive()
         k, v, col = self.toks[self.i]
         if k != "end":
-            raise ParseError(f"unexpected {v!r} at column {col}")
+            raise ParseError(f"unexpected {shown(v)!r} at column {col}")
         return node
 
     def additive(self):
-        self.enter()
         node = self.term()
         while self.peek("+") or self.peek("-"):
             op = self.take()[1]
             node = BinOp(op, node, self.term())
-        self.leave()
         return node
 
     def term(self):
@@ -185,7 +192,7 @@ class _Parser:
                 _, _, col = self.take()
                 k, v, _ = self.take()
                 if v != "T":
-                    raise ParseError(f"'.{v}' at column {col}: the only attribute is .T (transpose)")
+                    raise ParseError(f"'.{shown(v)}' at column {col}: the only attribute is .T (transpose)")
                 node = Transpose(node)
             else:
                 return node
@@ -238,8 +245,8 @@ class _Parser:
                 return Num(parse_exact(v))
             except LimitError:
                 raise
-            except Exception as e:
-                raise ParseError(f"bad number {v!r} at column {col}") from None
+            except Exception:
+                raise ParseError(f"bad number {shown(v)!r} at column {col}") from None
         if k == "str":
             return Str(v[1:-1])
         if k == "name":
@@ -263,12 +270,51 @@ class _Parser:
             return ListLit(tuple(items))
         if k == "end":
             raise ParseError("the expression ends too early")
-        raise ParseError(f"unexpected {v!r} at column {col}")
+        raise ParseError(f"unexpected {shown(v)!r} at column {col}")
 
 
 def parse(text: str):
-    """Parse expression text into a tree of nodes (raises ParseError/LimitError)."""
-    return _Parser(text).parse()
+    """Parse expression text into a tree of nodes (raises ParseError/LimitError).
+
+    The tree is at most MAX_DEPTH levels deep, so everything that walks it recursively
+    (the interpreter, the diagnosis) stays far from Python's recursion limit; the parser's
+    own nesting (brackets included) is bounded by 2 × MAX_DEPTH, room enough for the
+    parentheses that :func:`unparse` writes.
+    """
+    try:
+        node = _Parser(text).parse()
+    except RecursionError:
+        raise LimitError("expression nested too deeply for Python's stack", hint=_DEPTH_HINT) from None
+    d = depth(node)
+    if d > MAX_DEPTH:
+        raise LimitError(f"expression nested {d} levels deep, more than {MAX_DEPTH} (each call, "
+                         "bracket, sign and operator of a chain such as a + b + c is a level)",
+                         hint=_DEPTH_HINT)
+    return node
+
+
+def _children(n) -> list:
+    if isinstance(n, BinOp):
+        return [n.left, n.right]
+    if isinstance(n, (Neg, Transpose)):
+        return [n.operand]
+    if isinstance(n, Call):
+        return list(n.args) + [v for _, v in n.kwargs]
+    if isinstance(n, Index):
+        return [n.target] + [k for k in n.keys if k is not ALL]
+    if isinstance(n, ListLit):
+        return list(n.items)
+    return []
+
+
+def depth(node) -> int:
+    """Levels of the tree (a leaf is 1), computed without recursion."""
+    best, stack = 0, [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        best = max(best, d)
+        stack += [(c, d + 1) for c in _children(n)]
+    return best
 
 
 def names(node) -> set[str]:
@@ -279,39 +325,41 @@ def names(node) -> set[str]:
         n = stack.pop()
         if isinstance(n, Name):
             out.add(n.id)
-        elif isinstance(n, BinOp):
-            stack += [n.left, n.right]
-        elif isinstance(n, (Neg, Transpose)):
-            stack.append(n.operand)
-        elif isinstance(n, Call):
-            stack += list(n.args) + [v for _, v in n.kwargs]
-        elif isinstance(n, Index):
-            stack += [n.target] + [k for k in n.keys if k is not ALL]
-        elif isinstance(n, ListLit):
-            stack += list(n.items)
+        stack += _children(n)
     return out
 
 
 def unparse(node) -> str:
-    """Text for a tree (used in diagnoses to show a variant)."""
+    """Text for a tree (used in diagnoses to show a variant) that parses back to the same
+    tree, up to fractions and negative numbers (``1/2`` reads back as a division)."""
     if isinstance(node, Num):
         v = node.value
-        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+        text = str(abs(v.numerator)) if v.denominator == 1 else f"({abs(v.numerator)} / {v.denominator})"
+        return f"-{text}" if v < 0 else text
     if isinstance(node, Str):
-        return f'"{node.value}"'
+        q = "'" if '"' in node.value else '"'     # the tokenizer forbids only the delimiter
+        return f"{q}{node.value}{q}"
     if isinstance(node, Name):
         return node.id
     if isinstance(node, BinOp):
-        return f"({unparse(node.left)} {node.op} {unparse(node.right)})"
+        left = _wrapped(node.left) if node.op == "**" else unparse(node.left)
+        return f"({left} {node.op} {unparse(node.right)})"
     if isinstance(node, Neg):
         return f"-{unparse(node.operand)}"
     if isinstance(node, Transpose):
-        return f"{unparse(node.operand)}.T"
+        return f"{_wrapped(node.operand)}.T"
     if isinstance(node, Call):
         parts = [unparse(a) for a in node.args] + [f"{k}={unparse(v)}" for k, v in node.kwargs]
         return f"{node.name}({', '.join(parts)})"
     if isinstance(node, Index):
-        return f"{unparse(node.target)}[{', '.join(':' if k is ALL else unparse(k) for k in node.keys)}]"
+        keys = ", ".join(":" if k is ALL else unparse(k) for k in node.keys)
+        return f"{_wrapped(node.target)}[{keys}]"
     if isinstance(node, ListLit):
         return "[" + ", ".join(unparse(i) for i in node.items) + "]"
     return "?"
+
+
+def _wrapped(node) -> str:
+    """A base of ** or the target of .T or [...]: a sign or a number goes in parentheses."""
+    text = unparse(node)
+    return f"({text})" if isinstance(node, (Neg, Num)) and not text.startswith("(") else text

@@ -10,9 +10,30 @@ import inspect
 from fractions import Fraction
 
 from .. import ops
-from ..errors import SpecError, InputError
+from ..errors import SpecError, InputError, LimitError
+from ..numbers import shown
 from ..ops import primitives as P
-from ..tensor import Tensor, NEG_INF
+from ..tensor import Tensor
+
+
+def check_entries(m: int, n: int) -> None:
+    """Refuse an m×n matrix beyond ``symattn.ops.primitives.MAX_ENTRIES`` (before it is built)."""
+    if m * n > P.MAX_ENTRIES:
+        raise LimitError(f"a {m}×{n} matrix has more than {P.MAX_ENTRIES} entries",
+                         hint="raise symattn.ops.primitives.MAX_ENTRIES on purpose")
+
+
+def _show(v) -> str:
+    """A value of an expression as a message shows it."""
+    if isinstance(v, Fraction):
+        return str(v)
+    if isinstance(v, Tensor):
+        return f"a {v.shape[0]}×{v.shape[1]} matrix"
+    if isinstance(v, list):
+        return shown("[" + ", ".join(_show(x) for x in v[:10]) + (", ..." if len(v) > 10 else "") + "]")
+    if isinstance(v, str):
+        return f"the label \"{shown(v)}\""
+    return shown(repr(v))
 
 
 def _int(v, what: str) -> int:
@@ -22,7 +43,27 @@ def _int(v, what: str) -> int:
         return int(v)
     if isinstance(v, int) and not isinstance(v, bool):
         return v
-    raise InputError(f"{what} must be a whole number, got {v!r}")
+    raise InputError(f"{what} must be a whole number, got {_show(v)}")
+
+
+# The operations that build a matrix from a count: its size is checked before it is built.
+
+def _causal_mask(n, fill=None):
+    n = _int(n, "causal_mask size")
+    check_entries(n, n)
+    return ops.causal_mask(n, _fill(fill))
+
+
+def _padding_mask(valid, n=1, fill=None):
+    flags, n = _flags(valid), _int(n, "n")
+    check_entries(n, len(flags))
+    return ops.padding_mask(flags, n, _fill(fill))
+
+
+def _positional_encoding(n, d, base=10000, pair="2i"):
+    n, d = _int(n, "n"), _int(d, "d")
+    check_entries(n, d)
+    return ops.positional_encoding(n, d, base, pair=pair)
 
 
 def _flags(v) -> list:
@@ -64,8 +105,8 @@ FUNCTIONS = {
     "var": lambda x, ddof=0: ops.var(x, _int(ddof, "ddof")),
     "max": ops.row_max, "width": lambda x: Fraction(P.as_tensor(x).shape[1]), "argmax": _argmax, "transpose": ops.transpose,
     "softmax": lambda x, T=1, axis=-1: ops.softmax(x, T, _int(axis, "axis") if not isinstance(axis, int) else axis),
-    "causal_mask": lambda n, fill=None: ops.causal_mask(_int(n, "causal_mask size"), _fill(fill)),
-    "padding_mask": lambda valid, n=1, fill=None: ops.padding_mask(_flags(valid), _int(n, "n"), _fill(fill)),
+    "causal_mask": _causal_mask,
+    "padding_mask": _padding_mask,
     "keep_mask": P.finite,
     "scores": lambda Q, K, scale=None: ops.scores(Q, K, scale),
     "weights": lambda Q, K, mask=None, scale=None: ops.weights(Q, K, mask, scale),
@@ -77,8 +118,7 @@ FUNCTIONS = {
     "residual": ops.residual,
     "layer_norm": lambda x, eps=ops.EPS, gamma=None, beta=None, variance="biased", eps_inside=1:
         ops.layer_norm(x, eps, gamma, beta, variance=variance, eps_inside=bool(_int(eps_inside, "eps_inside"))),
-    "positional_encoding": lambda n, d, base=10000, pair="2i":
-        ops.positional_encoding(_int(n, "n"), _int(d, "d"), base, pair=pair),
+    "positional_encoding": _positional_encoding,
     "embed": lambda E, ids, scale=0: ops.embed(E, _labels(ids), bool(_int(scale, "scale"))),
     "logits": lambda h, W, b=None: ops.logits(h, W, b),
     "probabilities": lambda z, T=1: ops.probabilities(z, T),
@@ -92,11 +132,11 @@ _SIGNATURES = {name: inspect.signature(f) for name, f in FUNCTIONS.items()}
 def call(name: str, args: list, kwargs: dict):
     f = FUNCTIONS.get(name)
     if f is None:
-        raise SpecError(f"unknown operation '{name}'",
+        raise SpecError(f"unknown operation '{shown(name)}'",
                         hint=f"known: {', '.join(sorted(FUNCTIONS))}")
     try:
         _SIGNATURES[name].bind(*args, **kwargs)
     except TypeError as e:
         params = ", ".join(str(p) for p in _SIGNATURES[name].parameters.values())
-        raise SpecError(f"{name}(): {e}", hint=f"it takes ({params})") from None
+        raise SpecError(f"{name}(): {shown(e, 120)}", hint=f"it takes ({params})") from None
     return f(*args, **kwargs)

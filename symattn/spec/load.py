@@ -7,22 +7,28 @@ file and the line.
 
 from __future__ import annotations
 
+import bisect
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 
 from . import expr as E
 from .build import build, as_tensor
+from .functions import check_entries
 from ..errors import SymattnError, SpecError, LimitError
-from ..numbers import parse_exact, normalize_minus
+from ..numbers import parse_exact, normalize_minus, shown, exact, MAX_DIGITS
 from ..tensor import Tensor, NEG_INF
 from ..evaluation.rounding import MODES
 
 MAX_FILE_BYTES = 4_000_000
+MAX_STEP_CHAIN = 256        # steps in the longest chain of steps that use each other
 NAME = re.compile(r"[^\W\d]\w*")
 RESERVED = {"inf"}
+# Text a report or a message shows must not move the cursor, colour the terminal or
+# reorder what follows: control characters and bidirectional overrides are refused.
+_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 
 
 class _DecimalText(str):
@@ -69,25 +75,39 @@ class Spec:
     claims: list = field(default_factory=list)        # [Claim]
     tensors: dict = field(default_factory=dict)       # name -> Tensor (inputs and steps)
 
+    _step_index: dict = field(default_factory=dict, repr=False, compare=False)
+
     def where(self, line: int | None) -> str:
         return f"{self.path}:{line}" if line else self.path
 
     def step(self, name: str) -> Step | None:
-        return next((s for s in self.steps if s.name == name), None)
+        if len(self._step_index) != len(self.steps):
+            self._step_index = {s.name: s for s in self.steps}
+        return self._step_index.get(name)
 
 
 def read_text(path: str) -> str:
     p = Path(path)
     try:
-        data = p.read_bytes()
+        with p.open("rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)        # never more: /dev/zero is a file too
     except FileNotFoundError:
         raise SpecError("no such file", where=path) from None
     except IsADirectoryError:
         raise SpecError("is a folder, not a spec file", where=path) from None
     except OSError as e:
         raise SpecError(f"cannot read: {e.strerror}", where=path) from None
+    return decode(data, path)
+
+
+def decode(data: bytes, path: str) -> str:
+    """The text of a spec file's bytes: at most MAX_FILE_BYTES of UTF-8, without a byte-order
+    mark or NUL bytes (errors name ``path`` and the line)."""
     if len(data) > MAX_FILE_BYTES:
-        raise LimitError(f"the file has {len(data)} bytes, more than {MAX_FILE_BYTES}", where=path)
+        line = data.count(b"\n", 0, MAX_FILE_BYTES) + 1
+        raise LimitError(f"the file is longer than {MAX_FILE_BYTES} bytes (line {line} passes it)",
+                         where=f"{path}:{line}",
+                         hint="split it or raise symattn.spec.load.MAX_FILE_BYTES on purpose")
     if data.startswith(b"\xef\xbb\xbf"):
         raise SpecError("the file starts with a byte-order mark", where=f"{path}:1",
                         hint="save it as UTF-8 without BOM")
@@ -105,19 +125,58 @@ def read_text(path: str) -> str:
 
 def _table_lines(text: str, name: str) -> list[int]:
     pat = re.compile(r"^\s*\[\[\s*" + re.escape(name) + r"\s*\]\]", re.M)
-    return [text.count("\n", 0, m.start()) + 1 for m in pat.finditer(text)]
+    lines = _Lines(text)
+    return [lines.line(m.end()) for m in pat.finditer(text)]
 
 
-def _key_line(text: str, key: str, default: int | None = None) -> int | None:
-    m = re.search(r"^\s*\"?" + re.escape(key) + r"\"?\s*=", text, re.M)
-    return text.count("\n", 0, m.start()) + 1 if m else default
+_KEY = re.compile(r"""^[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([A-Za-z0-9_-]+))[ \t]*[=.]""", re.M)
+
+
+def _key_lines(text: str, start: int = 0) -> dict[str, int]:
+    """The line of each key written at the start of a line, from ``start`` on (first one wins)."""
+    out: dict[str, int] = {}
+    lines = _Lines(text)
+    for m in _KEY.finditer(text, start):
+        key = next(g for g in m.groups() if g is not None)
+        if m.group(1) is not None and "\\" in key:         # "a\nb": TOML says what it means
+            try:
+                key = tomllib.loads(f'k = "{key}"')["k"]
+            except tomllib.TOMLDecodeError:
+                continue
+        out.setdefault(key, lines.line(m.start()))
+    return out
+
+
+class _Lines:
+    """Line numbers of positions in a text (1-based), by bisection."""
+
+    def __init__(self, text: str):
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line(self, pos: int) -> int:
+        return bisect.bisect_right(self.starts, pos)
+
+
+def _text(v, where: str, what: str, multiline: bool = False) -> str:
+    """A string of the spec that a message or a report shows: no control characters."""
+    if not isinstance(v, str):
+        raise SpecError(f"{what} must be text", where=where)
+    bad = next((c for c in v if (unicodedata.category(c) == "Cc" and not (multiline and c in "\n\t"))
+                or c in _BIDI), None)
+    if bad is not None:
+        raise SpecError(f"{what} '{shown(v)}' contains the control character {bad!r}", where=where,
+                        hint="labels and names are printed text")
+    return v
 
 
 def _number(v, where: str):
     if isinstance(v, bool):
         raise SpecError(f"{v!r} is not a number", where=where)
     if isinstance(v, int):
-        return Fraction(v)
+        try:
+            return exact(v)                       # the digit limit of every number
+        except SymattnError as e:
+            raise e.located(where) from None
     if isinstance(v, str):
         t = normalize_minus(v.strip())
         if t in ("-inf", "-∞"):
@@ -129,7 +188,7 @@ def _number(v, where: str):
             return parse_exact(t)
         except SymattnError as e:
             raise e.located(where) from None
-    raise SpecError(f"{v!r} is not a number", where=where)
+    raise SpecError(f"{shown(repr(v))} is not a number", where=where)
 
 
 def _matrix(v, where: str) -> list:
@@ -138,7 +197,9 @@ def _matrix(v, where: str) -> list:
     if not v:
         raise SpecError("an empty matrix", where=where)
     if not isinstance(v[0], list):
+        _entries(1, len(v), where)
         return [[_number(x, where) for x in v]]
+    _entries(len(v), len(v[0]), where)
     rows = []
     for i, r in enumerate(v):
         if not isinstance(r, list):
@@ -150,6 +211,14 @@ def _matrix(v, where: str) -> list:
     return rows
 
 
+def _entries(m: int, n: int, where: str):
+    """The size limit, before thousands of numbers are read."""
+    try:
+        check_entries(m, n)
+    except SymattnError as e:
+        raise e.located(where) from None
+
+
 def _labels(v, tokens, where, what):
     if v is None:
         return None
@@ -159,14 +228,14 @@ def _labels(v, tokens, where, what):
         return tokens
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise SpecError(f"{what} must be a list of labels (strings) or \"tokens\"", where=where)
-    return tuple(v)
+    return tuple(_text(x, where, "a label") for x in v)
 
 
 def _check_keys(d: dict, allowed: set, where: str, what: str):
     extra = set(d) - allowed
     if extra:
         raise SpecError(f"unknown key{'s' if len(extra) > 1 else ''} in {what}: "
-                        f"{', '.join(sorted(extra))}", where=where,
+                        f"{shown(', '.join(sorted(extra)))}", where=where,
                         hint=f"allowed: {', '.join(sorted(allowed))}")
 
 
@@ -186,54 +255,109 @@ def load(path: str, text: str | None = None) -> Spec:
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
         m = re.search(r"\(at line (\d+), column \d+\)", msg)
-        line = int(m.group(1)) if m else None
+        line = int(m.group(1)) if m else text.count("\n") + 1      # else: at the end
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
         msg = re.sub(r"\s*\(at end of document\)", "", msg)
-        raise SpecError(f"not valid TOML: {msg}", where=f"{path}:{line}" if line else path) from None
+        raise SpecError(f"not valid TOML: {shown(msg)}", where=f"{path}:{line}") from None
     except RecursionError:
-        raise LimitError("TOML nested too deeply", where=path) from None
-    _check_keys(data, {"example", "inputs", "steps", "claims"}, path, "the file")
+        raise LimitError("TOML nested too deeply (arrays or tables inside each other)",
+                         where=f"{path}:{_deepest_line(text)}") from None
+    except ValueError:                        # an integer too long for Python to convert
+        line = _long_number_line(text)
+        raise LimitError(f"a whole number of more than {MAX_DIGITS} digits",
+                         where=f"{path}:{line}" if line else path,
+                         hint="raise symattn.numbers.MAX_DIGITS on purpose") from None
+    top = _Where(path, text)
+    _check_keys(data, {"example", "inputs", "steps", "claims"}, top.of(*data), "the file")
     ex = data.get("example")
-    ex_line = _key_line(text, "[example]") or 1
     if not isinstance(ex, dict):
-        raise SpecError("missing [example] table", where=path,
+        raise SpecError("missing [example] table", where=top.of("example"),
                         hint="see docs/spec-format.md or run `symattn new`")
-    wex = f"{path}:{_line_of(text, '[example]')}"
+    wex = top.of("example")
     _check_keys(ex, {"id", "title", "source", "rounding", "tokens", "note"}, wex, "[example]")
     if not isinstance(ex.get("id"), str) or not ex["id"]:
         raise SpecError("[example] needs an id (text)", where=wex)
     rounding = ex.get("rounding", "half-up")
     if rounding not in MODES:
-        raise SpecError(f"rounding = {rounding!r}", where=wex, hint=f"use one of {', '.join(MODES)}")
+        raise SpecError(f"rounding = {shown(repr(rounding))}", where=wex,
+                        hint=f"use one of {', '.join(MODES)}")
     tokens = ex.get("tokens")
     if tokens is not None:
         if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens) or not tokens:
             raise SpecError("tokens must be a list of labels", where=wex)
-        tokens = tuple(tokens)
-    spec = Spec(path, ex["id"], str(ex.get("title", "")), str(ex.get("source", "")), rounding, tokens)
-    _load_inputs(spec, data.get("inputs", {}), text)
-    _load_steps(spec, data.get("steps", []), text)
-    _load_claims(spec, data.get("claims", []), text)
+        tokens = tuple(_text(t, wex, "a token") for t in tokens)
+    spec = Spec(path, _text(ex["id"], wex, "the id"),
+                _text(ex.get("title", ""), wex, "the title", multiline=True),
+                _text(ex.get("source", ""), wex, "the source"), rounding, tokens)
+    _text(ex.get("note", ""), wex, "the note", multiline=True)
+    _load_inputs(spec, data.get("inputs", {}), text, top)
+    _load_steps(spec, data.get("steps", []), text, top)
+    _load_claims(spec, data.get("claims", []), text, top)
     return spec
 
 
-def _line_of(text: str, marker: str) -> int:
-    i = text.find(marker)
-    return text.count("\n", 0, i) + 1 if i >= 0 else 1
+class _Where:
+    """``path:line`` of the top-level tables and keys of a spec (line 1 if not found)."""
+
+    def __init__(self, path: str, text: str):
+        self.path, self.text = path, text
+        self._keys: dict | None = None
+
+    def header(self, name: str):
+        return re.search(r"^[ \t]*\[\[?[ \t]*[\"']?" + re.escape(name) + r"[\"']?[ \t]*\]",
+                         self.text, re.M)
+
+    def line(self, name: str) -> int:
+        m = self.header(name)
+        if m:
+            return self.text.count("\n", 0, m.start()) + 1
+        if self._keys is None:
+            self._keys = _key_lines(self.text)
+        return self._keys.get(name, 1)
+
+    def of(self, *names) -> str:
+        """The location of the first of ``names`` that is not a known top-level name."""
+        known = {"example", "inputs", "steps", "claims"}
+        name = next((n for n in names if n not in known), names[0] if names else "")
+        return f"{self.path}:{self.line(name)}"
 
 
-def _load_inputs(spec: Spec, inputs, text: str):
+_TOML_SCAN = re.compile(                       # strings, comments and brackets of TOML
+    r'"""(?:[^\\]|\\.)*?"""' r"|'''.*?'''" r'|"(?:[^"\\\n]|\\.)*"' r"|'[^'\n]*'" r"|#[^\n]*|[\[\]{}]",
+    re.S)
+
+
+def _deepest_line(text: str) -> int:
+    """The line where arrays and inline tables are nested deepest (strings and comments skipped)."""
+    depth = best = best_pos = 0
+    for m in _TOML_SCAN.finditer(text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > best:
+                best, best_pos = depth, m.start()
+        elif c in "]}":
+            depth -= 1
+    return text.count("\n", 0, best_pos) + 1
+
+
+def _long_number_line(text: str) -> int | None:
+    m = re.search(r"[0-9](?:_?[0-9]){%d,}" % MAX_DIGITS, text)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def _load_inputs(spec: Spec, inputs, text: str, top: _Where):
     if not isinstance(inputs, dict):
-        raise SpecError("[inputs] must be a table", where=spec.path)
-    base = _line_of(text, "[inputs]")
+        raise SpecError("[inputs] must be a table", where=top.of("inputs"))
+    base, m = top.line("inputs"), top.header("inputs")
+    key_lines = _key_lines(text, m.end() if m else 0)
+    from .functions import FUNCTIONS
     for name, v in inputs.items():
-        line = _key_line(text[text.find("[inputs]"):], name)
-        line = base + line - 1 if line else base
+        line = key_lines.get(name, base)
         where = spec.where(line)
         if not NAME.fullmatch(name) or name in RESERVED:
-            raise SpecError(f"'{name}' cannot be a name", where=where,
+            raise SpecError(f"'{shown(name)}' cannot be a name", where=where,
                             hint="use letters, digits and _, not starting with a digit")
-        from .functions import FUNCTIONS
         if name in FUNCTIONS:
             raise SpecError(f"'{name}' is the name of an operation", where=where)
         rows = cols = None
@@ -263,43 +387,51 @@ def _load_inputs(spec: Spec, inputs, text: str):
         spec.input_lines[name] = line
 
 
-def _load_steps(spec: Spec, steps, text: str):
+def _load_steps(spec: Spec, steps, text: str, top: _Where):
     if not isinstance(steps, list):
-        raise SpecError("steps must be an array of tables [[steps]]", where=spec.path)
+        raise SpecError("steps must be an array of tables [[steps]]", where=top.of("steps"))
     lines = _table_lines(text, "steps")
     from .functions import FUNCTIONS
+    last = {s["name"]: k for k, s in enumerate(steps)
+            if isinstance(s, dict) and isinstance(s.get("name"), str)}
+    chain: dict[str, int] = {}                   # step -> steps in its longest chain
     for k, s in enumerate(steps):
-        line = lines[k] if k < len(lines) else None
+        line = lines[k] if len(lines) == len(steps) else top.line("steps")
         where = spec.where(line)
         if not isinstance(s, dict):
             raise SpecError("a step must be a table", where=where)
         _check_keys(s, {"name", "expr", "rows", "cols", "decimals", "line", "note"}, where, "[[steps]]")
         name, text_expr = s.get("name"), s.get("expr")
         if not isinstance(name, str) or not NAME.fullmatch(name) or name in RESERVED:
-            raise SpecError(f"step name {name!r} is not a plain name", where=where)
+            raise SpecError(f"step name {shown(repr(name))} is not a plain name", where=where)
         if name in spec.tensors:
-            raise SpecError(f"'{name}' is defined twice", where=where)
+            raise SpecError(f"'{shown(name)}' is defined twice", where=where)
         if name in FUNCTIONS:
             raise SpecError(f"'{name}' is the name of an operation", where=where)
         if not isinstance(text_expr, str):
-            raise SpecError(f"step '{name}' needs expr (text)", where=where)
+            raise SpecError(f"step '{shown(name)}' needs expr (text)", where=where)
         try:
             tree = E.parse(text_expr)
         except SymattnError as e:
-            raise SpecError(f"step '{name}': {e.message}", where=where, hint=e.hint) from None
+            raise SpecError(f"step '{shown(name)}': {e.message}", where=where, hint=e.hint) from None
         refs = E.names(tree)
         if name in refs:
-            raise SpecError(f"step '{name}' refers to itself", where=where)
-        later = [r for r in refs if r not in spec.tensors and any(t.get("name") == r for t in steps[k:])]
+            raise SpecError(f"step '{shown(name)}' refers to itself", where=where)
+        later = sorted(r for r in refs if r not in spec.tensors and last.get(r, -1) >= k)
         if later:
-            raise SpecError(f"step '{name}' uses '{later[0]}', which is defined after it",
+            raise SpecError(f"step '{shown(name)}' uses '{shown(later[0])}', which is defined after it",
                             where=where, hint="steps may only use inputs and earlier steps")
+        chain[name] = 1 + max((chain.get(r, 0) for r in refs), default=0)
+        if chain[name] > MAX_STEP_CHAIN:
+            raise LimitError(f"step '{shown(name)}' ends a chain of {chain[name]} steps that use "
+                             f"each other, more than {MAX_STEP_CHAIN}", where=where,
+                             hint="raise symattn.spec.load.MAX_STEP_CHAIN on purpose")
         step = Step(name, text_expr, tree, line or 0,
                     article_line=s.get("line") if isinstance(s.get("line"), int) else None,
                     decimals=_int_field(s["decimals"], where, "decimals", 0, 1000) if "decimals" in s else None,
                     rows=_labels(s.get("rows"), spec.tokens, where, "rows"),
                     cols=_labels(s.get("cols"), spec.tokens, where, "cols"),
-                    note=str(s.get("note", "")))
+                    note=_text(s.get("note", ""), where, "the note", multiline=True))
         spec.steps.append(step)
         spec.tensors[name] = build_step(spec, step, spec.tensors)
 
@@ -318,12 +450,12 @@ def build_step(spec: Spec, step: Step, env: dict, tree=None) -> Tensor:
         raise LimitError(f"step '{step.name}' is nested too deeply", where=where) from None
 
 
-def _load_claims(spec: Spec, claims, text: str):
+def _load_claims(spec: Spec, claims, text: str, top: _Where):
     if not isinstance(claims, list):
-        raise SpecError("claims must be an array of tables [[claims]]", where=spec.path)
+        raise SpecError("claims must be an array of tables [[claims]]", where=top.of("claims"))
     lines = _table_lines(text, "claims")
     for k, c in enumerate(claims):
-        line = lines[k] if k < len(lines) else None
+        line = lines[k] if len(lines) == len(claims) else top.line("claims")
         where = spec.where(line)
         if not isinstance(c, dict):
             raise SpecError("a claim must be a table", where=where)
@@ -331,8 +463,8 @@ def _load_claims(spec: Spec, claims, text: str):
         step = c.get("step")
         if not isinstance(step, str) or step not in spec.tensors:
             known = ", ".join(spec.tensors)
-            raise SpecError(f"claim points at step {step!r}, which does not exist", where=where,
-                            hint=f"known: {known}")
+            raise SpecError(f"claim points at step {shown(repr(step))}, which does not exist",
+                            where=where, hint=f"known: {shown(known, 200)}")
         printed = c.get("printed")
         if not isinstance(printed, str):
             raise SpecError("printed must be text, exactly as the article prints it "
@@ -342,14 +474,18 @@ def _load_claims(spec: Spec, claims, text: str):
             raise SpecError("line must be the article's line number (a whole number ≥ 1)", where=where)
         rounding = c.get("rounding")
         if rounding is not None and rounding not in MODES:
-            raise SpecError(f"rounding = {rounding!r}", where=where, hint=f"use one of {', '.join(MODES)}")
+            raise SpecError(f"rounding = {shown(repr(rounding))}", where=where,
+                            hint=f"use one of {', '.join(MODES)}")
         at = c.get("at")
         if at is not None and not _valid_at(at):
-            raise SpecError(f"at = {at!r}: give a row label or index, [row, column], or "
+            raise SpecError(f"at = {shown(repr(at))}: give a row label or index, [row, column], or "
                             "[\":\", column]", where=where)
+        for x in (at if isinstance(at, list) else [at]):
+            if isinstance(x, str):
+                _text(x, where, "a label")
         spec.claims.append(Claim(k, step, at, printed, art, line or 0,
                                  _int_field(c["decimals"], where, "decimals", 0, 1000) if "decimals" in c else None,
-                                 rounding, str(c.get("note", ""))))
+                                 rounding, _text(c.get("note", ""), where, "the note", multiline=True)))
 
 
 def _valid_at(at) -> bool:

@@ -1,0 +1,665 @@
+"""Hostile and broken input: the real CLI, in a subprocess, in an empty temporary folder.
+
+Every case must end with exit code 2 and exactly one line on stderr,
+``symattn: FILE:LINE: problem``, within a time bound, with nothing executed (the marker
+file that injected code would create never appears) and no file created or changed.
+docs/security.md states the promises these cases hold symattn to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BOUND = 30.0             # seconds a case may take (they take well under 1 s; CI machines vary)
+MARKER = "PWNED"         # the file injected code would create, in the case's folder
+SYSTEM = "__import__('os').system('touch {marker}')"
+
+BASE = '''\
+[example]
+id = "hostile"
+tokens = ["a", "b"]
+
+[inputs]
+X = { value = [[1.0, 0.5], [0.8, 1.2]], rows = "tokens" }
+W = [[1, 0], [0, 1]]
+'''
+
+
+def step(expr: str, claim: str | None = None, at: str = "[0, 0]") -> str:
+    """BASE with one step S (the expression as a TOML literal string) and maybe a claim."""
+    text = BASE + f"\n[[steps]]\nname = \"S\"\nexpr = '''{expr}'''\n"
+    if claim is not None:
+        text += f"\n[[claims]]\nstep = \"S\"\nat = {at}\nprinted = '''{claim}'''\nline = 3\n"
+    return text
+
+
+def claim(body: str) -> str:
+    """BASE with the step S = X and one claim with the given keys."""
+    return BASE + '\n[[steps]]\nname = "S"\nexpr = "X"\n\n[[claims]]\n' + body
+
+
+def chain(n: int, expr: str = "{p}") -> str:
+    """n steps s0 = X, s_k = expr(s_{k-1})."""
+    out = BASE
+    for k in range(n):
+        e = "X" if k == 0 else expr.format(p=f"s{k - 1}")
+        out += f"\n[[steps]]\nname = \"s{k}\"\nexpr = \"{e}\"\n"
+    return out
+
+
+@dataclass
+class Case:
+    id: str
+    spec: str | bytes
+    problem: str                       # a regular expression the message must contain
+    line: int | str | None = None      # the line, or a text whose first line it is
+    args: tuple = ()
+    command: str = "check"
+    filename: str = "spec.toml"
+
+    def expected_line(self, text: str | bytes) -> int | None:
+        if isinstance(self.line, str):
+            t = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+            i = t.index(self.line)
+            return t.count("\n", 0, i) + 1
+        return self.line
+
+
+STEPS = "[[steps]]"
+CLAIMS = "[[claims]]"
+
+CASES = [
+    # -- code injection through expr --------------------------------------------------------
+    Case("expr-import-system", step(SYSTEM), r"the only attribute is \.T", STEPS),
+    Case("expr-import-call", step("__import__('os')"), r"unknown operation '__import__'", STEPS),
+    Case("expr-class-bases", step("().__class__.__bases__"), r"unexpected '\)'", STEPS),
+    Case("expr-subclasses", step("X.__class__.__mro__[1].__subclasses__()"),
+         r"the only attribute is \.T", STEPS),
+    Case("expr-lambda", step("(lambda: 1)()"), r"expected '\)' at column 8, found ':'", STEPS),
+    Case("expr-lambda-bare", step("lambda x: x"), r"unexpected 'x'", STEPS),
+    Case("expr-comprehension", step("[x for x in X]"), r"expected '\]'.*found 'for'", STEPS),
+    Case("expr-generator", step("sum(x for x in X)"), r"expected '\)'.*found 'for'", STEPS),
+    Case("expr-fstring", step("f'{X}'"), r"unexpected", STEPS),
+    Case("expr-fstring-system", step("f'{" + SYSTEM + "}'"), r"unexpected", STEPS),
+    Case("expr-walrus", step("(y := X)"), r"expected '\)'", STEPS),
+    Case("expr-attribute", step("X.__dict__"), r"the only attribute is \.T", STEPS),
+    Case("expr-dunder-name", step("__builtins__"), r"unknown name '__builtins__'", STEPS),
+    Case("expr-eval", step("eval('1')"), r"unknown operation 'eval'", STEPS),
+    Case("expr-getattr", step("getattr(X, 'T')"), r"unknown operation 'getattr'", STEPS),
+    Case("expr-open", step("open('/etc/passwd')"), r"unknown operation 'open'", STEPS),
+    Case("expr-sympify", step("sympify('exp(1)')"), r"unknown operation 'sympify'", STEPS),
+    Case("expr-semicolon", step("X; " + SYSTEM), r"unexpected character ';'", STEPS),
+    Case("expr-newline-statement", step("X\nimport os"), r"unexpected 'import'", STEPS),
+    Case("expr-conditional", step("X if X else W"), r"unexpected 'if'", STEPS),
+    Case("expr-keyword-dunder", step("softmax(X, __class__=1)"),
+         r"softmax\(\): got an unexpected keyword argument '__class__'", STEPS),
+    Case("expr-keyword-splat", step("softmax(X, **{'T': 0})"), r"unexpected", STEPS),
+    Case("expr-keyword-twice", step("softmax(X, T=1, T=2)"), r"keyword 'T' given twice", STEPS),
+    Case("expr-keyword-positional", step("softmax(T=1, X)"), r"positional argument after a keyword",
+         STEPS),
+    Case("expr-call-result", step("softmax(X)(1)"), r"only operation names can be called", STEPS),
+    Case("expr-backslash", step("X\\\n"), r"unexpected character '\\\\'", STEPS),
+    Case("expr-escape-in-label", BASE + '[[steps]]\nname = "S"\nexpr = "X[\\"a\\u001b[2J\\"]"\n',
+         r"a label at column 3 is not closed on its line, or holds a backslash or a control", STEPS),
+    # -- code injection through printed, labels and numbers ---------------------------------
+    Case("printed-import-system", claim(f'step = "S"\nat = [0, 0]\nprinted = "{SYSTEM}"\nline = 1\n'),
+         r"is not a printed number", CLAIMS),
+    Case("printed-class-bases", claim('step = "S"\nat = [0, 0]\nprinted = "().__class__.__bases__"\nline = 1\n'),
+         r"is not a printed number", CLAIMS),
+    Case("printed-lambda", claim('step = "S"\nat = [0, 0]\nprinted = "(lambda: 1)()"\nline = 1\n'),
+         r"is not a printed number", CLAIMS),
+    Case("printed-expression", claim('step = "S"\nat = [0, 0]\nprinted = "1+0"\nline = 1\n'),
+         r"'1\+0' is not a printed number", CLAIMS),
+    Case("printed-mark-inside", claim('step = "S"\nat = [0, 0]\nprinted = "1≈2"\nline = 1\n'),
+         r"'1≈2' is not a printed number", CLAIMS),
+    Case("label-payload-missing", claim(f'step = "S"\nat = "{SYSTEM}"\nprinted = "1"\nline = 1\n'),
+         r"no row labelled '__import__", CLAIMS),
+    Case("label-newline", BASE.replace('tokens = ["a", "b"]', 'tokens = ["a\\nsymattn: all fine", "b"]'),
+         r"a token 'a\\nsymattn: all fine' contains the control character '\\n'", 1),
+    Case("label-terminal-escape", BASE.replace('rows = "tokens"', 'rows = ["\\u001b[2J", "b"]'),
+         r"contains the control character '\\x1b'", "X = "),
+    Case("label-bidi-override", BASE.replace('id = "hostile"', 'id = "abc\\u202edcba"'),
+         r"contains the control character '\\u202e'", 1),
+    Case("key-newline", BASE + '"evil\\nkey" = 1\n', r"'evil\\nkey' cannot be a name", '"evil'),
+    Case("number-import-system", BASE + f'Y = [["{SYSTEM}"]]\n', r"is not a number", "Y = "),
+    Case("number-class-bases", BASE + 'Y = "().__class__"\n', r"is not a number", "Y = "),
+    Case("number-hex-string", BASE + 'Y = "0x10"\n', r"'0x10' is not a number", "Y = "),
+    Case("number-divide-by-zero", BASE + 'Y = "1/0"\n', r"'1/0' divides by zero", "Y = "),
+    # -- numbers too large ------------------------------------------------------------------
+    Case("number-1e999999-toml", BASE + "Y = 1e999999\n", r"exponent 999999.*MAX_EXPONENT on purpose",
+         "Y = "),
+    Case("number-1e999999-string", BASE + 'Y = "1e999999"\n', r"exponent 999999.*MAX_EXPONENT", "Y = "),
+    Case("number-1e999999-expr", step("X * 1e999999"), r"exponent 999999.*MAX_EXPONENT", STEPS),
+    Case("number-1e999999-printed", claim('step = "S"\nat = [0, 0]\nprinted = "1e999999"\nline = 1\n'),
+         r"exponent 999999", CLAIMS),
+    Case("number-power-tower", step("10**10**10"), r"10\*\*10000000000 would have about .* bits.*"
+         r"MAX_NUMBER_BITS on purpose", STEPS),
+    Case("number-power-fraction", step("2**(10**9/3)"), r"would have about .* bits", STEPS),
+    Case("number-product", step(" * ".join(["1e1000"] * 40)), r"a number of .* bits.*MAX_NUMBER_BITS",
+         STEPS),
+    Case("number-9e6-digits-float", BASE + "Y = 0." + "9" * 9_000_000 + "\n",
+         r"longer than 4000000 bytes.*MAX_FILE_BYTES on purpose", "Y = "),
+    Case("number-3e6-digits-int", BASE + "Y = " + "9" * 3_000_000 + "\n",
+         r"a whole number of more than 1000 digits.*MAX_DIGITS on purpose", "Y = "),
+    Case("number-3e6-digits-float", BASE + "Y = 0." + "9" * 3_000_000 + "\n",
+         r"number text of 3000002 characters.*MAX_DIGITS on purpose", "Y = "),
+    Case("number-2000-digits-int", BASE + "Y = " + "9" * 2000 + "\n", r"more than 1000 digits", "Y = "),
+    Case("number-long-expr", step("1" + "0" * 9_000), r"number text of 9001 characters.*MAX_DIGITS", STEPS),
+    Case("number-long-printed", claim('step = "S"\nat = [0, 0]\nprinted = "' + "9" * 30_000 + '"\nline = 1\n'),
+         r"printed text of 30000 characters.*MAX_PRINTED on purpose", CLAIMS),
+    # -- depth ------------------------------------------------------------------------------
+    Case("depth-parens-1e5", step("(" * 100_000 + "X" + ")" * 100_000),
+         r"expression of 200001 characters.*MAX_LENGTH on purpose", STEPS),
+    Case("depth-parens-2000", step("(" * 2000 + "X" + ")" * 2000),
+         r"more than 128 brackets, calls and signs inside each other.*MAX_DEPTH on purpose", STEPS),
+    Case("depth-calls", step("exp(" * 100 + "X" + ")" * 100), r"nested 101 levels deep, more than 64",
+         STEPS),
+    Case("depth-signs", step("-" * 4000 + "X"), r"more than 128 brackets, calls and signs", STEPS),
+    Case("depth-powers", step("X" + " ** 1" * 1000), r"more than 128 brackets, calls and signs", STEPS),
+    Case("depth-chain", step(" + ".join(["X"] * 2000)), r"nested 2000 levels deep.*MAX_DEPTH", STEPS),
+    Case("depth-transposes", step("X" + ".T" * 2000), r"nested 2001 levels deep", STEPS),
+    Case("depth-tokens", step("[" + ", ".join(["1"] * 3000) + "]"),
+         r"more than 5000 tokens.*MAX_TOKENS on purpose", STEPS),
+    Case("depth-toml-arrays-1e5", BASE + "Y = " + "[" * 100_000 + "]" * 100_000 + "\n",
+         r"TOML nested too deeply", "Y = "),
+    Case("depth-toml-tables", BASE + "Y = " + "{a=" * 5000 + "1" + "}" * 5000 + "\n",
+         r"TOML nested too deeply", "Y = "),
+    Case("depth-printed-1e4", claim('step = "S"\nprinted = "' + "[" * 10_000 + '"\nline = 1\n'),
+         r"a printed vector ends with '\]'", CLAIMS),
+    Case("depth-step-chain", chain(300), r"chain of 257 steps.*MAX_STEP_CHAIN on purpose",
+         '[[steps]]\nname = "s256"'),
+    # -- size -------------------------------------------------------------------------------
+    Case("size-causal-1e4", step("causal_mask(10000)"),
+         r"a 10000×10000 matrix has more than 1000000 entries.*MAX_ENTRIES on purpose", STEPS),
+    Case("size-causal-1e9", step("causal_mask(10**9)"), r"more than 1000000 entries", STEPS),
+    Case("size-positional-1e4", step("positional_encoding(10000, 10000)"),
+         r"a 10000×10000 matrix has more than 1000000 entries", STEPS),
+    Case("size-padding-1e9", step("padding_mask([1, 0], 10**9)"), r"more than 1000000 entries", STEPS),
+    Case("size-broadcast-1e4", BASE + "A = [" + ",".join(["[1]"] * 10_000) + "]\n" + STEPS
+         + '\nname = "S"\nexpr = "A + A.T"\n', r"a 10000×10000 matrix has more than", STEPS),
+    Case("size-inside-attention", BASE + "A = [" + ",".join(["[1]"] * 10_000) + "]\n" + STEPS
+         + '\nname = "S"\nexpr = "attention(A, A, A)"\n', r"a 10000×10000 matrix has more than", STEPS),
+    Case("size-literal-1001x1000", BASE + "A = [" + ",".join(["[" + ",".join("0" * 1000) + "]"] * 1001) + "]\n",
+         r"a 1001×1000 matrix has more than 1000000 entries", "A = "),
+    # -- nan, inf ---------------------------------------------------------------------------
+    Case("nan-toml", BASE + "Y = nan\n", r"'nan' is not a finite number", "Y = "),
+    Case("nan-toml-negative", BASE + "Y = [[1, -nan]]\n", r"'-nan' is not a finite number", "Y = "),
+    Case("inf-toml", BASE + "Y = inf\n", r"'inf' is not a finite number", "Y = "),
+    Case("inf-toml-positive", BASE + "Y = +inf\n", r"'\+inf' is not a finite number", "Y = "),
+    Case("nan-string", BASE + 'Y = "NaN"\n', r"'NaN' is not a number", "Y = "),
+    Case("inf-string", BASE + 'Y = "Infinity"\n', r"'Infinity' is not a number", "Y = "),
+    Case("inf-expr", step("X + inf"), r"\+∞ has no use in a spec", STEPS),
+    Case("inf-expr-double-minus", step("X + - -inf", "1"), r"neg of −∞", CLAIMS),   # -(-inf) = +∞
+    Case("nan-printed", claim('step = "S"\nat = [0, 0]\nprinted = "nan"\nline = 1\n'),
+         r"'nan' is not a printed number", CLAIMS),
+    Case("inf-printed", claim('step = "S"\nat = [0, 0]\nprinted = "inf"\nline = 1\n'),
+         r"'inf' is not a printed number", CLAIMS),
+    # -- bytes ------------------------------------------------------------------------------
+    Case("utf8-invalid", BASE.encode() + b"Y = \"\xc3\x28\"\n", r"invalid UTF-8 at byte \d+", 8),
+    Case("utf8-latin1-comment", BASE.encode() + b"# caf\xe9\n", r"invalid UTF-8", 8),
+    Case("utf8-overlong", BASE.encode() + b"Y = \"\xc0\xaf\"\n", r"invalid UTF-8", 8),
+    Case("utf8-surrogate", BASE.encode() + b"Y = \"\xed\xa0\x80\"\n", r"invalid UTF-8", 8),
+    Case("bom", b"\xef\xbb\xbf" + BASE.encode(), r"starts with a byte-order mark", 1),
+    Case("nul-byte", BASE.encode() + b"Y = 1\x00\n", r"contains a NUL byte", 8),
+    Case("nul-first", b"\x00" + BASE.encode(), r"contains a NUL byte", 1),
+    # -- duplicates -------------------------------------------------------------------------
+    Case("duplicate-key", BASE + "X = [[2]]\n", r"not valid TOML: Cannot overwrite a value", 8),
+    Case("duplicate-table", BASE + "[inputs]\nY = 1\n", r"not valid TOML: Cannot declare", 8),
+    Case("duplicate-example", BASE + "[example]\nid = \"again\"\n", r"not valid TOML: Cannot declare", 8),
+    Case("duplicate-step", BASE + '[[steps]]\nname = "S"\nexpr = "X"\n[[steps]]\nname = "S"\nexpr = "W"\n',
+         r"'S' is defined twice", 11),
+    Case("duplicate-input-step", BASE + '[[steps]]\nname = "X"\nexpr = "W"\n', r"'X' is defined twice", 8),
+    Case("duplicate-labels", BASE.replace('tokens = ["a", "b"]', 'tokens = ["a", "a"]'),
+         r"rows labels repeat", "X = "),
+    # -- ragged, empty, mismatched ----------------------------------------------------------
+    Case("ragged-toml", BASE + "Y = [[1, 2], [3]]\n", r"ragged matrix: row 0 has 2 entries, row 1 has 1",
+         "Y = "),
+    Case("ragged-mixed", BASE + "Y = [[1, 2], 3]\n", r"row 1 is not a list", "Y = "),
+    Case("ragged-expr", step("[[1, 2], [3]]"), r"ragged matrix", STEPS),
+    Case("ragged-printed", claim('step = "S"\nprinted = "[[1, 0.5], [0.8]]"\nline = 1\n'),
+         r"row 1 has 1 entries, row 0 has 2", CLAIMS),
+    Case("empty-toml", BASE + "Y = []\n", r"an empty matrix", "Y = "),
+    Case("empty-toml-row", BASE + "Y = [[]]\n", r"an empty row", "Y = "),
+    Case("empty-expr", step("[]"), r"an empty matrix", STEPS),
+    Case("empty-expr-row", step("[[]]"), r"an empty row", STEPS),
+    Case("empty-printed", claim('step = "S"\nprinted = "[]"\nline = 1\n'), r"an empty printed vector", CLAIMS),
+    Case("empty-file", "", r"missing \[example\] table", 1),
+    Case("shape-matmul", step("X @ [[1, 2, 3]]"), r"matmul: .*2 columns against 1 rows", STEPS),
+    Case("shape-broadcast", step("X + [1, 2, 3]"), r"do not broadcast", STEPS),
+    Case("shape-claim", claim('step = "S"\nat = "a"\nprinted = "[1, 0.5, 7]"\nline = 1\n'),
+         r"printed has 1×3 entries but the step there is 1×2", CLAIMS),
+    Case("shape-labels", BASE.replace('rows = "tokens"', 'rows = ["a"]'), r"1 rows labels for 2 rows", "X = "),
+    Case("shape-mask", step("weights(X, X, mask=causal_mask(3))"), r"do not broadcast", STEPS),
+    # -- steps that refer to themselves or each other ---------------------------------------
+    Case("step-self", step("S + X"), r"step 'S' refers to itself", STEPS),
+    Case("step-cycle-2", BASE + '[[steps]]\nname = "A"\nexpr = "B"\n[[steps]]\nname = "B"\nexpr = "A"\n',
+         r"step 'A' uses 'B', which is defined after it", 8),
+    Case("step-cycle-3", BASE + '[[steps]]\nname = "A"\nexpr = "C + X"\n[[steps]]\nname = "B"\nexpr = "A"\n'
+         '[[steps]]\nname = "C"\nexpr = "B"\n', r"step 'A' uses 'C', which is defined after it", 8),
+    Case("step-unknown-name", step("Y + X"), r"unknown name 'Y'", STEPS),
+    # -- claims pointing at nothing ---------------------------------------------------------
+    Case("claim-no-step", claim('step = "Nope"\nprinted = "1"\nline = 1\n'),
+         r"claim points at step 'Nope', which does not exist", CLAIMS),
+    Case("claim-no-step-key", claim('printed = "1"\nline = 1\n'), r"claim points at step None", CLAIMS),
+    Case("claim-input-dunder", claim('step = "__class__"\nprinted = "1"\nline = 1\n'),
+         r"claim points at step '__class__'", CLAIMS),
+    Case("claim-no-label", claim('step = "S"\nat = "zz"\nprinted = "1"\nline = 1\n'),
+         r"no row labelled 'zz'", CLAIMS),
+    Case("claim-label-unlabelled", BASE + '[[steps]]\nname = "S"\nexpr = "W"\n[[claims]]\nstep = "S"\n'
+         'at = "a"\nprinted = "[1, 0]"\nline = 1\n', r"no row labelled 'a' in 'S' \(2×2\) \(it has no labels\)",
+         CLAIMS),
+    Case("claim-no-index", claim('step = "S"\nat = [0, 99]\nprinted = "1"\nline = 1\n'),
+         r"column index 99 is outside 0..1", CLAIMS),
+    Case("claim-huge-index", claim('step = "S"\nat = 99999999999999999999\nprinted = "1"\nline = 1\n'),
+         r"row index 99999999999999999999 is outside", CLAIMS),
+    Case("claim-unknown-key", claim(f'step = "S"\nprinted = "1"\nline = 1\n"{MARKER}" = 1\n'),
+         r"unknown key in \[\[claims\]\]: PWNED", CLAIMS),
+    # -- temperature 0, fully masked rows ---------------------------------------------------
+    Case("temperature-0", step("softmax(X, T=0)"), r"temperature T = 0 must be > 0", STEPS),
+    Case("temperature-negative", step("probabilities(X, T=-1/2)"), r"temperature T = -1/2 must be > 0",
+         STEPS),
+    Case("temperature-0-matrix", step("softmax(X, T=X - X)", "0.5"), r"division by zero", CLAIMS),
+    Case("masked-row-padding", step("weights(X, X, mask=padding_mask([0, 0], 2))", "0.5"),
+         r"every entry of a row is masked", CLAIMS),
+    Case("masked-row-literal", step("softmax([[0, -inf], [-inf, -inf]])", "1"),
+         r"every entry of a row is masked", CLAIMS),
+    Case("masked-row-input", BASE + 'M = [[0, "-inf"], ["-inf", "-inf"]]\n' + STEPS
+         + '\nname = "S"\nexpr = "softmax(X + M)"\n' + CLAIMS + '\nstep = "S"\nat = [1, 0]\nprinted = "0"\nline = 1\n',
+         r"every entry of a row is masked", CLAIMS),
+    # -- other domain errors at check time --------------------------------------------------
+    Case("power-negative-fraction", step("(-8) ** (1/3)"), r"not a real number", STEPS),
+    Case("power-zero-negative", step("0 ** (-1/2)"), r"0 to a negative power", STEPS),
+    Case("log-zero", step("log(X - X)", "1"), r"log of 0", CLAIMS),
+    # -- time ------------------------------------------------------------------------------
+    Case("time-exp-exp", step("exp(exp(1000))", "1"), r"beyond 2\^±\d+ in size|check took longer than 2 s \(--timeout\)",
+         CLAIMS, args=("--timeout", "2")),
+    Case("time-squaring", chain(40, "{p} @ {p} + W") + CLAIMS + '\nstep = "s39"\nat = [0, 0]\nprinted = "1"\nline = 1\n',
+         r"beyond 2\^±\d+ in size|check took longer than 2 s \(--timeout\)", CLAIMS, args=("--timeout", "2")),
+]
+
+
+# -- the same specs through `symattn latex`, and LaTeX fragments through `symattn import` ----
+
+LATEX_CASES = [Case(c.id + "-latex", c.spec, c.problem, c.line, command="latex")
+               for c in CASES if c.id in {
+                   "expr-import-system", "label-terminal-escape", "number-power-tower", "depth-chain",
+                   "size-inside-attention", "utf8-invalid", "step-cycle-2", "printed-import-system"}]
+
+
+def frag(cell: str) -> str:
+    return "Some text.\n\n$$W_Q = \\begin{bmatrix} 1 & " + cell + " \\\\ 3 & 4 \\end{bmatrix}$$\n"
+
+
+FRAG_LINE = 3
+
+
+def icase(id: str, text: str | bytes, problem: str, line: int) -> Case:
+    """A LaTeX fragment for `symattn import`."""
+    return Case(id, text, problem, line, command="import", filename="frag.tex")
+
+
+IMPORT_CASES = [
+    icase("import-system", frag(SYSTEM), r"row 1, column 2: '__import__.*' is not a number", FRAG_LINE),
+    icase("import-input", frag("\\input{/etc/passwd}"), r"'\\input\{/etc/passwd\}' is not a number", FRAG_LINE),
+    icase("import-write18", frag("\\immediate\\write18{touch {marker}}"), r"is not a number", FRAG_LINE),
+    icase("import-directlua", frag("\\directlua{os.execute('touch {marker}')}"), r"is not a number", FRAG_LINE),
+    icase("import-1e999999", frag("1e999999"), r"exponent 999999.*MAX_EXPONENT on purpose", FRAG_LINE),
+    icase("import-times-10", frag("1 \\times 10^{999999}"), r"exponent 999999", FRAG_LINE),
+    icase("import-digits", frag("9" * 5000), r"number text of 5000 characters.*MAX_DIGITS", FRAG_LINE),
+    icase("import-frac-zero", frag("\\frac{1}{0}"), r"divides by zero", FRAG_LINE),
+    icase("import-nan", frag("nan"), r"'nan' is not a number", FRAG_LINE),
+    icase("import-inf", frag("\\infty"), r"\+∞ cannot be an input", FRAG_LINE),
+    icase("import-ragged", "$$\\begin{bmatrix} 1 & 2 \\\\ 3 \\end{bmatrix}$$",
+          r"row 2 has 1 entry but row 1 has 2", 1),
+    icase("import-empty", "$$\\begin{bmatrix} \\end{bmatrix}$$", r"is empty", 1),
+    icase("import-unclosed", "x\n\\begin{bmatrix} 1 & 2", r"never closed", 2),
+    icase("import-mismatched", "\\begin{bmatrix} 1 \\end{pmatrix}", r"closes \\begin\{bmatrix\}", 1),
+    icase("import-utf8", b"x\n\\begin{bmatrix} 1 \xff \\end{bmatrix}", r"invalid UTF-8", 2),
+]
+# Known problems of `symattn import` (not of the spec reader): no line in whole-file messages,
+# and time that grows faster than the input on deep braces and large matrices.
+IMPORT_KNOWN = [
+    pytest.param(icase("import-no-matrix", "just text\n", r"no bmatrix", 1),
+                 marks=pytest.mark.xfail(reason="import names no line for a whole-file problem")),
+    pytest.param(icase("import-too-big", "x" * 4_000_001, r"more than 4000000 bytes", 1),
+                 marks=pytest.mark.xfail(reason="import names no line and no way past the limit")),
+    pytest.param(icase("import-deep-braces", "\\begin{bmatrix}" + "{" * 100_000 + "1" + "}" * 100_000
+                       + "\\end{bmatrix}", r"nested|deep", 1),
+                 marks=[pytest.mark.slow, pytest.mark.xfail(reason="import: deep braces take minutes")]),
+    pytest.param(icase("import-1001x1000", "\\begin{bmatrix}" + ("&".join("1" * 1000) + "\\\\") * 1001
+                       + "\\end{bmatrix}", r"more than 1000000 entries", 1),
+                 marks=[pytest.mark.slow, pytest.mark.xfail(reason="import: a 10⁶-entry matrix takes minutes")]),
+]
+
+
+LONG_LABELS = BASE.replace('tokens = ["a", "b"]', "tokens = [" + ", ".join(f'"t{i}"' for i in range(3000)) + "]") \
+    .replace('value = [[1.0, 0.5], [0.8, 1.2]]', "value = [" + ", ".join(["[1]"] * 3000) + "]")
+CASES.append(Case("message-label-list", LONG_LABELS + '[[steps]]\nname = "S"\nexpr = \'X["zz"]\'\n',
+                  r"no row labelled 'zz' .*labels: t0, t1, .*3000 in all", STEPS))
+
+
+def snapshot(folder: Path) -> dict:
+    """Every file below ``folder``: its size, modification time and content hash."""
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() or p.is_symlink():
+            st = p.lstat()
+            data = p.read_bytes() if p.is_file() else os.readlink(p).encode()
+            out[str(p.relative_to(folder))] = (st.st_size, st.st_mtime_ns, hashlib.sha256(data).hexdigest())
+    return out
+
+
+def run_cli(args: list[str], cwd: Path, timeout: float = BOUND, env: dict | None = None):
+    e = dict(os.environ)
+    e["PYTHONPATH"] = str(ROOT) + os.pathsep + e.get("PYTHONPATH", "")
+    e.pop("PYTHONSTARTUP", None)
+    e.update(env or {})
+    start = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "symattn", *args], cwd=cwd, capture_output=True,
+                       timeout=timeout, env=e, stdin=subprocess.DEVNULL)
+    return r, time.monotonic() - start
+
+
+def assert_one_line(r, path: str, line: int | None, problem: str) -> str:
+    err = r.stderr.decode("utf-8")
+    assert r.returncode == 2, (r.returncode, err[-2000:])
+    assert r.stdout == b"", r.stdout[:500]
+    assert err.endswith("\n") and err.count("\n") == 1, repr(err[:2000])
+    m = re.fullmatch(r"symattn: (.+?):(\d+)(?::\d+)?: (.+)\n", err)      # FILE:LINE[:COLUMN]
+    assert m, f"no FILE:LINE: in {err!r}"
+    assert m.group(1) == path, err
+    if line is not None:
+        assert int(m.group(2)) == line, err
+    assert re.search(problem, m.group(3)), err
+    assert len(err) < 600, f"a message of {len(err)} characters"
+    return m.group(3)
+
+
+@dataclass
+class Outcome:
+    result: subprocess.CompletedProcess | None      # None: it ran past BOUND and was stopped
+    elapsed: float
+    expected_line: int | None
+    marker: bool                       # the marker file appeared
+    changed: bool                      # a file of the folder appeared, changed or went
+
+
+def _run_case(case: Case, folder: Path) -> Outcome:
+    text = case.spec.replace("{marker}", str(folder / MARKER)) if isinstance(case.spec, str) \
+        else case.spec
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    (folder / case.filename).write_bytes(data)
+    before = snapshot(folder)
+    try:
+        r, elapsed = run_cli([case.command, *case.args, case.filename], folder)
+    except subprocess.TimeoutExpired:
+        r, elapsed = None, BOUND
+    return Outcome(r, elapsed, case.expected_line(data), (folder / MARKER).exists(),
+                   snapshot(folder) != before)
+
+
+@pytest.fixture(scope="module")
+def outcomes(request, tmp_path_factory) -> dict:
+    """The selected cases, run a few at a time (each is a fresh interpreter: ~0.3 s)."""
+    wanted = {item.callspec.params["case"].id for item in request.session.items
+              if getattr(item, "callspec", None) and "case" in item.callspec.params}
+    known = [p.values[0] for p in IMPORT_KNOWN]
+    cases = [c for c in CASES + LATEX_CASES + IMPORT_CASES + known if c.id in wanted]
+    with ThreadPoolExecutor(max_workers=max(2, min(4, os.cpu_count() or 2))) as pool:
+        done = pool.map(lambda c: _run_case(c, tmp_path_factory.mktemp(c.id)), cases)
+        return {c.id: o for c, o in zip(cases, done)}
+
+
+@pytest.mark.parametrize("case", CASES + LATEX_CASES + IMPORT_CASES + IMPORT_KNOWN,
+                         ids=lambda c: c.id)
+def test_hostile_input(case: Case, outcomes: dict):
+    o = outcomes[case.id]
+    assert o.result is not None, f"still running after {BOUND} s"
+    assert_one_line(o.result, case.filename, o.expected_line, case.problem)
+    assert o.elapsed < BOUND
+    assert not o.marker
+    assert not o.changed
+
+
+def test_injection_payloads_never_run(tmp_path: Path):
+    """Every payload of the suite in one spec that is valid: labels are only text."""
+    payload = SYSTEM.format(marker=tmp_path / MARKER)
+    spec = BASE.replace('tokens = ["a", "b"]', f'tokens = ["{payload}", "b"]') + f"""
+[[steps]]
+name = "S"
+expr = '''X["{payload}"]'''
+
+[[claims]]
+step = "S"
+at = [0, 1]
+printed = "0.5"
+line = 2
+note = "{payload}"
+"""
+    (tmp_path / "spec.toml").write_text(spec, encoding="utf-8")
+    before = snapshot(tmp_path)
+    r, _ = run_cli(["check", "--json", "spec.toml"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert b'"verdict": "correct"' in r.stdout
+    assert not (tmp_path / MARKER).exists()
+    assert snapshot(tmp_path) == before
+
+
+def test_minus_zero_is_zero(tmp_path: Path):
+    """-0 is a legitimate number, equal to 0; a printed −0.00 is the number 0."""
+    spec = BASE + '''Z = [[-0, -0.0, "-0", "−0.000"]]
+
+[[steps]]
+name = "S"
+expr = "Z * -1 + -0"
+
+[[claims]]
+step = "S"
+printed = "[−0, -0.0, 0, -0.00]"
+line = 1
+'''
+    (tmp_path / "spec.toml").write_text(spec, encoding="utf-8")
+    r, _ = run_cli(["check", "--json", "spec.toml"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count(b'"verdict": "correct"') == 4
+
+
+def test_minus_inf_is_the_mask_value(tmp_path: Path):
+    """`-inf` in an expression is the mask value the spec format documents."""
+    spec = BASE + '''
+[[steps]]
+name = "S"
+expr = "softmax(X + [[0, -inf], [0, 0]])"
+
+[[claims]]
+step = "S"
+at = "a"
+printed = "[1, 0]"
+line = 1
+'''
+    (tmp_path / "spec.toml").write_text(spec, encoding="utf-8")
+    r, _ = run_cli(["check", "spec.toml"], tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
+def test_dev_zero_is_refused_quickly(tmp_path: Path):
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero")
+    r, elapsed = run_cli(["check", "/dev/zero"], tmp_path)
+    assert_one_line(r, "/dev/zero", 1, r"longer than 4000000 bytes")
+    assert elapsed < BOUND
+
+
+def test_missing_file_and_folder(tmp_path: Path):
+    r, _ = run_cli(["check", "nope.toml"], tmp_path)
+    assert r.returncode == 2 and r.stderr == b"symattn: nope.toml: no such file\n"
+    (tmp_path / "d").mkdir()
+    r, _ = run_cli(["check", "d"], tmp_path)
+    assert r.returncode == 2 and b"no .toml spec files" in r.stderr
+
+
+# -- determinism ----------------------------------------------------------------------------
+
+def test_json_is_byte_identical_run_to_run(tmp_path: Path):
+    example = ROOT / "examples" / "000-self-attention.toml"
+    outs = set()
+    for seed in ("0", "1", "random"):
+        r, _ = run_cli(["check", "--json", str(example)], tmp_path, env={"PYTHONHASHSEED": seed})
+        assert r.returncode in (0, 1), r.stderr
+        outs.add(r.stdout)
+    assert len(outs) == 1
+    assert b'"summary"' in outs.pop()
+
+
+# -- output files ---------------------------------------------------------------------------
+
+def test_new_o_never_overwrites_without_force(tmp_path: Path):
+    r, _ = run_cli(["new", "-o", "my.toml"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    template = (tmp_path / "my.toml").read_bytes()
+    assert b"[example]" in template
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert (tmp_path / "my.toml").stat().st_mode & 0o777 == 0o666 & ~umask   # as open() makes it
+    (tmp_path / "my.toml").write_text("mine", encoding="utf-8")
+    before = snapshot(tmp_path)
+    r, _ = run_cli(["new", "-o", "my.toml"], tmp_path)
+    assert r.returncode == 2
+    assert r.stderr == b"symattn: my.toml: exists already; nothing was written; pass --force to replace it\n"
+    assert snapshot(tmp_path) == before
+    r, _ = run_cli(["new", "-o", "my.toml", "--force"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "my.toml").read_bytes() == template
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my.toml"]     # no temporary left
+
+
+def test_new_o_does_not_replace_a_dangling_link(tmp_path: Path):
+    (tmp_path / "link.toml").symlink_to(tmp_path / "target.toml")
+    before = snapshot(tmp_path)
+    r, _ = run_cli(["new", "-o", "link.toml"], tmp_path)
+    assert r.returncode == 2 and b"exists already" in r.stderr
+    assert snapshot(tmp_path) == before and not (tmp_path / "target.toml").exists()
+
+
+def test_new_o_unwritable_place_is_one_line(tmp_path: Path):
+    r, _ = run_cli(["new", "-o", "no/such/folder/x.toml"], tmp_path)
+    assert r.returncode == 2 and r.stderr.count(b"\n") == 1 and b"does not exist" in r.stderr
+    r, _ = run_cli(["new", "-o", "."], tmp_path)
+    assert r.returncode == 2 and b"is a folder" in r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+CRASH = '''
+import os, sys
+import symattn.cli.output as out
+def crash(*a, **k):
+    os.kill(os.getpid(), 9)                   # the process dies between write and rename
+out.os.{hook} = crash
+from symattn.cli import main
+sys.exit(main(["new", "-o", "my.toml"] + sys.argv[1:]))
+'''
+
+
+@pytest.mark.parametrize("existing", [True, False])
+def test_new_o_is_atomic_when_killed(tmp_path: Path, existing: bool):
+    """A crash before the rename leaves the old file (or none), never half a file."""
+    if existing:
+        (tmp_path / "my.toml").write_text("old content\n", encoding="utf-8")
+    hook = "replace" if existing else "link"
+    e = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-c", CRASH.format(hook=hook)] + (["--force"] if existing else []),
+                       cwd=tmp_path, capture_output=True, timeout=BOUND, env=e)
+    assert r.returncode == -9, r.stderr
+    if existing:
+        assert (tmp_path / "my.toml").read_text(encoding="utf-8") == "old content\n"
+    else:
+        assert not (tmp_path / "my.toml").exists()
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name != "my.toml"]
+    assert all(n.startswith(".my.toml.") and n.endswith(".tmp") for n in leftovers)
+
+
+def test_write_output_failure_leaves_nothing(tmp_path: Path, monkeypatch):
+    """An error while writing (a full disk) is one SymattnError; no temporary is left."""
+    from symattn.cli import output
+    from symattn.errors import SymattnError
+    (tmp_path / "my.toml").write_text("old\n", encoding="utf-8")
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(output.os, "fsync", full)
+    with pytest.raises(SymattnError, match="No space left on device"):
+        output.write_output(str(tmp_path / "my.toml"), "new\n", force=True)
+    assert (tmp_path / "my.toml").read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["my.toml"]
+
+
+@pytest.mark.parametrize("command", [["latex", "spec.toml"], ["import", "frag.tex"]], ids=["latex", "import"])
+def test_other_commands_never_overwrite_without_force(tmp_path: Path, command):
+    (tmp_path / "spec.toml").write_text(BASE + '[[steps]]\nname = "S"\nexpr = "X @ W"\n', encoding="utf-8")
+    (tmp_path / "frag.tex").write_text(frag("2"), encoding="utf-8")
+    (tmp_path / "out.txt").write_text("mine\n", encoding="utf-8")
+    before = snapshot(tmp_path)
+    r, _ = run_cli([*command, "-o", "out.txt"], tmp_path)
+    assert r.returncode == 2 and r.stderr.count(b"\n") == 1 and b"exists already" in r.stderr, r.stderr
+    assert snapshot(tmp_path) == before
+    r, _ = run_cli([*command, "-o", "out.txt", "--force"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8") != "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["frag.tex", "out.txt", "spec.toml"]
+
+
+@pytest.mark.render
+def test_latex_of_hostile_labels_compiles_without_running_them(tmp_path: Path):
+    """Labels, titles and notes reach the LaTeX output escaped: LuaLaTeX (whose \\directlua
+    runs Lua even without --shell-escape) compiles it and runs none of it."""
+    import shutil
+    if not shutil.which("lualatex"):
+        pytest.skip("no lualatex")
+    lua = "\\\\directlua{os.execute('touch " + str(tmp_path / MARKER) + "')}"
+    spec = f'''[example]
+id = "tex"
+title = "{lua}"
+source = "\\\\input{{/etc/passwd}}"
+tokens = ["{lua}", "b$x$^_&%#{{}}"]
+
+[inputs]
+X = {{ value = [[1.0, 0.5], [0.8, 1.2]], rows = "tokens", cols = ["\\\\write18{{touch {tmp_path / MARKER}}}", "}}\\\\end{{document}}"] }}
+
+[[steps]]
+name = "S"
+expr = "softmax(X)"
+note = "{lua}"
+
+[[claims]]
+step = "S"
+at = [0, 0]
+printed = "0.38"
+line = 1
+'''
+    (tmp_path / "spec.toml").write_text(spec, encoding="utf-8")
+    r, _ = run_cli(["latex", "spec.toml", "-o", "out.tex"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    tex = (tmp_path / "out.tex").read_text(encoding="utf-8")
+    assert "\\directlua{" not in tex and "\\write18{" not in tex and "\\input{" not in tex
+    r = subprocess.run(["lualatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
+                        "out.tex"], cwd=tmp_path, capture_output=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:]
+    assert not (tmp_path / MARKER).exists()
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "inf", "1e300"])
+def test_timeout_argument_is_checked(tmp_path: Path, value: str):
+    (tmp_path / "spec.toml").write_text(step("X"), encoding="utf-8")
+    r, _ = run_cli(["check", "--timeout", value, "spec.toml"], tmp_path)
+    assert r.returncode in (0, 2) and r.stderr.count(b"\n") <= 1, r.stderr
