@@ -32,7 +32,8 @@ def read_source(path: str) -> tuple[str, str]:
             raise SpecError(f"cannot read: {e.strerror}", where=path) from None
         name = path
     if len(data) > MAX_BYTES:
-        raise LimitError(f"more than {MAX_BYTES} bytes", where=name)
+        raise LimitError(f"more than {MAX_BYTES} bytes", where=f"{name}:1",
+                         hint="raise symattn.cli.import_latex.MAX_BYTES on purpose")
     data = data.removeprefix(b"\xef\xbb\xbf")
     try:
         return data.decode("utf-8"), name

@@ -85,7 +85,9 @@ def _read(text: str, source: str | None):
     if not isinstance(text, str):
         raise ParseError("LaTeX text expected")
     if len(text) > MAX_TEXT:
-        raise LimitError(f"the text has {len(text)} characters, more than {MAX_TEXT}", where=source)
+        raise LimitError(f"the text has {len(text)} characters, more than {MAX_TEXT}",
+                         where=f"{source}:1" if source else None,
+                         hint="raise symattn.spec.latex_import.MAX_TEXT on purpose")
     text = _strip_comments(text.replace("\r\n", "\n").replace("\r", "\n"))
 
     def where(pos):
@@ -114,7 +116,7 @@ def _read(text: str, source: str | None):
                          hint=f"add \\end{{{env}}}")
     if not found:
         raise ParseError("no bmatrix, pmatrix or array environment in the text",
-                         where=source or None)
+                         where=f"{source}:1" if source else None)
     out: list[ImportedMatrix] = []
     names: dict[str, ImportedMatrix] = {}
     repeats: list[tuple[int, str]] = []
@@ -188,6 +190,11 @@ _ROW_END = re.compile(r"\\\\(?:\s*\[[^\]]*\])?|\\cr\b")
 
 def _parse_body(text: str, start: int, end: int, label: str, source):
     body = text[start:end]
+    if body.count("&") + body.count("\\\\") + 1 > MAX_ENTRIES:     # before reading any cell
+        line = _line_col(text, start)[0]
+        raise LimitError(f"matrix {label} has more than {MAX_ENTRIES} entries",
+                         where=f"{source}:{line}" if source else f"line {line}",
+                         hint="raise symattn.spec.latex_import.MAX_ENTRIES on purpose")
     rows_text = []
     pos = 0
     for m in _ROW_END.finditer(body):
@@ -288,8 +295,21 @@ def _number(s: str) -> Fraction:
     return parse_exact(s)
 
 
+MAX_BRACE_DEPTH = 64
+
+
 def cell_value(cell: str) -> tuple[object, str]:
     """One cell's exact value (Fraction or NEG_INF) and its TOML text."""
+    depth = deepest = 0
+    for ch in cell:
+        if ch == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == "}":
+            depth -= 1
+    if deepest > MAX_BRACE_DEPTH:
+        raise LimitError(f"braces nested {deepest} deep in a cell (limit {MAX_BRACE_DEPTH})",
+                         hint="raise symattn.spec.latex_import.MAX_BRACE_DEPTH on purpose")
     raw = " ".join(cell.split())
     s = normalize_minus(_unwrap(cell))
     if not s:
