@@ -22,7 +22,7 @@ MAX_NUMBER_BITS = 100_000       # size of one exact number computed in an expres
 _CHECKED: "weakref.WeakSet[Tensor]" = weakref.WeakSet()   # nodes within the size limits
 
 
-def build(node, env: dict, *, inf_ok: bool = True):
+def build(node, env: dict):
     """Interpret ``node`` with names from ``env`` (name -> Tensor or number).
 
     Every matrix of the resulting computation, the intermediate ones of an operation

@@ -51,13 +51,13 @@ def _int(v, what: str) -> int:
 def _causal_mask(n, fill=None):
     n = _int(n, "causal_mask size")
     check_entries(n, n)
-    return ops.causal_mask(n, _fill(fill))
+    return ops.causal_mask(n, fill)
 
 
 def _padding_mask(valid, n=1, fill=None):
     flags, n = _flags(valid), _int(n, "n")
     check_entries(n, len(flags))
-    return ops.padding_mask(flags, n, _fill(fill))
+    return ops.padding_mask(flags, n, fill)
 
 
 def _positional_encoding(n, d, base=10000, pair="2i"):
@@ -79,10 +79,6 @@ def _labels(v) -> list:
     return [x if isinstance(x, str) else _int(x, "a token id") for x in items]
 
 
-def _scale(v):
-    return v
-
-
 def _target(v):
     if isinstance(v, list):
         return [x if isinstance(x, str) else _int(x, "a target index") for x in v]
@@ -92,10 +88,6 @@ def _target(v):
 def _argmax(x):
     from ..evaluation.decide import argmax
     return Fraction(argmax(P.as_tensor(x)))
-
-
-def _fill(v):
-    return None if v is None else v
 
 
 FUNCTIONS = {
