@@ -200,10 +200,8 @@ class Formula:
             return Tex(f"{{{paren(a, FRAC)}}}^{{{b.text}}}", POW, a.leaves + b.leaves)
         b = self.show(node.right, values, row)
         leaves = a.leaves + b.leaves
-        if op == "+":
-            return Tex(f"{a.text} + {paren(b, NEG)}", ADD, leaves)
-        if op == "-":
-            return Tex(f"{a.text} - {paren(b, NEG)}", ADD, leaves)
+        if op in "+-":
+            return _additive(op, a, b, leaves)
         if op == "*":
             scalar = (self.scope.value(node.left).shape == (1, 1)
                       or self.scope.value(node.right).shape == (1, 1))
@@ -354,10 +352,8 @@ class Formula:
         if a is None or b is None:
             return None
         leaves = a.leaves + b.leaves
-        if op == "+":
-            return Tex(f"{a.text} + {paren(b, NEG)}", ADD, leaves)
-        if op == "-":
-            return Tex(f"{a.text} - {paren(b, NEG)}", ADD, leaves)
+        if op in "+-":
+            return _additive(op, a, b, leaves)
         if op == "*":
             return Tex(f"{paren(a, NEG)} \\cdot {paren(b, NEG)}", MUL, leaves)
         if op == "/":
@@ -422,3 +418,8 @@ def join_sum(terms: list[Tex]) -> Tex:
 
 def _row_key(t: Tensor, i: int) -> str:
     return label_text(t.rows[i]) if t.rows else str(i + 1)
+
+
+def _additive(op: str, a, b, leaves) -> "Tex":
+    """``a + b`` or ``a - b``, the right operand parenthesised when it is negative."""
+    return Tex(f"{a.text} {op} {paren(b, NEG)}", ADD, leaves)
