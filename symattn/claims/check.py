@@ -42,6 +42,8 @@ class Record:
     spec: str = ""
     spec_line: int = 0
     exact_short: str = ""          # two more decimals than printed, for the terminal
+    column: int | None = None      # column of the article line, when found there
+    found: bool = False            # found in the article (not written in the spec)
 
     def to_json(self) -> dict:
         d = {"example": self.example, "source": self.source, "line": self.line,
@@ -51,6 +53,10 @@ class Record:
             d["carried_from"] = self.carried_from
         if self.tie:
             d["tie"] = True
+        if self.column is not None:
+            d["column"] = self.column
+        if self.found:
+            d["found"] = True
         return d
 
 
