@@ -70,6 +70,7 @@ class Entry:
     decimals: int
     mode: str
     siblings: list = field(default_factory=list)   # the other Entries of the same claim row
+    k: int = 0                                     # position in the claim's printed entries
 
 
 def resolve(spec: Spec, claim: Claim) -> list[Entry]:
@@ -93,9 +94,9 @@ def resolve(spec: Spec, claim: Claim) -> list[Entry]:
     default_dec = claim.decimals if claim.decimals is not None else (step.decimals if step else None)
     mode = claim.rounding or spec.rounding
     entries = []
-    for (i, j), num in zip(cells, printed.entries):
+    for k, ((i, j), num) in enumerate(zip(cells, printed.entries)):
         dec = num.decimals if default_dec is None else max(default_dec, num.decimals)
-        entries.append(Entry(claim, num, i, j, dec, mode))
+        entries.append(Entry(claim, num, i, j, dec, mode, k=k))
     for e in entries:
         e.siblings = entries
     return entries
@@ -154,6 +155,8 @@ class Checker:
         scale = 100 if e.number.percent else 1
         rec = Record(spec.id, spec.source, c.line, c.step, [t.row_label(e.i), t.col_label(e.j)],
                      e.number.text, "", "", "", spec=spec.path, spec_line=c.spec_line)
+        if c.columns:
+            rec.column, rec.found = c.columns[e.k], c.found
         try:
             if e.number.value is NEG_INF:
                 return self._neg_inf(rec, t, e)

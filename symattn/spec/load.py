@@ -59,6 +59,8 @@ class Claim:
     decimals: int | None = None
     rounding: str | None = None
     note: str = ""
+    columns: tuple | None = None   # found in the article: the column of each printed entry
+    found: bool = False
 
 
 @dataclass
