@@ -1,0 +1,137 @@
+"""HTML as article lines: the text of each source line, without tags, entities decoded.
+
+The stdlib :class:`html.parser.HTMLParser` gives the source position of every piece of text
+(``getpos``); each character of a Line keeps its 1-based source column in ``columns`` (an
+entity's decoded character points at its ``&``). ``<script>``, ``<style>``, ``<head>``,
+``<template>`` and comments are skipped. Text inside ``<pre>``/``<code>`` is ``code``
+(``output`` when it is a ``tensor(``/``array(``/``[[`` printout), inside ``<table>`` it is
+``table`` with the cells of a row on one source line joined by `` | `` (so the tokenizer sees
+a table row), everything else ``text``. A block tag (``<p>``, ``<br>``, ``<li>``, ``<div>``
+…) between two pieces of text on one line becomes a space. MathJax/KaTeX source
+(``\\(…\\)``, ``$$…$$``) stays as written.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from html.parser import HTMLParser
+
+from .source import Line
+
+_SKIP = {"script", "style", "head", "template", "noscript", "svg"}
+_CODE = {"pre", "code", "samp", "kbd"}
+_CELL = {"td", "th"}
+_BLOCK = {"p", "br", "div", "li", "ul", "ol", "tr", "table", "h1", "h2", "h3", "h4", "h5",
+          "h6", "section", "article", "blockquote", "dd", "dt", "hr", "caption", "figure",
+          "figcaption", "header", "footer", "main", "nav", "pre", "thead", "tbody"}
+_VOID = {"br", "hr", "img", "meta", "link", "input", "wbr", "col", "area", "base", "source",
+         "embed", "param", "track"}
+_PRINTOUT = re.compile(r"\s*(?:tensor\(|array\(|\[\s*\[)")
+
+
+class _Reader(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=False)
+        self.open = {"skip": 0, "code": 0, "table": 0}
+        self.chars: dict[int, list] = {}       # source line -> [(char, column, kind)]
+        self.cell_in_row = 0
+
+    def _kind(self) -> str:
+        return "table" if self.open["table"] else "code" if self.open["code"] else "text"
+
+    def _put(self, text: str, line: int, col0: int, fixed: bool = False) -> None:
+        """Characters of ``text`` starting at (line, 0-based col0); ``fixed``: all at col0."""
+        if self.open["skip"]:
+            return
+        kind = self._kind()
+        col = col0
+        for ch in text:
+            if ch == "\n" and not fixed:
+                line, col = line + 1, 0
+                continue
+            self.chars.setdefault(line, []).append((ch, col + 1, kind))
+            if not fixed:
+                col += 1
+
+    def _gap(self, sep: str) -> None:
+        """``sep`` at the tag's position, if the tag's line already has text."""
+        line, col0 = self.getpos()
+        have = self.chars.get(line)
+        if have and not self.open["skip"] and not have[-1][0].isspace():
+            self._put(sep, line, col0, fixed=True)
+
+    def handle_starttag(self, tag, attrs):
+        self._tag(tag, +1)
+        if tag in _CELL:
+            self.cell_in_row += 1
+            if self.cell_in_row > 1:
+                self._gap(" | ")
+        elif tag == "tr":
+            self.cell_in_row = 0
+            self._gap(" ")
+        elif tag in _BLOCK:
+            self._gap(" ")
+
+    def handle_startendtag(self, tag, attrs):
+        if tag in _BLOCK:
+            self._gap(" ")
+
+    def handle_endtag(self, tag):
+        self._tag(tag, -1)
+        if tag in _BLOCK:
+            self._gap(" ")
+
+    def _tag(self, tag: str, step: int) -> None:
+        if tag in _VOID:
+            return
+        group = "skip" if tag in _SKIP else "code" if tag in _CODE else "table" if tag == "table" else None
+        if group:
+            self.open[group] = max(0, self.open[group] + step)
+
+    def handle_data(self, data):
+        self._put(data, *self.getpos())
+
+    def handle_entityref(self, name):
+        line, col0 = self.getpos()
+        self._put(html.unescape(f"&{name};"), line, col0, fixed=True)
+
+    def handle_charref(self, name):
+        line, col0 = self.getpos()
+        self._put(html.unescape(f"&#{name};"), line, col0, fixed=True)
+
+
+def read(text: str, path: str = "") -> list[Line]:
+    """One Line per run of one kind on a source line with text (blank lines are left out;
+    a line holding a paragraph and a ``<pre>`` gives two Lines with the same number)."""
+    r = _Reader()
+    r.feed(text.replace("\r\n", "\n").replace("\r", "\n"))
+    r.close()
+    out = []
+    for number in sorted(r.chars):
+        for run in _runs(r.chars[number]):
+            s = "".join(c for c, _, _ in run)
+            if not s.strip():
+                continue
+            kind = run[0][2]
+            if kind == "code" and _PRINTOUT.match(s):
+                kind = "output"
+            out.append(Line(number, s, kind, tuple(c for _, c, _ in run)))
+    return out
+
+
+def _runs(chars: list) -> list[list]:
+    """The characters of one line cut where the kind changes (a space joins the run before;
+    a run's kind is that of its first visible character)."""
+    runs: list[list] = []
+    kinds: list[str | None] = []
+    for item in chars:
+        ch, _, kind = item
+        if runs and (ch.isspace() or kinds[-1] in (None, kind)):
+            runs[-1].append(item)
+            if kinds[-1] is None and not ch.isspace():
+                kinds[-1] = kind
+        else:
+            runs.append([item])
+            kinds.append(None if ch.isspace() else kind)
+    return [[(c, col, k or "text") for c, col, _ in run] for run, k in zip(runs, kinds)]

@@ -1,0 +1,75 @@
+"""Markdown as article lines: the raw source lines, each with its kind.
+
+markdown-it-py (with the dollarmath plugin and tables) only classifies line ranges; the text
+of every line is the source line itself (``columns`` is None), so ``$``, ``|``, ``\\\\`` and
+``&`` reach the tokenizer as written. Kinds: fenced and indented code blocks are ``code``, or
+``output`` when they print a result (a ``tensor(``/``array(``/``[[`` printout, an ``output``
+or ``text`` fence, or a block right after an ``Out[n]:``/``Output:``/``出力`` line); tables
+are ``table``; ``$$ … $$`` blocks and ``\\begin{aligned}``/bmatrix/pmatrix blocks are
+``math``; the rest is ``text``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .latex import math_flags, source_lines
+from .source import Line
+
+_PRINTOUT = re.compile(r"\s*(?:tensor\(|array\(|\[\s*\[|Out\s*\[\s*\d*\s*\]\s*:)")
+_OUTPUT_INFO = {"output", "text", "console", "out", "stdout", "result", "plaintext"}
+_OUTPUT_MARK = re.compile(r"\s*(?:\*\*|_)?(?:Out\s*\[\s*\d*\s*\]\s*:?|Output\s*:?|出力\s*[:：]?)"
+                          r"(?:\*\*|_)?\s*$", re.I)
+
+
+def _parser():
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+    return MarkdownIt("commonmark").enable("table").use(dollarmath_plugin)
+
+
+def kinds(lines: list[str]) -> list[str]:
+    """The kind of each source line (0-based list, one entry per line)."""
+    out = ["text"] * len(lines)
+    for tok in _parser().parse("\n".join(lines)):
+        if not tok.map:
+            continue
+        first, last = tok.map
+        if tok.type in ("fence", "code_block"):
+            kind = "output" if _is_output(tok, lines, first) else "code"
+        elif tok.type == "table_open":
+            kind = "table"
+        elif tok.type.startswith("math_block"):
+            kind = "math"
+        else:
+            continue
+        for k in range(first, min(last, len(lines))):
+            out[k] = kind
+    rest = [s if kind == "text" else "" for s, kind in zip(lines, out)]
+    for k, inside in enumerate(math_flags(rest)):
+        if inside and out[k] == "text":
+            out[k] = "math"
+    return out
+
+
+def _is_output(tok, lines: list[str], first: int) -> bool:
+    info = (tok.info or "").strip().split(" ")[0].lower()
+    if info in _OUTPUT_INFO:
+        return True
+    if _PRINTOUT.match(tok.content or ""):
+        return True
+    prev = first - 1
+    while prev >= 0 and not lines[prev].strip():
+        prev -= 1
+    return prev >= 0 and bool(_OUTPUT_MARK.fullmatch(lines[prev]))
+
+
+def read_lines(lines: list[str], number=lambda k: k + 1, where=lambda k: "") -> list[Line]:
+    """Lines of Markdown source; ``number(k)``/``where(k)`` place the k-th (0-based) line
+    (a notebook's markdown cell places its lines its own way)."""
+    return [Line(number(k), s, kind, None, where(k)) for k, (s, kind) in enumerate(zip(lines, kinds(lines)))]
+
+
+def read(text: str, path: str = "") -> list[Line]:
+    """The lines of a Markdown file, numbered from 1."""
+    return read_lines(source_lines(text))

@@ -1,0 +1,96 @@
+"""A Jupyter notebook (``.ipynb``) as article lines, read with nbformat.
+
+Cells are counted from 1 over all cells, as Jupyter shows them. Markdown cells read like a
+Markdown file (:mod:`symattn.article.markdown`); code-cell sources are ``code``; outputs
+(``stream`` text and the ``text/plain`` of ``execute_result``/``display_data``: PyTorch
+``tensor(...)``, NumPy ``array(...)``, lists, ``print`` lines) are ``output``; raw cells are
+``text``. Error tracebacks are not read.
+
+A Line's ``number`` (a record's ``line``) is a stable integer: with ``S = 1000``,
+
+* line ``j`` (1-based) of cell ``c``'s source is ``S*c + j``  (``where = "cell c, line j"``),
+* line ``k`` (1-based, counted over all of the cell's outputs) of its outputs is
+  ``S*c + S/2 + k``  (``where = "cell c, output, line k"``),
+
+so cell 3, line 2 is 3002 and the first output line of cell 3 is 3501. When a cell has 500
+source or output lines or more, ``S`` is the next power of ten that keeps every number of
+the notebook apart (``S/2`` above the longest); ``S`` is the same for the whole notebook.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..errors import SpecError
+from . import markdown
+from .latex import source_lines
+from .source import Line
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else value if isinstance(value, str) else ""
+
+
+def _output_lines(cell) -> list[str]:
+    lines: list[str] = []
+    for out in cell.get("outputs", []) or []:
+        kind = out.get("output_type")
+        if kind == "stream":
+            text = _text(out.get("text"))
+        elif kind in ("execute_result", "display_data"):
+            text = _text((out.get("data") or {}).get("text/plain"))
+        else:
+            continue
+        if text:
+            lines.extend(source_lines(text))
+    return lines
+
+
+def _scale(cells) -> int:
+    longest = max([0] + [max(len(source_lines(_text(c.get("source")))), len(_output_lines(c)))
+                         for c in cells])
+    scale = 1000
+    while scale // 2 <= longest:
+        scale *= 10
+    return scale
+
+
+def parse(text: str, path: str):
+    """The notebook as nbformat's v4 node (a one-line SpecError if it is not one)."""
+    import nbformat
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SpecError(f"not a notebook: invalid JSON ({e.msg}, column {e.colno})",
+                        where=f"{path}:{e.lineno}", hint="save it again from Jupyter") from None
+    except RecursionError:
+        raise SpecError("not a notebook: JSON nested too deeply", where=path) from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells", data.get("worksheets")), list):
+        raise SpecError("not a Jupyter notebook: no list of cells", where=f"{path}:1")
+    try:
+        return nbformat.reads(text, as_version=4, capture_validation_error={})
+    except Exception as e:  # noqa: BLE001 - nbformat raises many kinds for a malformed file
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SpecError(f"not a Jupyter notebook nbformat can read: {first[:200]}",
+                        where=f"{path}:1") from None
+
+
+def read(text: str, path: str = "") -> list[Line]:
+    """The lines of every cell and output, numbered as the module docstring says."""
+    cells = [c for c in parse(text, path).get("cells", []) if isinstance(c, dict)]
+    scale = _scale(cells)
+    out: list[Line] = []
+    for c, cell in enumerate(cells, start=1):
+        base = scale * c
+        src = source_lines(_text(cell.get("source")))
+        kind = cell.get("cell_type")
+        if kind == "markdown":
+            out += markdown.read_lines(src, lambda k, b=base: b + k + 1,
+                                       lambda k, c=c: f"cell {c}, line {k + 1}")
+        else:
+            out += [Line(base + j, s, "code" if kind == "code" else "text", None, f"cell {c}, line {j}")
+                    for j, s in enumerate(src, start=1)]
+        if kind == "code":
+            out += [Line(base + scale // 2 + k, s, "output", None, f"cell {c}, output, line {k}")
+                    for k, s in enumerate(_output_lines(cell), start=1)]
+    return out
