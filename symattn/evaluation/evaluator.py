@@ -40,11 +40,27 @@ def ball_bounds(b) -> tuple[Fraction, Fraction]:
     m, e = b.mid().man_exp()
     r, f = b.rad().man_exp()
     if max(abs(int(e)), abs(int(f))) > MAX_EXPONENT_BITS:
-        raise LimitError(f"a value (or its error bound) is beyond 2^±{MAX_EXPONENT_BITS} in size",
-                         hint="raise symattn.evaluation.evaluator.MAX_EXPONENT_BITS on purpose")
+        raise exponent_limit()
     mid = Fraction(int(m)) * (Fraction(2) ** int(e))
     rad = Fraction(int(r)) * (Fraction(2) ** int(f))
     return mid - rad, mid + rad
+
+
+def exponent_limit() -> LimitError:
+    """The one refusal for a value too large, or too small for the digits asked, to round."""
+    return LimitError(f"a value beyond 2^±{MAX_EXPONENT_BITS} in size cannot be rounded to "
+                      "the digits asked", hint="raise symattn.evaluation.evaluator."
+                      "MAX_EXPONENT_BITS on purpose")
+
+
+def beyond_exponent_limit(x) -> bool:
+    """True when a ball's midpoint or radius lies beyond 2^±MAX_EXPONENT_BITS in size (read
+    from the exponents, in time independent of them)."""
+    for part in (x.mid(), x.rad()):
+        m, e = part.man_exp()
+        if m != 0 and abs(int(e) + int(m).bit_length()) > MAX_EXPONENT_BITS:
+            return True
+    return False
 
 
 def start_precision(decimals: int | None = None, digits: int | None = None) -> int:
@@ -125,6 +141,8 @@ class Evaluator:
                 return R.Rounded(0, max(decimals or 0, 0))
             prec *= 4
             if prec > MAX_PREC_BITS:
+                if type(x) is _ARB and beyond_exponent_limit(x):
+                    raise exponent_limit()
                 return self._rounded_exactly(t, i, j, decimals, digits, mode, scale)
             x = self._ball_raw(t, prec)[i][j]
 
@@ -177,7 +195,10 @@ class Evaluator:
             if formal_zero(v):
                 v = sympy.Integer(0)
             else:
-                v = sympy.simplify(v)
+                try:
+                    v = sympy.simplify(v)
+                except (OverflowError, MemoryError, RecursionError):   # SymPy/mpmath gave up
+                    pass
         if v.is_Rational:
             return round_rational(Fraction(int(v.p), int(v.q)), decimals, digits, mode)
         raise CertificationError(f"could not certify the digits of {v} within "
@@ -213,6 +234,10 @@ def round_entry(x, decimals, digits, mode, scale):
         r = _round_decimal_enclosure(x, scale, decimals, digits, mode)
         if r is not None:
             return r
+    if beyond_exponent_limit(x):         # huge: every digit needed; tiny: refine the ball
+        if decimals is not None:
+            raise exponent_limit()
+        return _UNDECIDED
     lo, hi = ball_bounds(x)
     lo, hi = lo * scale, hi * scale
     if lo > hi:
@@ -232,41 +257,7 @@ def round_rational(q: Fraction, decimals, digits, mode) -> R.Rounded:
     return R.Rounded(r.units, r.decimals, tie=R.is_tie(q, d))
 
 
-_POW10: list[int] = [1]
-
-
-def _pow10(k: int) -> int:
-    while len(_POW10) <= k:
-        _POW10.append(_POW10[-1] * 10)
-    return _POW10[k]
-
-
-def _ndigits(v: int) -> int:
-    """Decimal digits of the integer v > 0."""
-    k = ((v.bit_length() - 1) * 1233) >> 12             # <= floor(log10 v)
-    while v >= _pow10(k + 1):
-        k += 1
-    return k + 1
-
-
-def _div_round(v: int, p: int, mode: str) -> int:
-    """v / p rounded to an integer (p > 0), as :func:`rounding.round_units` rounds."""
-    if mode == "half-even":
-        q, r = divmod(v, p)
-        t = 2 * r
-        if t > p or (t == p and q & 1):
-            q += 1
-        return q
-    a = -v if v < 0 else v
-    q, r = divmod(a, p)
-    if mode == "half-up" and 2 * r >= p:
-        q += 1
-    return q if v >= 0 else -q
-
-
-def _units(v: int, s: int, mode: str) -> int:
-    """v × 10^-s rounded to an integer."""
-    return v * _pow10(-s) if s <= 0 else _div_round(v, _pow10(s), mode)
+_pow10, _ndigits, _units = R.pow10, R.ndigits, R.units
 
 
 def _significant(v: int, e: int, digits: int, mode: str) -> tuple[int, int]:
@@ -286,9 +277,9 @@ def _round_significant_fast(x, digits: int, mode: str):
     takes the general path). Every rounding mode is symmetric under negation, so the
     magnitudes are rounded and the sign put back."""
     n = digits + GUARD_DIGITS
-    P = _POW10
+    P = R._SMALL_POW10
     if len(P) <= n + 8:
-        _pow10(n + 8)
+        return None
     m, r, e = x.mid_rad_10exp(n)
     m = int(m)
     r = int(r)

@@ -13,6 +13,7 @@ from fractions import Fraction
 import math
 
 MODES = ("half-up", "half-even", "truncate")
+FIXED_ZEROS = 1000     # more zeros than this before or after the digits: scientific notation
 
 
 def check_mode(mode: str) -> str:
@@ -63,15 +64,79 @@ def _pow10_le(e: int, n: int, d: int) -> bool:
     return d * 10 ** e <= n if e >= 0 else d <= n * 10 ** (-e)
 
 
+# -- integer rounding: cost in the digits asked for, never in the exponent -------------------
+
+_SMALL_POW10 = tuple(10 ** k for k in range(512))
+
+
+def pow10(k: int) -> int:
+    """10**k for k >= 0 (a fixed table for small k; no table grows with the exponent)."""
+    return _SMALL_POW10[k] if k < 512 else 10 ** k
+
+
+def ndigits(v: int) -> int:
+    """Decimal digits of the integer v > 0."""
+    k = ((v.bit_length() - 1) * 1233) >> 12             # <= floor(log10 v)
+    while v >= pow10(k + 1):
+        k += 1
+    return k + 1
+
+
+def div_round(v: int, p: int, mode: str) -> int:
+    """v / p rounded to an integer (p > 0), as :func:`round_units` rounds."""
+    if mode == "half-even":
+        q, r = divmod(v, p)
+        t = 2 * r
+        if t > p or (t == p and q & 1):
+            q += 1
+        return q
+    a = -v if v < 0 else v
+    q, r = divmod(a, p)
+    if mode == "half-up" and 2 * r >= p:
+        q += 1
+    return q if v >= 0 else -q
+
+
+def units(v: int, s: int, mode: str) -> int:
+    """v × 10^-s rounded to an integer.
+
+    |v| < 10^(s-1) rounds to 0 in every mode; that is decided from the bit length, so a
+    tiny value (s in the millions: exp(−10⁹)) costs nothing.
+
+    >>> units(123456, 3, "half-up"), units(-5, 1, "half-even"), units(7, 10**9, "half-up")
+    (123, 0, 0)
+    """
+    if s <= 0:
+        return v * pow10(-s)
+    if v.bit_length() <= 3 * (s - 1):                   # |v| < 8^(s-1) <= 10^(s-1)
+        return 0
+    return div_round(v, pow10(s), mode)
+
+
 def format_units(units: int, decimals: int) -> str:
     """The decimal text of ``units`` × 10^-decimals (``decimals`` may be negative)."""
     from decimal import Decimal
     sign = "-" if units < 0 else ""
     u = abs(units)
+    if u and max(decimals - ndigits(u), -decimals) > FIXED_ZEROS:
+        return sign + _scientific(u, decimals)
     if decimals <= 0:
         return sign + format(Decimal(u), "f") + "0" * (-decimals)
     s = format(Decimal(u), "f").rjust(decimals + 1, "0")      # str(int) stops at 4300 digits
     return f"{sign}{s[:-decimals]}.{s[-decimals:]}"
+
+
+def _scientific(u: int, decimals: int) -> str:
+    """u × 10^-decimals (u > 0) as d.ddd…e±N, its digits exactly those of u.
+
+    >>> _scientific(1234, 2000), _scientific(5, -3000)
+    ('1.234e-1997', '5e+3000')
+    """
+    from decimal import Decimal
+    t = format(Decimal(u), "f")
+    exp = len(t) - 1 - decimals
+    t = t.rstrip("0")
+    return f"{t[0]}{'.' + t[1:] if len(t) > 1 else ''}e{exp:+d}"
 
 
 @dataclass(frozen=True)
@@ -115,4 +180,4 @@ def round_significant(lo: Fraction, hi: Fraction, digits: int, mode: str) -> Rou
     if lo <= 0 <= hi:
         return None
     a, b = round_point_significant(lo, digits, mode), round_point_significant(hi, digits, mode)
-    return a if a.value == b.value else None
+    return a if (a.units, a.decimals) == (b.units, b.decimals) else None   # both normalised
