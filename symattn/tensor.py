@@ -106,18 +106,44 @@ class Tensor:
         from .evaluation import float_value
         return float_value(self, dtype)
 
-    def evaluate(self, digits: int = 15, **kw):
-        """Entries as decimal strings with ``digits`` certified significant digits."""
-        from .evaluation import evaluate
-        return evaluate(self, digits=digits, **kw)
+    def evaluate(self, digits: int | None = None, **kw):
+        """Entries as certified decimal strings: ``digits=N`` significant digits, or
+        ``decimals=N`` places (see :func:`symattn.evaluate`)."""
+        from . import evaluate
+        return evaluate(self, digits, **kw)
+
+    def tolist(self) -> list:
+        """Nested lists (rows) of exact SymPy values, as ``numpy``'s ``tolist`` gives rows."""
+        from .interop import to_list
+        return to_list(self)
+
+    # -- Python, SymPy, NumPy and Jupyter protocols ------------------------------------
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __iter__(self):
+        """The rows, each a 1×n Tensor."""
+        return (self[i] for i in range(self.shape[0]))
+
+    def _sympy_(self):
+        from .interop import to_sympy
+        return to_sympy(self)
+
+    def __array__(self, dtype=None, copy=None):
+        from .interop import to_array
+        return to_array(self, dtype, copy)
 
     def _repr_latex_(self) -> str:
         from .render.latex_values import tensor_latex
         return "$$" + tensor_latex(self) + "$$"
 
+    def _repr_html_(self) -> str:
+        from .display import html_table
+        return html_table(self)
+
     def __repr__(self) -> str:
-        label = f" {self.name!r}" if self.name else ""
-        return f"<Tensor{label} {self.op} {self.shape[0]}×{self.shape[1]}>"
+        from .display import text
+        return text(self)
 
     def __bool__(self):
         raise InputError("a Tensor has no truth value; compare evaluated values instead")

@@ -1,0 +1,131 @@
+"""How a Tensor shows itself: certified values in a labelled grid (``repr``, ``str``,
+Jupyter's HTML), cut to the first and last rows and columns when large, as NumPy does.
+
+Values are certified digits from the evaluator (ball arithmetic), never formatted floats;
+a matrix with symbols shows its exact entries. Nothing here raises: a value that cannot be
+computed is named in the header instead.
+
+>>> import symattn as sa
+>>> print(sa.matrix([["1/3", "2"]], cols=["a", "b"], name="x"))
+Tensor 'x' 1×2, exact decimals, else 6 significant digits (certified):
+         a  b
+  0.333333  2
+"""
+
+from __future__ import annotations
+
+import html
+import unicodedata
+
+from .errors import SymattnError
+
+DIGITS = 6          # significant digits repr and str show
+EDGE = 3            # rows or columns shown at each end of a cut axis
+THRESHOLD = 8       # an axis with more entries than this is cut
+MAX_EXACT = 2_000   # closed-form size (terms) repr shows for a matrix with symbols
+MAX_PLACES = 12     # an exact terminating decimal is shown in full up to here
+
+
+def shown(n: int) -> list[int | None]:
+    """The indices shown along an axis of length n; None stands for the cut."""
+    if n <= THRESHOLD:
+        return list(range(n))
+    return list(range(EDGE)) + [None] + list(range(n - EDGE, n))
+
+
+def values(t, digits: int = DIGITS) -> tuple[list[int | None], list[int | None], dict, str]:
+    """(rows shown, columns shown, {(i, j): text}, what the numbers are)."""
+    from .ops.primitives import take
+    rows, cols = shown(t.shape[0]), shown(t.shape[1])
+    ri = [i for i in rows if i is not None]
+    ci = [j for j in cols if j is not None]
+    sub = t if (len(ri), len(ci)) == t.shape else take(t, ri, ci)
+    try:
+        grid = _certified(sub, digits)
+        what = f"exact decimals, else {digits} significant digits (certified)"
+    except SymattnError as e:
+        try:
+            from .evaluation import exact_value
+            m = exact_value(sub, MAX_EXACT)
+            grid = [[str(m[a, b]) for b in range(len(ci))] for a in range(len(ri))]
+            what = "exact"
+        except SymattnError:
+            return rows, cols, {}, f"value not shown: {e.message}"
+    return rows, cols, {(i, j): grid[a][b] for a, i in enumerate(ri)
+                        for b, j in enumerate(ci)}, what
+
+
+def _certified(t, digits: int) -> list[list[str]]:
+    """Each entry exactly when it is a decimal of at most MAX_PLACES places, else rounded
+    to ``digits`` significant digits; exactness is decided as ``symattn latex`` decides it."""
+    from .evaluation import evaluate
+    from .evaluation.rounding import format_units
+    from .render.latex_values import Numbers
+    grid = evaluate(t, digits=digits)
+    numbers = Numbers()
+    for i, row in enumerate(grid):
+        for j, text in enumerate(row):
+            q = None if text == "-inf" else numbers.exact_fraction(t, i, j)
+            places = _places(q) if q is not None else None
+            if places is not None:
+                row[j] = format_units(int(q * 10 ** places), places)
+    return grid
+
+
+def _places(q) -> int | None:
+    """The decimal places of a terminating decimal q (at most MAX_PLACES), else None."""
+    d, places = q.denominator, 0
+    while d % 2 == 0 or d % 5 == 0:
+        d //= 10 if d % 10 == 0 else 2 if d % 2 == 0 else 5
+        places += 1
+    return places if d == 1 and places <= MAX_PLACES else None
+
+
+def _width(s: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+
+def _pad(s: str, w: int, left: bool) -> str:
+    fill = " " * (w - _width(s))
+    return s + fill if left else fill + s
+
+
+def header(t, what: str) -> str:
+    name = f" {t.name!r}" if t.name else ""
+    return f"Tensor{name} {t.shape[0]}×{t.shape[1]}, {what}"
+
+
+def text(t, digits: int = DIGITS) -> str:
+    """The grid as text: column labels above, row labels at the left, ``…``/``⋮`` at a cut."""
+    rows, cols, cells, what = values(t, digits)
+    if not cells:
+        return header(t, what)
+    table = []
+    if t.cols:
+        table.append([""] + ["…" if j is None else t.col_label(j) for j in cols])
+    for i in rows:
+        lead = ["⋮" if i is None else t.row_label(i)] if t.rows else [""]
+        table.append(lead + ["…" if j is None else "⋮" if i is None else cells[i, j]
+                             for j in cols])
+    widths = [max(_width(r[k]) for r in table) for k in range(len(table[0]))]
+    lines = ["  ".join(_pad(c, widths[k], k == 0) for k, c in enumerate(r)).rstrip()
+             for r in table]
+    return header(t, what) + ":\n" + "\n".join(lines)
+
+
+def html_table(t, digits: int = DIGITS) -> str:
+    """The grid as an HTML table (Jupyter), labels escaped."""
+    rows, cols, cells, what = values(t, digits)
+    e = html.escape
+    out = [f"<table><caption>{e(header(t, what))}</caption>"]
+    if not cells:
+        return out[0] + "</table>"
+    if t.cols:
+        out.append("<tr><th></th>" + "".join(
+            f"<th>{'…' if j is None else e(t.col_label(j))}</th>" for j in cols) + "</tr>")
+    for i in rows:
+        lead = f"<th>{'⋮' if i is None else e(t.row_label(i))}</th>" if t.rows else "<th></th>"
+        tds = "".join(f"<td>{'…' if j is None else '⋮' if i is None else e(cells[i, j])}</td>"
+                      for j in cols)
+        out.append(f"<tr>{lead}{tds}</tr>")
+    return "".join(out) + "</table>"

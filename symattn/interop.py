@@ -1,0 +1,135 @@
+"""Exact matrices from NumPy and PyTorch, and Tensors back out to SymPy and NumPy.
+
+A binary float is never read as the decimal it prints as unless asked: ``from_numpy`` and
+``from_torch`` take each float at its exact binary value (``0.1`` becomes
+3602879701896397/36028797018963968), or, with ``decimals=N``, at that value correctly
+rounded to N places (half-even, as NumPy and PyTorch print), which is the number a
+notebook shows.
+
+>>> import numpy as np
+>>> from_numpy(np.array([[0.5, 0.1]]), decimals=4).exact()
+Matrix([[1/2, 1/10]])
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .errors import InputError, ShapeError
+from .tensor import Tensor, NEG_INF
+
+
+def is_array(x) -> bool:
+    """True for a NumPy array or a PyTorch tensor (without importing either)."""
+    mod = type(x).__module__.split(".")[0]
+    return (mod == "numpy" and hasattr(x, "dtype") and hasattr(x, "shape")) or \
+        (mod == "torch" and hasattr(x, "detach"))
+
+
+def _numpy(a):
+    """A NumPy array from a NumPy array or a PyTorch tensor (floats widened exactly)."""
+    if type(a).__module__.split(".")[0] == "torch":
+        import torch
+        a = a.detach().cpu()
+        if a.is_floating_point() and a.dtype not in (torch.float32, torch.float64):
+            a = a.to(torch.float32)          # float16, bfloat16: every value is a float32
+        return a.numpy()
+    return a
+
+
+def _rows(a) -> list:
+    if a.ndim > 2:
+        raise ShapeError(f"a {a.ndim}-dimensional array: a matrix has at most 2 dimensions",
+                         hint="index or reshape it to rows × columns first")
+    if a.ndim == 0:
+        return [[a.item()]]
+    if a.ndim == 1:
+        return [a.tolist()]
+    return a.tolist()
+
+
+def exact_entries(a) -> list:
+    """Nested lists of exact entries from an integer or decimal-string array (for ``matrix``).
+
+    Float arrays are refused, as binary floats are everywhere: use :func:`from_numpy`.
+    """
+    a = _numpy(a)
+    kind = a.dtype.kind
+    if kind == "f":
+        raise InputError(f"a {a.dtype} array holds binary floats, not the decimals they print as",
+                         hint="sa.from_numpy(a) takes their exact binary values, "
+                              "sa.from_numpy(a, decimals=4) the values as printed to 4 places")
+    if kind in "iu":
+        return _rows(a)
+    if kind in "US":
+        return [[x.decode() if isinstance(x, bytes) else x for x in row] for row in _rows(a)]
+    if kind == "O":
+        return _rows(a)
+    raise InputError(f"a {a.dtype} array is not made of numbers",
+                     hint="use integers, decimal strings or sa.from_numpy for floats")
+
+
+def float_entry(x: float, decimals: int | None):
+    """One binary float exactly, or rounded half-even to ``decimals`` places; −∞ is the mask."""
+    if x != x or x == float("inf"):
+        raise InputError(f"{x!r} is not a number a matrix can hold")
+    if x == float("-inf"):
+        return NEG_INF
+    q = Fraction(x)                                  # the exact binary value
+    if decimals is None:
+        return q
+    from .evaluation.rounding import round_units
+    return Fraction(round_units(q, decimals, "half-even"), 10 ** decimals)
+
+
+def from_numpy(a, decimals: int | None = None, rows=None, cols=None,
+               name: str | None = None) -> Tensor:
+    """An exact matrix from a NumPy array (1-D: one row; 2-D: rows × columns).
+
+    Float entries are taken at their **exact binary value** (``np.float32(0.1)`` is
+    13421773/134217728), or with ``decimals=N`` rounded half-even to N decimal places,
+    which is what ``print`` showed at that precision. ``-inf`` becomes the mask value;
+    NaN and +inf are refused. Integer and decimal-string arrays are exact as they are.
+    """
+    from .ops.primitives import const
+    a = _numpy(a)
+    if decimals is not None and (not isinstance(decimals, int) or isinstance(decimals, bool)
+                                 or not 0 <= decimals <= 1000):
+        raise InputError(f"decimals={decimals!r}: give a whole number of places, 0 to 1000")
+    if a.dtype.kind != "f":
+        return const(exact_entries(a), rows, cols, name=name)
+    entries = [[float_entry(float(x), decimals) for x in row] for row in _rows(a.astype("float64"))]
+    return const(entries, rows, cols, name=name)
+
+
+def from_torch(t, decimals: int | None = None, rows=None, cols=None,
+               name: str | None = None) -> Tensor:
+    """An exact matrix from a PyTorch tensor, as :func:`from_numpy` takes an array.
+
+    Floats are taken at their **exact binary value**, or rounded half-even to ``decimals``
+    places (what ``print(t)`` shows at that precision). Row vectors throughout: an
+    ``nn.Linear``'s ``weight`` is output × input, so pass ``from_torch(lin.weight.T)``.
+    """
+    if type(t).__module__.split(".")[0] != "torch":
+        raise InputError(f"from_torch takes a torch.Tensor, not {type(t).__name__}")
+    return from_numpy(t, decimals, rows, cols, name)
+
+
+# -- out of a Tensor ----------------------------------------------------------------------
+
+def to_sympy(t: Tensor):
+    """The exact value: a SymPy expression for 1×1, else a ``sympy.ImmutableMatrix``."""
+    m = t.exact()
+    return m[0, 0] if t.shape == (1, 1) else m
+
+
+def to_list(t: Tensor) -> list:
+    """Nested lists (rows) of exact SymPy values; −∞ as ``-oo``."""
+    m = t.exact()
+    return [[m[i, j] for j in range(t.shape[1])] for i in range(t.shape[0])]
+
+
+def to_array(t: Tensor, dtype=None, copy=None):
+    """The float64 path's value as a NumPy array (``dtype`` converts it)."""
+    a = t.numpy("float32" if str(dtype) == "float32" else "float64")
+    return a if dtype is None else a.astype(dtype, copy=False)
