@@ -1,4 +1,6 @@
-"""`symattn new [-o FILE]`: a spec template to start from (a complete small example)."""
+"""`symattn new [-o FILE]`: a spec template to start from (a complete small example);
+`symattn new --from ARTICLE`: a starting spec with the matrices the article prints as inputs
+and the usual attention steps proposed for them (:mod:`symattn.article.starter`)."""
 
 from __future__ import annotations
 
@@ -50,13 +52,19 @@ line = 1
 def configure(p):
     p.add_argument("-o", "--output", metavar="FILE", help="write the template to FILE (default: stdout)")
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    p.add_argument("--from", dest="article", metavar="ARTICLE",
+                   help="start from the matrices an article prints (.md, .tex, .txt, .html, .ipynb)")
 
 
 def run(args) -> int:
+    text = TEMPLATE
+    if getattr(args, "article", None):
+        from ..article.starter import starter_spec
+        text = starter_spec(args.article)
     if args.output:
         from .output import write_output
-        write_output(args.output, TEMPLATE, args.force)
+        write_output(args.output, text, args.force)
         print(f"wrote {args.output}; next: symattn check {args.output}", file=sys.stderr)
     else:
-        sys.stdout.write(TEMPLATE)
+        sys.stdout.write(text)
     return 0

@@ -1,0 +1,288 @@
+"""The matrices and vectors an article prints, read from its lines (for ``new --from``).
+
+Four forms, each kept with the article line it starts on:
+
+* LaTeX ``bmatrix``/``pmatrix``/``array`` environments, read by
+  :mod:`symattn.spec.latex_import` (as ``symattn import`` reads them);
+* bracket lists in code and printed output: PyTorch ``tensor([[0.4419, 0.6515]])``, NumPy
+  ``array([[1., 0.]])`` and ``[[0.1 0.2]\\n [0.3 0.4]]``, Python lists ``[[1, 2], [3, 4]]``;
+  a one-row list only when code names it (``x = [0.8, 1.2]``) or a printout wraps it;
+* tables: Markdown ``| love | 0.8 | 1.2 |`` or tab-separated rows of numbers, a first cell
+  that is not a number labels the row; a column of bracket vectors (``love\\t[0.8, 1.2]``)
+  gives one matrix per column;
+* runs of labelled vectors, one a line: ``1番目の文字のベクトル = [1, 0]``.
+
+A matrix is named from the text on its left (``W_Q = \\begin{bmatrix}``,
+``X = torch.tensor(``), a table's column header or the caption line above it (``X:``);
+otherwise it is ``M1``, ``M2``, … . Nothing is evaluated: numbers go through
+:func:`symattn.spec.latex_import.cell_value`. Everything is one pass over the text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import SymattnError
+from ..spec.latex_import import MATRIX_ENVS, cell_value, latex_name, read_matrices, _name_before
+from .source import Line
+
+MAX_MATRICES = 1000
+
+
+@dataclass(frozen=True)
+class Printed:
+    """A matrix the article prints: name ('' when none), article line, exact values and
+    their TOML texts (rows of equal length), row labels or None, and how it was written."""
+    name: str
+    line: int
+    values: tuple
+    texts: tuple
+    rows: tuple | None = None
+    form: str = "latex"          # latex | list | table
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.values), len(self.values[0]))
+
+
+# ---- numbers and bracket lists ------------------------------------------------------------
+
+_NUM = re.compile(r"[+\-−]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+\-]?\d+)?")
+_SPACE = re.compile(r"(?:\s|\\[ ,;:!]|\\q?quad\b|~)*")
+
+
+def number(text: str):
+    """(exact value, TOML text) of a cell that is one number, else None."""
+    t = text.strip().strip("`*$ ").strip()
+    if not t or len(t) > 200 or not re.fullmatch(r"[+\-−]?[\d.]+(?:[eE][+\-]?\d+)?|.*\\frac.*|\d+/\d+", t):
+        return None
+    try:
+        return cell_value(t)
+    except SymattnError:
+        return None
+
+
+def parse_list(s: str, i: int):
+    """The nested list of numbers starting with ``[`` at ``s[i]``: (list, end) or (None, end)
+    where ``end`` is where reading stopped (a list of non-numbers fails there)."""
+    stack: list[list] = []
+    n = len(s)
+    while i < n:
+        i = _SPACE.match(s, i).end()
+        if i >= n:
+            break
+        ch = s[i]
+        if ch == "[":
+            stack.append([])
+            i += 1
+        elif ch == "]" and stack:
+            done = stack.pop()
+            i += 1
+            if not stack:
+                return done, i
+            stack[-1].append(done)
+        elif ch == "," and stack:
+            i += 1
+        else:
+            m = _NUM.match(s, i)
+            if not m or not stack:
+                return None, max(i, 1)
+            v = number(m.group(0))
+            if v is None:
+                return None, m.end()
+            stack[-1].append(v)
+            i = m.end()
+    return None, i
+
+
+def as_matrix(value) -> tuple | None:
+    """(values, texts) of a rectangular list of numbers (a flat list is one row)."""
+    if not value:
+        return None
+    rows = value if isinstance(value[0], list) else [value]
+    if any(not isinstance(r, list) or not r or any(isinstance(x, list) for x in r) for r in rows):
+        return None
+    if len({len(r) for r in rows}) != 1:
+        return None
+    return tuple(tuple(v for v, _ in r) for r in rows), tuple(tuple(t for _, t in r) for r in rows)
+
+
+# ---- the four forms -----------------------------------------------------------------------
+
+def _blob(lines: list[Line]) -> tuple[str, list[int]]:
+    return "\n".join(l.text for l in lines), [l.number for l in lines]
+
+
+def _at(blob: str, pos: int) -> int:
+    return blob.count("\n", 0, pos)
+
+
+_ENV_BEGIN = re.compile(r"\\begin\s*\{(" + "|".join(re.escape(e) for e in sorted(MATRIX_ENVS)) + r")\}")
+
+
+def latex(lines: list[Line]) -> list[Printed]:
+    """LaTeX matrix environments in the lines' text (a matrix that cannot be read is left
+    out; the others are still found)."""
+    text, numbers = _blob(lines)
+    if "\\begin" not in text:
+        return []
+    try:
+        found = [(m, 0) for m in read_matrices(text, None)]
+    except SymattnError:
+        found = _one_by_one(text)
+    return [Printed(m.name if not re.fullmatch(r"M\d+", m.name) else "", numbers[m.line - 1 + off],
+                    m.values, m.texts) for m, off in found if m.line - 1 + off < len(numbers)]
+
+
+def _one_by_one(text: str) -> list:
+    out, prev_end = [], 0
+    for k, m in enumerate(_ENV_BEGIN.finditer(text)):
+        if m.start() < prev_end or k >= MAX_MATRICES:
+            continue
+        end = text.find("\\end{" + m.group(1) + "}", m.end())
+        if end < 0:
+            break
+        end += len(m.group(1)) + 6
+        start = max(prev_end, text.rfind("\n", 0, max(prev_end, m.start() - 300)) + 1)
+        try:
+            out += [(x, _at(text, start)) for x in read_matrices(text[start:end], None)]
+        except SymattnError:
+            pass
+        prev_end = end
+    return out
+
+
+_CALL = re.compile(r"(?:(?:torch|np|numpy|jnp)\.)?(?:tensor|array|asarray|Tensor|FloatTensor)\s*\(\s*$")
+_ASSIGN = re.compile(r"([A-Za-z_]\w*)\s*=\s*(?:(?:torch|np|numpy|jnp)\.\w+\s*\(\s*)?$")
+
+
+def bracket_lists(lines: list[Line]) -> list[Printed]:
+    """Bracket lists in code and output lines (several lines may hold one list)."""
+    text, numbers = _blob(lines)
+    out, i = [], 0
+    while len(out) < MAX_MATRICES:
+        i = text.find("[", i)
+        if i < 0:
+            break
+        value, end = parse_list(text, i)
+        if value is None:
+            i = max(end, i + 1)
+            continue
+        left = text[text.rfind("\n", 0, i) + 1:i]
+        name = _ASSIGN.search(left)
+        wrapped = _CALL.search(left)
+        mat = as_matrix(value)
+        if mat and (isinstance(value[0], list) or name or wrapped):
+            out.append(Printed(name.group(1) if name else "", numbers[_at(text, i)], *mat, form="list"))
+        i = end
+    return out
+
+
+def _cells(line: Line) -> list[str] | None:
+    s = line.text
+    if line.kind == "table" and "|" in s:
+        cells = s.strip().strip("|").split("|")
+        if all(re.fullmatch(r"\s*:?-{2,}:?\s*", c) for c in cells):
+            return None                              # the |---|---| rule
+        return [c.strip() for c in cells]
+    if "\t" in s.strip():
+        return [c.strip() for c in s.strip().split("\t") if c.strip()]
+    m = re.fullmatch(r"\s*([^=:：\[\]]{1,60}?)\s*[=:：]\s*(\[[^\[\]]*\])\s*[.,。]?\s*", s)
+    return [m.group(1), m.group(2)] if m else None
+
+
+def _row(cells: list[str]):
+    """('numbers', label, [(v, t)]) or ('lists', label, [list]) or None."""
+    label, rest = (cells[0], cells[1:]) if cells and number(cells[0]) is None else (None, cells)
+    if not rest:
+        return None
+    if all(c.startswith("[") for c in rest):
+        lists = [parse_list(c, 0)[0] for c in rest]
+        if all(isinstance(x, list) and x and not isinstance(x[0], list) for x in lists):
+            return "lists", label, lists
+        return None
+    nums = [number(c) for c in rest]
+    return ("numbers", label, nums) if all(nums) else None
+
+
+def tables(lines: list[Line]) -> list[Printed]:
+    """Runs of consecutive table rows (or labelled vectors) of one shape."""
+    out: list[Printed] = []
+    run: list = []
+    header: list[str] | None = None
+    caption = ""
+    for line in lines + [Line(0, "")]:
+        cells = _cells(line) if line.kind in ("text", "table", "math") else None
+        row = _row(cells) if cells else None
+        if row and run and _shape(row) == _shape(run[0][1]):
+            run.append((line, row))
+            continue
+        if run:
+            out += _from_run(run, header, caption)
+        run = [(line, row)] if row else []
+        if not row and cells:
+            header = cells
+        elif not row and line.text.strip():
+            header, caption = None, line.text
+    return out
+
+
+def _shape(row) -> tuple:
+    kind, _, items = row
+    return (kind, len(items)) if kind == "numbers" else (kind, tuple(len(x) for x in items))
+
+
+def _label(text: str | None) -> str | None:
+    if text is None:
+        return None
+    t = re.sub(r"[`*$]|\\text\{([^{}]*)\}", r"\1", text).strip()
+    return t if t and t.isprintable() else None
+
+
+def _from_run(run, header, caption) -> list[Printed]:
+    labels = tuple(_label(r[1]) for _, r in run)
+    rows = labels if all(labels) and len(set(labels)) == len(labels) else None
+    if len(run) == 1 and not rows:
+        return []
+    kind = run[0][1][0]
+    line = run[0][0].number
+    if kind == "numbers":
+        if len(run) == 1 and not _name(caption):
+            return []
+        values = tuple(tuple(v for v, _ in r[2]) for _, r in run)
+        texts = tuple(tuple(t for _, t in r[2]) for _, r in run)
+        return [Printed(_name(caption) or "", line, values, texts, rows, "table")]
+    out = []
+    heads = (header or [])[-len(run[0][1][2]):] if header else []
+    for j in range(len(run[0][1][2])):
+        mat = as_matrix([r[2][j] for _, r in run])
+        if not mat:
+            continue
+        name = (_plain_name(heads[j]) if j < len(heads) else None) or (
+            _plain_name(run[0][1][1]) if len(run) == 1 else None)
+        if len(run) == 1 and not name:
+            continue
+        out.append(Printed(name or "", line, *mat, rows if len(run) > 1 else None, "table"))
+    return out
+
+
+def _plain_name(text: str | None) -> str | None:
+    """A cell or label that is a symbol (``Q``, ``$W_Q$``, ``x_{\\text{love}}``)."""
+    t = (text or "").strip().strip("`*$ ")
+    if not re.fullmatch(r"\\?[A-Za-z][\w{}\\^]*", t):
+        return None
+    return latex_name(t)
+
+
+def _name(caption: str) -> str | None:
+    """``X =`` or ``X:`` ending the line above a table."""
+    return _name_before(caption.rstrip().rstrip("：").rstrip() + (" =" if caption.rstrip().endswith("：") else ""))
+
+
+def find(lines: list[Line]) -> list[Printed]:
+    """Every matrix of the article, in line order (code/output lists, tables, LaTeX)."""
+    code = [l for l in lines if l.kind in ("code", "output")]
+    rest = [l for l in lines if l.kind not in ("code", "output")]
+    found = latex(rest) + bracket_lists(code) + tables(rest)
+    return sorted(found, key=lambda p: p.line)[:MAX_MATRICES]
