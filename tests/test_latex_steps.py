@@ -203,10 +203,15 @@ def test_exact_closed_forms():
     assert r"&\approx \begin{bmatrix} 0.33 & 0.67 \\ 0.59 & 0.41 \end{bmatrix}" in f
 
 
-def test_exact_refuses_large_closed_forms_pointing_at_digits():
-    with pytest.raises(LimitError) as e:
-        document(EX / "003-ch7-multihead-layer.toml", exact=True)
-    assert "--digits" in str(e.value) and "F_pre" in str(e.value)
+def test_exact_falls_back_to_decimals_for_a_large_closed_form_with_a_note():
+    doc = document(EX / "003-ch7-multihead-layer.toml", exact=True)
+    blocks = {b.name: b for b in doc.blocks}
+    assert blocks["F_pre"].remarks and "closed form" in blocks["F_pre"].remarks[0]
+    f = "\n".join(blocks["F_pre"].displays)
+    assert r"&\approx \left[-0.3451,\ 0.6713,\ 1.6876,\ -1.3614,\ -0.6876,\ -0.6549\right]" in f
+    assert "Note: The closed form is not shown" in doc.markdown()
+    small = {b.name: b for b in document(EX / "003-ch4-single-head.toml", exact=True).blocks}
+    assert not any(b.remarks for b in small.values())       # small closed forms stay exact
 
 
 # -- labels, API, Jupyter -----------------------------------------------------------------

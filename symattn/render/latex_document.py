@@ -71,6 +71,8 @@ class LatexDocument:
         for b in self.blocks:
             out.append(f"## {md_text(b.title)}")
             out.append("")
+            for n in b.remarks:
+                out += [f"Note: {md_text(n)}", ""]
             for d in b.displays:
                 out += ["$$", d, "$$", ""]
             if b.notes:
@@ -85,6 +87,7 @@ class LatexDocument:
                tex_text(self.subtitle), ""]
         for b in self.blocks:
             out.append(rf"\subsection*{{{tex_text(b.title)}}}")
+            out += [rf"\noindent Note: {tex_text(n)}\par" for n in b.remarks]
             for d in b.displays:
                 out += [r"\[", d, r"\]"]
             if b.notes:

@@ -90,6 +90,7 @@ class StepBlock:
     symbol: str
     displays: list = field(default_factory=list)     # LaTeX math, no delimiters
     notes: list = field(default_factory=list)        # plain-text lines (corrections)
+    remarks: list = field(default_factory=list)      # plain-text lines shown first (--exact fallback)
     wrong: list = field(default_factory=list)        # the check Records marked wrong
 
 
@@ -275,9 +276,15 @@ class SpecRenderer:
         lhs = symbol(name).latex()
         tree = step.tree
         try:
-            if self.cfg.exact:
-                block.displays += self._exact(name, t, tree, lhs)
-            else:
+            exact = self.cfg.exact
+            if exact:
+                try:
+                    block.displays += self._exact(name, t, tree, lhs)
+                except LimitError as e:            # too large to read: this step in decimals
+                    exact = False
+                    block.remarks.append(f"The closed form is not shown ({e.message}); "
+                                         "this step is in certified decimals.")
+            if not exact:
                 handler = self._generic
                 if isinstance(tree, E.Call) and not _by_columns(tree):
                     handler = {**{n: self._softmax for n in SOFTMAX_CALLS},
