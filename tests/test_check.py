@@ -114,7 +114,7 @@ def test_carried_names_the_printed_inputs(tmp_path):
     recs = run(spec_file(tmp_path, body))
     z_rec = recs[-1]
     assert z_rec.verdict == "carried"
-    assert any(s.startswith("A (printed at line 5)") for s in z_rec.carried_from)
+    assert "A row a (printed at line 5)" in z_rec.carried_from
 
 
 def test_exact_tie_is_detected(tmp_path):
@@ -273,7 +273,8 @@ def test_cli_json_and_exit_codes(tmp_path):
     p = cli("check", "--json", good)
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
-    assert out["summary"] == {"examples": 1, "claims": 2, "correct": 2, "carried": 0, "wrong": 0}
+    assert out["summary"] == {"examples": 1, "claims": 2, "correct": 2, "carried": 0, "consistent": 0,
+                              "wrong": 0}
     rec = out["claims"][0]
     assert set(rec) >= {"example", "source", "line", "step", "at", "printed", "exact",
                         "expected", "verdict", "diagnosis"}

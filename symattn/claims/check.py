@@ -1,10 +1,13 @@
-"""Verdicts for printed numbers: correct, carried, or wrong (with a diagnosis).
+"""Verdicts for printed numbers: correct, carried, consistent, or wrong (with a diagnosis).
 
-For each printed entry the exact value is rounded, with certainty, at the printed
-precision in the example's rounding mode. Not equal: the same step is recomputed from the
-article's own printed (rounded) numbers, one level up and then all the way up; equal to
-that is ``carried``. Otherwise ``wrong``, and the catalogue of common mistakes
-(:mod:`symattn.claims.diagnosis`) says which mistakes reproduce the printed number.
+For each printed entry the exact value is rounded, with certainty, at the precision as
+printed (:func:`precision`). Not equal: the step is recomputed from the article's own
+printed numbers that are themselves sound, one level up and then all the way up; equal to
+that is ``carried`` (:mod:`symattn.claims.carried`). Not that either, but reached with
+inputs declared rounded printouts somewhere inside their rounding intervals: ``consistent``
+(:mod:`symattn.claims.consistent`). Otherwise ``wrong``: it follows from a wrong printed
+number, or the catalogue of common mistakes (:mod:`symattn.claims.diagnosis`) says which
+mistakes reproduce it, or nothing does (``None``).
 """
 
 from __future__ import annotations
@@ -12,16 +15,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from .printed import parse_printed, Printed, PrintedNumber
-from ..errors import SymattnError, SpecError, ShapeError
+from .printed import parse_printed, PrintedNumber
+from .roles import is_probability
+from ..errors import SymattnError, SpecError
 from ..evaluation.evaluator import Evaluator
 from ..evaluation import rounding as R
-from ..ops import primitives as P
-from ..spec import expr as E
-from ..spec.load import Spec, Claim, build_step
+from ..spec.load import Spec, Claim
 from ..tensor import Tensor, NEG_INF
 
 EXACT_DIGITS = 20
+VERDICTS = ("correct", "carried", "consistent", "wrong")
 
 
 @dataclass
@@ -35,7 +38,7 @@ class Record:
     printed: str
     exact: str
     expected: str
-    verdict: str                   # correct | carried | wrong
+    verdict: str                   # correct | carried | consistent | wrong
     diagnosis: list | None = None  # for wrong: the mistakes that reproduce it (None: none)
     carried_from: list | None = None
     tie: bool = False
@@ -44,6 +47,9 @@ class Record:
     exact_short: str = ""          # two more decimals than printed, for the terminal
     column: int | None = None      # column of the article line, when found there
     found: bool = False            # found in the article (not written in the spec)
+    used: list | None = None       # carried / follows: the printed cells used {step, at, line}
+    root: dict | None = None       # follows from a wrong number: that root {step, at, line, printed}
+    follows_from: list | None = None   # the lines of the wrong printed numbers it was computed from
 
     def to_json(self) -> dict:
         d = {"example": self.example, "source": self.source, "line": self.line,
@@ -51,6 +57,12 @@ class Record:
              "expected": self.expected, "verdict": self.verdict, "diagnosis": self.diagnosis}
         if self.carried_from:
             d["carried_from"] = self.carried_from
+        if self.used:
+            d["used"] = self.used
+        if self.root:
+            d["root"] = self.root
+        if self.follows_from:
+            d["follows_from"] = self.follows_from
         if self.tie:
             d["tie"] = True
         if self.column is not None:
@@ -60,9 +72,11 @@ class Record:
         return d
 
 
-@dataclass
+@dataclass(eq=False)
 class Entry:
-    """One printed entry resolved to a cell of a step."""
+    """One printed entry resolved to a cell of a step, with the precision it claims:
+    ``decimals`` places, or ``digits`` significant digits (scientific notation), or
+    exactly its value (``exact``: a weight printed 0 or 1)."""
     claim: Claim
     number: PrintedNumber
     i: int
@@ -70,7 +84,19 @@ class Entry:
     decimals: int
     mode: str
     siblings: list = field(default_factory=list)   # the other Entries of the same claim row
-    k: int = 0                                     # position in the claim's printed entries
+    digits: int | None = None
+    exact: bool = False
+    explicit: bool = False                         # the precision is stated by the spec
+
+    @property
+    def scale(self) -> int:
+        return 100 if self.number.percent else 1
+
+    @property
+    def value(self):
+        """The printed value in the step's unit (a percent divided by 100)."""
+        v = self.number.value
+        return v if v is NEG_INF or not self.number.percent else v / 100
 
 
 def resolve(spec: Spec, claim: Claim) -> list[Entry]:
@@ -94,12 +120,34 @@ def resolve(spec: Spec, claim: Claim) -> list[Entry]:
     default_dec = claim.decimals if claim.decimals is not None else (step.decimals if step else None)
     mode = claim.rounding or spec.rounding
     entries = []
-    for k, ((i, j), num) in enumerate(zip(cells, printed.entries)):
+    for (i, j), num in zip(cells, printed.entries):
         dec = num.decimals if default_dec is None else max(default_dec, num.decimals)
-        entries.append(Entry(claim, num, i, j, dec, mode, k=k))
+        digits = num.digits if default_dec is None else None
+        entries.append(Entry(claim, num, i, j, dec, mode, digits=digits,
+                             explicit=default_dec is not None))
     for e in entries:
         e.siblings = entries
     return entries
+
+
+def precision(spec: Spec, entries: list[Entry]) -> None:
+    """The precision as printed, for entries a spec does not state one for: a whole number
+    printed beside numbers with decimals (same step, row and article line) is judged at
+    their decimals; a weight or probability printed ``0`` or ``1`` claims exactly 0 or 1."""
+    places: dict = {}
+    for e in entries:
+        if e.number.point and e.number.digits is None and e.number.value is not NEG_INF:
+            key = (e.claim.step, e.claim.line, e.i)
+            places[key] = max(places.get(key, 0), e.decimals)
+    prob: dict = {}
+    for e in entries:
+        if e.explicit or not e.number.integer:
+            continue
+        e.decimals = max(e.decimals, places.get((e.claim.step, e.claim.line, e.i), 0))
+        if e.claim.step not in prob:
+            prob[e.claim.step] = is_probability(spec, e.claim.step)
+        if prob[e.claim.step] and e.number.value in (0, 1):
+            e.exact = True
 
 
 def _at_text(at) -> str:
@@ -122,68 +170,113 @@ class Checker:
     """Checks every claim of one spec; evaluations are shared across claims."""
 
     def __init__(self, spec: Spec, diagnose: bool = True):
+        from .carried import Carrier
         self.spec = spec
         self.ev = Evaluator()
         self.diagnose = diagnose
         self.entries = [resolve(spec, c) for c in spec.claims]
-        self._printed = self._index_printed()
-        self._carried: dict = {}
+        precision(spec, [e for es in self.entries for e in es])
+        self.printed = self._index_printed()
+        self.carrier = Carrier(self)
+        self._records: dict = {}
 
     def _index_printed(self) -> dict:
-        """step -> (i, j) -> [(article line, claim index, value)] of printed numbers."""
+        """step -> (i, j) -> [Entry] of the printed numbers of each cell."""
         idx: dict = {}
         for es in self.entries:
             for e in es:
-                v = e.number.value
-                if v is not NEG_INF and e.number.percent:
-                    v = v / 100
-                idx.setdefault(e.claim.step, {}).setdefault((e.i, e.j), []).append(
-                    (e.claim.line, e.claim.index, v))
+                idx.setdefault(e.claim.step, {}).setdefault((e.i, e.j), []).append(e)
         return idx
 
     def run(self) -> list[Record]:
-        out = []
-        for es in self.entries:
-            for e in es:
-                out.append(self.verdict(e))
-        return out
+        order = {s.name: k for k, s in enumerate(self.spec.steps)}
+        flat = [e for es in self.entries for e in es]
+        for e in sorted(flat, key=lambda e: (order.get(e.claim.step, -1), e.claim.line)):
+            self.verdict(e)                     # the steps a number is carried from come first
+        return [self.verdict(e) for e in flat]
+
+    def verdict(self, e: Entry) -> Record:
+        rec = self._records.get(id(e))
+        if rec is None:
+            rec = self._records[id(e)] = self._verdict(e)
+        return rec
 
     # -- one entry -----------------------------------------------------------------
-    def verdict(self, e: Entry) -> Record:
+    def _verdict(self, e: Entry) -> Record:
         spec, c = self.spec, e.claim
         t = spec.tensors[c.step]
-        scale = 100 if e.number.percent else 1
         rec = Record(spec.id, spec.source, c.line, c.step, [t.row_label(e.i), t.col_label(e.j)],
                      e.number.text, "", "", "", spec=spec.path, spec_line=c.spec_line)
-        if c.columns:
-            rec.column, rec.found = c.columns[e.k], c.found
         try:
             if e.number.value is NEG_INF:
                 return self._neg_inf(rec, t, e)
-            r = self.ev.rounded(t, e.i, e.j, decimals=e.decimals, mode=e.mode, scale=scale)
+            r = self.expected(t, e)
             if r is None:
                 rec.exact = rec.expected = rec.exact_short = "-inf"
                 rec.verdict, rec.diagnosis = "wrong", ["a masked (−∞) score printed as a number"]
                 return rec
             rec.expected, rec.tie = str(r), r.tie
-            rec.exact = self._exact_text(t, e, scale)
-            rec.exact_short = str(self.ev.rounded(t, e.i, e.j, decimals=e.decimals + 2,
-                                                  mode="half-even", scale=scale))
-            if r.value == e.number.value:
+            rec.exact = self._exact_text(t, e)
+            rec.exact_short = str(self.ev.rounded(
+                t, e.i, e.j, mode="half-even", scale=e.scale,
+                **({"digits": e.digits + 2} if e.digits else {"decimals": e.decimals + 2})))
+            if self.matches(t, e):
                 rec.verdict = "correct"
                 return rec
-            carried = self._carried_match(e)
-            if carried:
-                rec.verdict, rec.carried_from = "carried", carried
-                return rec
-            rec.verdict = "wrong"
-            if self.diagnose:
-                from .diagnosis import diagnose
-                found = diagnose(self, e, r)
-                rec.diagnosis = found or None
-            return rec
+            if e.exact and r.value == e.number.value:
+                rec.expected = rec.exact_short = str(self.ev.rounded(
+                    t, e.i, e.j, digits=4, mode=e.mode, scale=e.scale))
+            return self._not_correct(rec, e, r)
         except SymattnError as err:
             raise err.located(spec.where(c.spec_line)) from None
+
+    def _not_correct(self, rec: Record, e: Entry, r: R.Rounded) -> Record:
+        from .carried import describe
+        used = self.carried_match(e, sound=True)
+        if used:
+            rec.verdict, rec.carried_from = "carried", describe(used, self.spec.tensors)
+            rec.used = self._used_json(used)
+            return rec
+        if self.spec_rounded():
+            from .consistent import reached
+            if reached(self, e):
+                rec.verdict = "consistent"
+                return rec
+        rec.verdict = "wrong"
+        used = self.carried_match(e, sound=False)
+        wrong = [u for u in used or [] if self.verdict(u.entry).verdict == "wrong"]
+        if wrong:
+            self._follows(rec, used, wrong)
+        elif self.diagnose:
+            from .diagnosis import diagnose
+            rec.diagnosis = diagnose(self, e, r) or None
+        return rec
+
+    def _follows(self, rec: Record, used: list, wrong: list):
+        from .carried import describe
+        roots = []
+        for u in wrong:
+            ru = self.verdict(u.entry)
+            root = ru.root or {"step": u.step, "at": ru.at, "line": u.line, "printed": ru.printed}
+            if root not in roots:
+                roots.append(root)
+        roots.sort(key=lambda x: x["line"])
+        lines = sorted({x["line"] for x in roots})
+        rec.root = roots[0]
+        rec.follows_from = sorted({u.line for u in wrong})
+        rec.used = self._used_json(used)
+        rec.carried_from = describe(used, self.spec.tensors)
+        rec.diagnosis = [f"follows from the wrong number printed at line {lines[0]}" if len(lines) == 1
+                         else "follows from the wrong numbers printed at lines "
+                         + ", ".join(map(str, lines))]
+
+    def _used_json(self, used: list) -> list:
+        ts = self.spec.tensors
+        return [{"step": u.step, "at": [ts[u.step].row_label(u.i), ts[u.step].col_label(u.j)],
+                 "line": u.line} for u in used]
+
+    def spec_rounded(self) -> bool:
+        return bool(getattr(self.spec, "rounded", None))
 
     def _neg_inf(self, rec, t, e) -> Record:
         v = self.ev.ball(t, 64)[e.i][e.j]
@@ -195,64 +288,69 @@ class Checker:
             rec.exact = rec.expected = rec.exact_short = str(r)
         return rec
 
-    def _exact_text(self, t, e, scale) -> str:
-        r = self.ev.rounded(t, e.i, e.j, digits=EXACT_DIGITS, mode="half-even", scale=scale)
+    def _exact_text(self, t, e) -> str:
+        r = self.ev.rounded(t, e.i, e.j, digits=EXACT_DIGITS, mode="half-even", scale=e.scale)
         return "-inf" if r is None else str(r)
 
-    def rounds_to_printed(self, t: Tensor, e: Entry, mode: str | None = None) -> bool:
-        """Does entry (e.i, e.j) of ``t`` round to the printed number?"""
-        scale = 100 if e.number.percent else 1
-        r = self.ev.rounded(t, e.i, e.j, decimals=e.decimals, mode=mode or e.mode, scale=scale)
-        return r is not None and r.value == e.number.value
+    # -- the precision as printed ---------------------------------------------------
+    def expected(self, t: Tensor, e: Entry, mode: str | None = None) -> R.Rounded | None:
+        """Entry (e.i, e.j) of ``t`` rounded as the printed number is (None for −∞)."""
+        if e.digits:
+            return self.ev.rounded(t, e.i, e.j, digits=e.digits, mode=mode or e.mode, scale=e.scale)
+        return self.ev.rounded(t, e.i, e.j, decimals=e.decimals, mode=mode or e.mode, scale=e.scale)
 
-    # -- carried -------------------------------------------------------------------
-    def _carried_match(self, e: Entry) -> list | None:
-        for deep in (False, True):
-            t, used = self.carried(e.claim.step, e.claim.line, deep)
-            if used and self.rounds_to_printed(t, e):
-                return used
+    def matches(self, t: Tensor, e: Entry, mode: str | None = None) -> bool:
+        """Does entry (e.i, e.j) of ``t`` print as the printed number (certified)?"""
+        if e.number.value is NEG_INF:
+            return self.ev.ball(t, 64)[e.i][e.j] is NEG_INF
+        if e.exact:
+            return self.exactly(t, e.i, e.j, e.value)
+        r = self.expected(t, e, mode)
+        if r is None or r.value != e.number.value:
+            return False
+        if e.number.negative and e.number.value == 0:          # -0.0: the sign is printed too
+            return self._sign(t, e.i, e.j) != 1
+        return True
+
+    rounds_to_printed = matches
+
+    def _sign(self, t: Tensor, i: int, j: int) -> int | None:
+        """The sign of an entry, certified; None when no precision up to 4096 bits tells."""
+        prec = 64
+        while prec <= 4096:
+            x = self.ev.ball(t, prec)[i][j]
+            if x is NEG_INF or x < 0:
+                return -1
+            if x > 0:
+                return 1
+            if x.is_zero() or self.ev.proven_zero(t, i, j, prec):
+                return 0
+            prec *= 4
         return None
 
-    def carried(self, name: str, line: int, deep: bool) -> tuple[Tensor, list]:
-        """Step ``name`` recomputed from the printed numbers of the steps it uses (as
-        printed up to article line ``line``); ``deep``: those steps carried as well."""
-        key = (name, line, deep)
-        if key in self._carried:
-            return self._carried[key]
-        step = self.spec.step(name)
-        if step is None:                             # an input: stipulated, nothing to carry
-            res = (self.spec.tensors[name], [])
-            self._carried[key] = res
-            return res
-        env = dict(self.spec.tensors)
-        used: list = []
-        for ref in sorted(E.names(step.tree)):
-            if self.spec.step(ref) is None:
-                continue
-            base, sub = self.carried(ref, line, True) if deep else (self.spec.tensors[ref], [])
-            cells, lines = self.printed_cells(ref, line)
-            if cells:
-                env[ref] = P.patch(base, cells)
-                used.append(f"{ref} (printed at line{'s' if len(lines) > 1 else ''} "
-                            f"{', '.join(str(x) for x in sorted(lines))})")
-            elif sub:
-                env[ref] = base
-            used.extend(u for u in sub if u not in used)
-        t = build_step(self.spec, step, env) if used else self.spec.tensors[name]
-        res = (t, used)
-        self._carried[key] = res
-        return res
+    def exactly(self, t: Tensor, i: int, j: int, c) -> bool:
+        """Is entry (i, j) of a row of weights exactly ``c`` (0 or 1)? A weight is 1 exactly
+        when the other weights of its row are exactly 0."""
+        if c == 0:
+            return self._sign(t, i, j) == 0
+        x = self.ev.ball(t, 64)[i][j]
+        if x is NEG_INF or not x.contains(c):
+            return False
+        return all(self._sign(t, i, k) == 0 for k in range(t.shape[1]) if k != j)
 
-    def printed_cells(self, name: str, line: int):
-        """The latest printed value of each cell of ``name`` up to article line ``line``."""
-        cells, lines = [], set()
-        for (i, j), prints in self._printed.get(name, {}).items():
-            before = [p for p in prints if p[0] <= line]
-            if before:
-                ln, _, v = max(before, key=lambda p: (p[0], p[1]))
-                cells.append((i, j, v))
-                lines.add(ln)
-        return cells, lines
+    # -- carried -------------------------------------------------------------------
+    def carried_match(self, e: Entry, sound: bool, mode: str | None = None) -> list | None:
+        """The printed cells that, carried forward (one level, then all the way), give the
+        printed number; None if none do."""
+        for deep in (False, True):
+            t = self.carrier.tensor(e.claim.step, e.claim.line, deep, sound)
+            if t is self.spec.tensors[e.claim.step]:
+                continue
+            if self.matches(t, e, mode):
+                used = self.carrier.used(t, e.i, e.j)
+                if used:
+                    return used
+        return None
 
 
 @dataclass
@@ -261,6 +359,7 @@ class Summary:
     claims: int = 0
     correct: int = 0
     carried: int = 0
+    consistent: int = 0
     wrong: int = 0
 
     def add(self, r: Record):
@@ -269,7 +368,7 @@ class Summary:
 
     def to_json(self) -> dict:
         return {"examples": self.examples, "claims": self.claims, "correct": self.correct,
-                "carried": self.carried, "wrong": self.wrong}
+                "carried": self.carried, "consistent": self.consistent, "wrong": self.wrong}
 
 
 def check_spec(spec: Spec, diagnose: bool = True) -> list[Record]:

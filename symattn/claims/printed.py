@@ -3,7 +3,8 @@
 Accepts a number, a vector ``[0.92, 1.24]`` or a matrix ``[[1, 0], [0.5, 1]]`` (rows may
 also be separated by ``;``), with ``≈``, Unicode minus, ``%``/``％``, a thousands
 separator in a lone number (``357,911``) and ``−∞``. The printed digits define the
-precision: ``0.8188`` has 4 decimals, ``58.7%`` has 1 (of percent).
+precision: ``0.8188`` has 4 decimals, ``58.7%`` has 1 (of percent), ``1.34e3`` has 3
+significant digits.
 
 >>> p = parse_printed("≈ [0.1688, 0.2472]")
 >>> [(x.text, x.value, x.decimals) for x in p.entries]
@@ -30,6 +31,14 @@ class PrintedNumber:
     value: object              # Fraction, or NEG_INF
     decimals: int              # places after the point, in the printed unit
     percent: bool = False
+    digits: int | None = None  # significant digits, for scientific notation (1.34e3: 3)
+    negative: bool = False     # printed with a minus sign (also -0.0)
+    point: bool = False        # printed with a decimal point or exponent (0.0, 1e3), not 0
+
+    @property
+    def integer(self) -> bool:
+        """Printed as a whole number without point or exponent (``1``, ``0``, ``-3``)."""
+        return not self.point and not self.percent and self.value is not NEG_INF
 
 
 @dataclass(frozen=True)
@@ -63,7 +72,12 @@ def parse_number(text: str) -> PrintedNumber:
         raise
     except Exception:
         raise ParseError(f"'{shown(raw)}' is not a printed number") from None
-    return PrintedNumber(raw, value, max(len(frac) - exp, 0), percent)
+    digits = None
+    if m.group(4):                                 # 1.34e3: 3 significant digits
+        mant = (m.group(1).split(".")[0] + frac).lstrip("0")
+        digits = max(len(mant), 1)
+    return PrintedNumber(raw, value, max(len(frac) - exp, 0), percent, digits,
+                         s.startswith("-"), m.group(1) != m.group(1).split(".")[0] or bool(m.group(4)))
 
 
 def _split_top(s: str, seps: str) -> list[str]:

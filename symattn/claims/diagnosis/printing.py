@@ -1,0 +1,107 @@
+"""Mistakes in the printing: another rounding mode, a dropped minus, a digit slip or swap,
+a neighbouring cell's value, a row of weights adjusted to sum to 1, a number restated or
+contradicting what was printed for the same entry earlier."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..roles import is_probability
+from ...evaluation import rounding as R
+from ...tensor import NEG_INF
+
+
+def _digits_of(x: Fraction, decimals: int) -> str:
+    return R.format_units(R.round_units(x, decimals, "half-up"), decimals)
+
+
+def digit_slip(expected: str, number, decimals: int) -> str | None:
+    got = _digits_of(number.value, decimals) if number.value is not NEG_INF else ""
+    a, b = expected.lstrip("-"), got.lstrip("-")
+    if len(a) != len(b) or a == b or expected.startswith("-") != got.startswith("-"):
+        return None
+    diff = [k for k in range(len(a)) if a[k] != b[k]]
+    last_place = abs(int(a.replace(".", "")) - int(b.replace(".", ""))) == 1
+    if len(diff) == 1 and a[diff[0]].isdigit() and not last_place:
+        return f"digit slip: {got} for {expected}"
+    if len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]:
+        return f"adjacent digits swapped: {got} for {expected}"
+    return None
+
+
+def neighbour(checker, e, t) -> list[str]:
+    out = []
+    m, n = t.shape
+    for di, dj in ((0, -1), (0, 1), (-1, 0), (1, 0)):
+        i, j = e.i + di, e.j + dj
+        if 0 <= i < m and 0 <= j < n:
+            r = checker.ev.rounded(t, i, j, decimals=e.decimals, mode=e.mode, scale=e.scale) \
+                if not e.digits else checker.ev.rounded(t, i, j, digits=e.digits, mode=e.mode, scale=e.scale)
+            if r is not None and r.value == e.number.value:
+                out.append(f"the value of the neighbouring cell [{t.row_label(i)}, {t.col_label(j)}]")
+    return out
+
+
+def latest_in_row(checker, e) -> dict:
+    """column -> the latest Entry printed for the other cells of e's row, up to e's line."""
+    out = {}
+    for (i, j), prints in checker.printed.get(e.claim.step, {}).items():
+        if i == e.i and j != e.j:
+            before = [p for p in prints if p.claim.line <= e.claim.line]
+            if before:
+                out[j] = max(before, key=lambda p: (p.claim.line, p.claim.index))
+    return out
+
+
+def sum_to_one(checker, e, t) -> list[str]:
+    """The printed row of weights (this number and the latest printed others of its row)
+    sums to exactly 1 while the correctly rounded entries do not: the last one was adjusted."""
+    if e.number.value is NEG_INF or e.j != t.shape[1] - 1 or t.shape[1] < 2 \
+            or not is_probability(checker.spec, e.claim.step):
+        return []
+    others = latest_in_row(checker, e)
+    if len(others) != t.shape[1] - 1 or any(o.value is NEG_INF for o in others.values()):
+        return []
+    if sum((o.value for o in others.values()), Fraction(0)) + e.value == 1:
+        return ["last entry adjusted so the printed row sums to exactly 1"]
+    return []
+
+
+def earlier(checker, e) -> list[str]:
+    """The same entry printed earlier: restated (the same wrong number) or contradicted
+    (a different number, right there: a stale number from another run)."""
+    prints = checker.printed.get(e.claim.step, {}).get((e.i, e.j), [])
+    before = [p for p in prints if p.claim.line < e.claim.line]
+    same = [p.claim.line for p in before if p.value == e.value]
+    if same:
+        return [f"restates the number printed at line {max(same)}"]
+    t = checker.spec.tensors[e.claim.step]
+    right = [p for p in before if p.value is not NEG_INF and checker.matches(t, p)]
+    if right:
+        p = max(right, key=lambda p: p.claim.line)
+        return [f"contradicts {p.number.text} printed for the same entry at line {p.claim.line} "
+                "(a number from another run?)"]
+    return []
+
+
+def printing_mistakes(checker, e, expected: R.Rounded, row_ok) -> list[str]:
+    """Every printing mistake that reproduces the printed number; ``row_ok(t, mode)`` tells
+    whether a variant leaves the rest of the printed row as printed."""
+    t = checker.spec.tensors[e.claim.step]
+    found = []
+    for mode in R.MODES:
+        if mode != e.mode and checker.matches(t, e, mode) and row_ok(t, mode):
+            found.append(f"rounded with {mode} instead of {e.mode}")
+    printed = e.number.value
+    if printed == -expected.value and printed != 0:
+        found.append("minus sign dropped" if printed > 0 else "minus sign added")
+    if e.number.negative and printed == 0 and expected.value == 0:
+        found.append("minus sign added (the value is positive)")
+    if not e.digits:
+        slip = digit_slip(str(expected), e.number, e.decimals)
+        if slip:
+            found.append(slip)
+    found += neighbour(checker, e, t)
+    found += sum_to_one(checker, e, t)
+    found += earlier(checker, e)
+    return found

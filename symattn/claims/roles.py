@@ -1,0 +1,82 @@
+"""What a step or a node of a spec is for, read from its expression: a row of weights or
+probabilities, a LayerNorm's division by the standard deviation, attention's scaling.
+
+Mistakes are named by the role of the operation they change, and some printed forms mean
+something only in a role (a weight printed ``0`` claims exactly 0). The same roles are
+found for the engine's operations (``weights``, ``layer_norm`` …) and for the same math
+written out by hand (``exp(S) / sum(exp(S))``, ``(x - mean(x)) / sqrt(var(x) + eps)``).
+"""
+
+from __future__ import annotations
+
+from ..spec import expr as E
+
+PROBABILITY_CALLS = ("softmax", "weights", "probabilities")
+STATISTICS_CALLS = ("var", "mean", "sum")
+MAX_LOOKUP = 16                  # steps followed through names when reading a role
+
+
+def _calls(node, spec, depth: int = 0) -> set[str]:
+    """Names of the operations in ``node``, following step names a few levels."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, E.Call):
+            out.add(n.name)
+        if isinstance(n, E.Name) and depth < MAX_LOOKUP:
+            step = spec.step(n.id)
+            if step is not None:
+                out |= _calls(step.tree, spec, depth + 1)
+        if isinstance(n, E.BinOp) and n.op == "@" and _has_transpose(n.right):
+            out.add("@T")
+        stack.extend(E._children(n))
+    return out
+
+
+def _has_transpose(node) -> bool:
+    return isinstance(node, E.Transpose) or (isinstance(node, E.Call) and node.name == "transpose")
+
+
+def is_probability(spec, name: str, depth: int = 0) -> bool:
+    """Is step ``name`` a matrix of weights or probabilities (rows of a softmax)?"""
+    step = spec.step(name)
+    if step is None or depth > MAX_LOOKUP:
+        return False
+    t = step.tree
+    if isinstance(t, E.Name):
+        return is_probability(spec, t.id, depth + 1)
+    if isinstance(t, E.Call) and t.name in PROBABILITY_CALLS:
+        return not any(k == "axis" for k, _ in t.kwargs)
+    if isinstance(t, E.BinOp) and t.op == "/" and isinstance(t.right, E.Call) \
+            and t.right.name == "sum" and "exp" in _calls(t.left, spec):
+        return True                                   # exp(S) / sum(exp(S)), by hand
+    return False
+
+
+def sqrt_role(node: E.BinOp, spec) -> str:
+    """The role of ``left / sqrt(right)``: "norm" (a standard deviation), "scaling" (attention's
+    1/√d_k) or "other"."""
+    inside = _calls(node.right.args[0], spec)
+    if inside & set(STATISTICS_CALLS):
+        return "norm"
+    if "@T" in _calls(node.left, spec) or "scores" in _calls(node.left, spec):
+        return "scaling"
+    return "other"
+
+
+def sqrt_mistakes(node: E.BinOp, spec) -> list[tuple[str, object]]:
+    """The mistakes of a division by a square root, named by its role."""
+    arg = node.right.args[0]
+    role = sqrt_role(node, spec)
+    if role == "norm":
+        return [("division by the standard deviation missing (the normalisation)", node.left),
+                ("divided by the variance instead of the standard deviation",
+                 E.BinOp("/", node.left, arg))]
+    if role == "scaling":
+        return [("scaling 1/√d_k missing", node.left),
+                ("scaled by 1/d_k instead of 1/√d_k (1/√d_k applied twice)",
+                 E.BinOp("/", node.left, arg))]
+    text = E.unparse(arg)
+    return [(f"division by sqrt({text}) missing", node.left),
+            (f"divided by {text} instead of sqrt({text})", E.BinOp("/", node.left, arg))]
