@@ -28,6 +28,7 @@ from ..spec.latex_import import MATRIX_ENVS, cell_value, latex_name, read_matric
 from .source import Line
 
 MAX_MATRICES = 1000
+MAX_LIST_ENTRIES = 10_000     # a longer bracket list is not read as a matrix
 
 
 @dataclass(frozen=True)
@@ -65,35 +66,49 @@ def number(text: str):
 
 def parse_list(s: str, i: int):
     """The nested list of numbers starting with ``[`` at ``s[i]``: (list, end) or (None, end)
-    where ``end`` is where reading stopped (a list of non-numbers fails there)."""
+    where ``end`` is where reading stopped (a list of non-numbers, or of more than
+    MAX_LIST_ENTRIES numbers, fails there). Numbers are read once the list is complete."""
     stack: list[list] = []
-    n = len(s)
+    n, count = len(s), 0
     while i < n:
         i = _SPACE.match(s, i).end()
         if i >= n:
             break
         ch = s[i]
         if ch == "[":
+            if len(stack) == 2:                      # a matrix is a list of rows: no deeper
+                return None, i + 1
             stack.append([])
             i += 1
         elif ch == "]" and stack:
             done = stack.pop()
             i += 1
             if not stack:
-                return done, i
+                return _numbers(done), i
             stack[-1].append(done)
         elif ch == "," and stack:
             i += 1
         else:
             m = _NUM.match(s, i)
-            if not m or not stack:
+            if not m or not stack or len(m.group(0)) > 200:
                 return None, max(i, 1)
-            v = number(m.group(0))
-            if v is None:
+            count += 1
+            if count > MAX_LIST_ENTRIES:
                 return None, m.end()
-            stack[-1].append(v)
+            stack[-1].append(m.group(0))
             i = m.end()
     return None, i
+
+
+def _numbers(value):
+    """The nested list of number texts as (value, TOML text) pairs, or None."""
+    out = []
+    for x in value:
+        v = _numbers(x) if isinstance(x, list) else number(x)
+        if v is None:
+            return None
+        out.append(v)
+    return out
 
 
 def as_matrix(value) -> tuple | None:

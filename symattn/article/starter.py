@@ -47,6 +47,8 @@ def _inputs(found: list[Printed]) -> tuple[list[Printed], list[str]]:
         name = _unique(p.name or None, p.values, names, len(out) + 1)
         names[name] = p
         out.append(Printed(name, p.line, p.values, p.texts, p.rows, p.form))
+    if len(notes) > 20:
+        notes = notes[:20] + [f"# … and {len(notes) - 20} more repeats"]
     return out, notes
 
 
