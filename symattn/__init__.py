@@ -29,6 +29,9 @@ def __getattr__(name):
     if name in ("grad", "gradient", "Gradient"):
         from . import gradients
         return getattr(gradients, name)
+    if name == "plot":                      # matplotlib loads only when a picture is drawn
+        import importlib
+        return importlib.import_module(".plot", __name__)
     if name in SPEC_NAMES:
         from . import ops
         return getattr(ops, SPEC_NAMES[name])

@@ -16,6 +16,8 @@ COMMANDS = {
     "import": ("symattn.cli.import_latex", "read the matrices of a LaTeX fragment into spec inputs"),
     "prove": ("symattn.cli.prove", "derive the identities the articles state (proofs/)"),
     "grad": ("symattn.cli.grad", "exact gradient of a loss of a spec with respect to an input"),
+    "report": ("symattn.cli.report", "one self-contained HTML report: numbers marked, errors by cause, heatmaps"),
+    "sweep": ("symattn.cli.sweep", "the exact curve of entries of a step as one input moves"),
 }
 
 

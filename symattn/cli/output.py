@@ -33,7 +33,8 @@ def write_output(path: str, text: str, force: bool = False) -> None:
     except OSError as e:
         raise SpecError(f"cannot write: {e.strerror}", where=str(path)) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        binary = isinstance(text, bytes)                # a PNG picture (symattn sweep)
+        with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fchmod(f.fileno(), mode)

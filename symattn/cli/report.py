@@ -1,0 +1,30 @@
+"""`symattn report SPEC [--article FILE ...] -o report.html`: one self-contained HTML file."""
+
+from __future__ import annotations
+
+import sys
+
+
+def configure(p):
+    p.add_argument("paths", nargs="*", metavar="SPEC",
+                   help="spec files, folders or bundled example names (default: the bundled corpus)")
+    p.add_argument("--article", action="append", default=[], metavar="FILE",
+                   help="the article a spec's 'source' names: its text is shown with every "
+                        "checked number marked in place (repeat for several)")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
+    p.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    p.add_argument("--title", default=None, help="the page title")
+    p.add_argument("--no-diagnosis", action="store_true", help="skip the search for the mistake")
+
+
+def run(args) -> int:
+    from .check import spec_paths
+    from .latex import resolve_spec
+    from .output import write_output
+    from ..render.html import report_html
+    paths = spec_paths([resolve_spec(p) for p in args.paths])
+    text = report_html(paths, args.article, title=args.title, diagnose=not args.no_diagnosis)
+    write_output(args.output, text, args.force)
+    print(f"wrote {args.output} ({len(paths)} example{'s' if len(paths) != 1 else ''}, "
+          f"{len(text) // 1024} kB)", file=sys.stderr)
+    return 0

@@ -1,0 +1,94 @@
+"""The report's inline style and script (no file, font or request of any kind)."""
+
+CSS = """
+:root{--ok:#2e7d32;--ok-bg:#e8f5e9;--car:#8d6e00;--car-bg:#fff3c4;--con:#00695c;--con-bg:#e0f2f1;
+--bad:#c62828;--bad-bg:#ffebee;--un:#616161;--un-bg:#f2f2f2;--ink:#1b1b1b;--line:#ddd}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK JP",sans-serif;color:var(--ink);background:#fff}
+main{max-width:980px;margin:0 auto;padding:12px 16px 60vh}
+h1{font-size:1.5em;margin:.6em 0 .2em}h2{font-size:1.25em;margin:1.6em 0 .4em;border-bottom:1px solid var(--line)}
+h3{font-size:1.05em;margin:1.2em 0 .3em}h4{margin:.6em 0 .2em}
+a{color:#1456a0}
+.legend span{margin-right:.8em;white-space:nowrap}
+table{border-collapse:collapse}th,td{padding:2px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+.scroll{overflow-x:auto;max-width:100%}
+.num{font:inherit;color:inherit;border:0;border-bottom:2px solid;padding:0 2px;margin:0;border-radius:3px;cursor:pointer;background:none;line-height:inherit}
+.num:focus{outline:2px solid #1456a0;outline-offset:1px}
+.v-correct.num{border-color:var(--ok);background:var(--ok-bg)}
+.v-carried.num{border-color:var(--car);background:var(--car-bg)}
+.v-consistent.num{border-color:var(--con);background:var(--con-bg)}
+.v-wrong.num{border-color:var(--bad);background:var(--bad-bg);font-weight:600}
+.v-unmatched.num{border-bottom-style:dashed;border-color:var(--un);background:var(--un-bg)}
+td.v-wrong{color:var(--bad);font-weight:600}
+.article{font:13px/1.6 ui-monospace,SFMono-Regular,Menlo,Consolas,"Noto Sans Mono CJK JP",monospace;border:1px solid var(--line);border-radius:4px;overflow-x:auto}
+.article .l{display:flex;gap:10px;padding:0 6px;min-height:1.6em}
+.article .l:target,.article .l.hit{background:#fffde7}
+.article .ln{flex:0 0 3.2em;text-align:right;color:#888;user-select:none;text-decoration:none}
+.article .t{white-space:pre-wrap;word-break:break-word;flex:1}
+.loose{border-left:2px solid var(--un);padding-left:4px;margin-left:4px}
+.claims{list-style:none;padding-left:0}.claims li{padding:2px 0;border-bottom:1px dotted var(--line)}
+.claims .at{color:#555}.claims .ex{color:#555;font-variant-numeric:tabular-nums}
+ol.causes>li{margin-bottom:.6em}.cause{color:#555}.ex{color:#555;font-size:.9em;margin-right:.3em}
+del{color:var(--bad)}ins{color:var(--ok);text-decoration:none;font-weight:600}
+figure.heatmap{margin:1em 0;overflow-x:auto}figure.heatmap svg{max-width:100%;height:auto}
+figcaption{color:#555;font-size:.9em}
+#panel{position:fixed;top:0;right:0;width:min(460px,100%);height:100%;overflow:auto;background:#fff;
+border-left:1px solid #bbb;box-shadow:-4px 0 16px rgba(0,0,0,.15);padding:12px 14px 24px;z-index:10}
+#panel[hidden]{display:none}
+#panel .close{float:right;font-size:1.3em;border:0;background:none;cursor:pointer}
+.detail-head{padding:4px 8px;border-radius:4px;margin-bottom:6px}
+.detail-head.v-correct{background:var(--ok-bg)}.detail-head.v-carried{background:var(--car-bg)}
+.detail-head.v-consistent{background:var(--con-bg)}.detail-head.v-wrong{background:var(--bad-bg)}
+.detail-head.v-unmatched{background:var(--un-bg)}
+.values td{font-variant-numeric:tabular-nums;word-break:break-all}
+.math{overflow-x:auto;border-top:1px solid var(--line);margin-top:8px}
+.display{overflow-x:auto;padding:4px 0}
+math{font-size:1.05em}
+pre.tex{white-space:pre-wrap;font-size:12px}
+@media (max-width:700px){
+ main{padding:8px 10px 70vh}
+ #panel{top:auto;bottom:0;width:100%;height:60vh;border-left:0;border-top:1px solid #bbb;box-shadow:0 -4px 16px rgba(0,0,0,.15)}
+ .article .ln{flex-basis:2.4em}
+ table.counts th:nth-child(2),table.counts td:nth-child(2){display:none}
+}
+@media print{
+ #panel,.noprint{display:none!important}
+ main{max-width:none;padding:0}
+ .num{border-bottom-width:1px;background:none!important}
+ .v-wrong.num::after{content:" [wrong: " attr(title) "]";font-weight:400;font-size:.8em}
+ .v-carried.num::after{content:" [carried]";font-size:.8em}
+ .article{border:0;font-size:10px}
+ h2{break-after:avoid}figure,tr,li{break-inside:avoid}
+ a{color:inherit;text-decoration:none}
+}
+"""
+
+JS = """
+(function(){
+var panel=document.getElementById('panel'),body=document.getElementById('panel-body'),current=null;
+function fill(btn){
+ var t=document.getElementById(btn.getAttribute('data-detail'));
+ if(!t)return;
+ var c=t.content.cloneNode(true);
+ c.querySelectorAll('.math[data-math]').forEach(function(m){
+  var s=document.getElementById(m.getAttribute('data-math'));
+  if(s)m.appendChild(s.content.cloneNode(true));
+ });
+ body.replaceChildren(c);
+ panel.hidden=false;
+ if(current)current.setAttribute('aria-expanded','false');
+ current=btn;btn.setAttribute('aria-expanded','true');
+}
+document.addEventListener('click',function(e){
+ var b=e.target.closest('button.num');
+ if(b){fill(b);return;}
+ if(e.target.closest('#panel .close')){panel.hidden=true;if(current)current.focus();}
+});
+document.addEventListener('focusin',function(e){
+ var b=e.target.closest&&e.target.closest('button.num');
+ if(b&&b!==current)fill(b);
+});
+document.addEventListener('keydown',function(e){if(e.key==='Escape')panel.hidden=true;});
+})();
+"""
