@@ -40,6 +40,7 @@ from fractions import Fraction
 from .errors import (ShapeError, InputError, DomainError, CertificationError, LimitError,
                      SymattnError)
 from .tensor import Tensor, NEG_INF, describe
+from . import deadline as command_deadline
 
 __all__ = ["grad", "gradient", "Gradient", "substitute"]
 
@@ -700,6 +701,7 @@ class _Backprop:
                 continue
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise TimeoutError("reverse mode ran out of time")
+            command_deadline.check()
             g = adj.pop(key)
             if is_wrt(node):
                 for i, row in enumerate(g):

@@ -1,6 +1,9 @@
 """The `symattn` command: a dispatcher that imports a subcommand only when it runs.
 
-Every SymattnError becomes one line on stderr and exit code 2; nothing prints a traceback.
+Every subcommand runs under one deadline (``--timeout S``, default
+:data:`symattn.deadline.DEFAULT_SECONDS`; ``--timeout none``: no limit). Every
+SymattnError, the deadline, MemoryError and a failed write to stdout become one line on
+stderr (:func:`symattn.cli.output.say`) and exit code 2; nothing prints a traceback.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ def _build(only: str | None = None) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module, help_text) in COMMANDS.items():
         sp = sub.add_parser(name, help=help_text, description=help_text)
+        _add_timeout(sp)
         if name == only:
             mod = importlib.import_module(module)
             mod.configure(sp)
@@ -40,7 +44,16 @@ def _build(only: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
+def _add_timeout(sp) -> None:
+    from .. import deadline
+    sp.add_argument("--timeout", type=deadline.parse_seconds, default=deadline.DEFAULT_SECONDS,
+                    metavar="S", help="stop after S seconds with one line and exit code 2 "
+                    f"(default {deadline.DEFAULT_SECONDS:g}; none: no limit)")
+
+
 def main(argv: list[str] | None = None) -> int:
+    from .. import deadline
+    from .output import say
     argv = sys.argv[1:] if argv is None else argv
     command = next((a for a in argv if not a.startswith("-")), None)
     try:
@@ -49,19 +62,52 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "_run", None):
             parser.print_help()
             return 0 if not argv or "-h" in argv or "--help" in argv else 2
-        return int(args._run(args) or 0)
+        with deadline.limit(args.timeout, args.command):
+            code = int(args._run(args) or 0)
+            sys.stdout.flush()             # a full disk shows here, not at exit
+        return code
     except KeyboardInterrupt:
-        print("symattn: interrupted", file=sys.stderr)
+        say("interrupted")
         return 130
-    except BrokenPipeError:
-        return 0
+    except deadline.Exceeded as e:
+        say(str(e))
+        return 2
+    except BrokenPipeError:                # the reader went away: the conventional silence
+        _silence_stdout()
+        return 141
     except Exception as e:  # noqa: BLE001 - the one place errors become one line
-        from ..errors import SymattnError
-        if isinstance(e, SymattnError):
-            print(f"symattn: {e}", file=sys.stderr)
-            return 2
-        if isinstance(e, (RecursionError, MemoryError)):
-            print(f"symattn: input too large or too deeply nested ({type(e).__name__})", file=sys.stderr)
-            return 2
-        print(f"symattn: internal error, please report: {type(e).__name__}: {e}", file=sys.stderr)
-        return 3
+        return _one_line(e, deadline.place())
+
+
+def _one_line(e: Exception, where: str | None) -> int:
+    """The message and exit code for an error that ends the command."""
+    from ..errors import SymattnError
+    from .output import say
+    if isinstance(e, SymattnError):
+        say(str(e) if e.where or not where else f"{where}: {e}")
+        return 2
+    at = f"{where}: " if where else ""
+    if isinstance(e, (RecursionError, MemoryError)):
+        say(f"{at}input too large or too deeply nested ({type(e).__name__}); "
+            "split it, or run with more memory")
+        return 2
+    if isinstance(e, OSError) and e.errno is not None:      # stdout: full disk, I/O error
+        _silence_stdout()
+        if e.filename:
+            say(f"{e.filename}: cannot read or write: {e.strerror or e}")
+        else:
+            say(f"cannot write the output (stdout): {e.strerror or e}")
+        return 2
+    say(f"{at}internal error, please report: {type(e).__name__}: {e}")
+    return 3
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's last flush cannot fail again."""
+    import os
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import signal
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import LimitError, SpecError
+from .. import deadline
+from ..errors import SpecError
+from .output import progress
 
 
 def configure(p):
@@ -18,8 +18,9 @@ def configure(p):
     p.add_argument("--problems", action="store_true",
                    help="list only carried and wrong numbers (the summary counts all)")
     p.add_argument("--no-diagnosis", action="store_true", help="skip the search for the mistake")
-    p.add_argument("--timeout", type=float, default=None, metavar="S",
-                   help="give up after S seconds (exit 2)")
+    p.add_argument("--article", action="append", metavar="FILE",
+                   help="find the printed numbers in this article (Markdown, LaTeX, notebook, "
+                        "HTML, text) and check them too; repeat for several articles")
 
 
 def bundled() -> list[Path]:
@@ -48,58 +49,64 @@ def spec_paths(paths: list[str]) -> list[Path]:
     return out
 
 
-@contextmanager
-def time_limit(seconds: float | None):
-    if seconds is None:
-        yield
-        return
-    import math
-    if not math.isfinite(seconds) or not 0 < seconds <= 1e6:
-        raise LimitError(f"--timeout {seconds:g}: give a number of seconds from 0 to 1000000")
-
-    def on_alarm(signum, frame):
-        raise LimitError(f"check took longer than {seconds:g} s (--timeout)",
-                         hint="raise --timeout or check fewer specs")
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def run(args) -> int:
-    from ..spec.load import load
-    from ..claims.check import check_spec, Summary
+    from ..claims.check import Summary
     from ..render.report import format_report
-    paths = spec_paths(args.paths)
-    records, summary, per_example = [], Summary(), {}
-    progress = sys.stderr.isatty() and not args.json
-    seen_ids: dict = {}
-    with time_limit(args.timeout):
-        for k, path in enumerate(paths):
-            if progress:
-                print(f"\rchecking {k + 1}/{len(paths)} {path.name[:40]:<40}", end="", file=sys.stderr)
-            spec = load(str(path))
-            if spec.id in seen_ids:
-                raise SpecError(f"example id '{spec.id}' is also used by {seen_ids[spec.id]}",
-                                where=str(path))
-            seen_ids[spec.id] = str(path)
-            rs = check_spec(spec, diagnose=not args.no_diagnosis)
-            summary.examples += 1
-            mine = Summary(examples=1)
-            for r in rs:
-                summary.add(r)
-                mine.add(r)
-            per_example[spec.id] = mine
-            records += rs
-    if progress:
-        print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
+    specs = load_specs(spec_paths(args.paths), show=not args.json)
+    records, unmatched = check_all(specs, args.article, diagnose=not args.no_diagnosis)
+    summary, per_example = Summary(examples=len(specs)), {s.id: Summary(examples=1) for s in specs}
+    for r in records:
+        summary.add(r)
+        per_example[r.example].add(r)
     if args.json:
         out = {"summary": summary.to_json(), "claims": [r.to_json() for r in records]}
+        if args.article:
+            out["unmatched"] = [u.to_json() for u in unmatched]
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
     else:
         sys.stdout.write(format_report(records, summary, only_problems=args.problems,
                                        per_example=per_example))
+        if unmatched:
+            sys.stdout.write(format_unmatched(unmatched))
     return 1 if summary.wrong else 0
+
+
+def load_specs(paths: list[Path], show: bool = False) -> list:
+    """The specs of ``paths``, each example id once."""
+    from ..spec.load import load
+    specs, seen_ids = [], {}
+    for k, path in enumerate(paths):
+        deadline.check(f"{path}:1")
+        if show:
+            progress(f"reading {k + 1}/{len(paths)} {path.name[:40]}")
+        spec = load(str(path))
+        if spec.id in seen_ids:
+            raise SpecError(f"example id '{spec.id}' is also used by {seen_ids[spec.id]}",
+                            where=str(path))
+        seen_ids[spec.id] = str(path)
+        specs.append(spec)
+    if show:
+        progress("")
+    return specs
+
+
+def check_all(specs: list, articles: list | None, diagnose: bool = True):
+    """Records of every spec, and with ``articles`` the numbers found there (and those left
+    unmatched)."""
+    from ..claims.check import check_spec
+    if not articles:
+        return [r for spec in specs for r in check_spec(spec, diagnose=diagnose)], []
+    from ..article.check import check_articles, read
+    result = check_articles(specs, read(articles), diagnose=diagnose)
+    return result.records, result.unmatched
+
+
+def format_unmatched(unmatched: list) -> str:
+    from ..numbers import shown
+    lines = [f"\n{len(unmatched)} printed number{'s' if len(unmatched) != 1 else ''} not matched "
+             f"to any entry (no verdict):"]
+    for u in unmatched:
+        near = u.nearest
+        hint = f"   nearest: {shown(near['step'], 60)} {shown(near['at'], 60)} = {near['exact']}" if near else ""
+        lines.append(f"  ? line {u.line:<5} col {u.column:<4} {shown(u.text, 60)}{hint}")
+    return "\n".join(lines) + "\n"

@@ -1,16 +1,53 @@
-"""Writing output files safely: never over an existing file without ``force``, and
-atomically (a temporary file in the same folder renamed into place), so a crash leaves
-the old file or none, never half a file."""
+"""What the command writes: messages (:func:`say`, the one function that writes a message
+to stderr) and output files, never over an existing file without ``force``, and atomically
+(a temporary file in the same folder renamed into place), so a crash leaves the old file
+or none, never half a file."""
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
+import sys
 import tempfile
 from pathlib import Path
 
 from ..errors import SpecError
+
+MAX_MESSAGE = 400          # characters of one message line (quoted text inside: 60 each)
+_QUOTED = re.compile(r"'([^']{61,})'")
+
+
+def one_line(text: str) -> str:
+    r"""``text`` as one safe line: every character that is not printable escaped (C0 and C1
+    controls, U+2028/2029, the bidirectional marks U+202A–202E and U+2066–2069, ...),
+    quoted text cut to 60 characters, the whole to :data:`MAX_MESSAGE`.
+
+    >>> print(one_line("a\u202eb\nc\x1b[2J"), one_line("'" + "x" * 70 + "'")[-5:])
+    a\u202eb\nc\x1b[2J xxx…'
+
+    """
+    from ..numbers import shown
+    text = _QUOTED.sub(lambda m: "'" + m.group(1)[:60] + "…'", str(text))
+    return shown(text, MAX_MESSAGE)
+
+
+def say(text: str, prefix: str = "symattn: ") -> None:
+    """Write one message line to stderr (the one place messages are written)."""
+    try:
+        sys.stderr.write(prefix + one_line(text) + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):        # stderr closed or full: nothing else can be said
+        pass
+
+
+def progress(text: str) -> None:
+    """A progress line on a terminal's stderr, rewritten in place (nothing when piped)."""
+    if sys.stderr.isatty():
+        sys.stderr.write("\r" + one_line(text)[:70].ljust(70) + "\r" if text else "\r" + " " * 70 + "\r")
+        sys.stderr.flush()
+
 
 # link() is how a file is put in place only if the name is free; a few file systems
 # (FAT, some network mounts) do not have it.

@@ -12,6 +12,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable
 
+from .. import deadline
 from ..errors import MaskError, DomainError, ShapeError
 from ..tensor import Tensor, NEG_INF
 
@@ -27,6 +28,7 @@ def run(ctx, root: Tensor, memo: dict | None = None):
     # every node whose id becomes a memo key stays alive as long as the memo, even when a
     # later node raises: otherwise a reused id would find a stale value
     keep = memo.setdefault("_keep", [])
+    fuse = getattr(ctx, "fuse", None)
     stack = [(root, False)]
     while stack:
         node, ready = stack.pop()
@@ -34,9 +36,16 @@ def run(ctx, root: Tensor, memo: dict | None = None):
         if key in memo:
             continue
         if ready or not node.args:
+            deadline.check()
             memo[key] = ctx.apply(node, [memo[id(a)] for a in node.args])
             keep.append(node)
             continue
+        if fuse is not None:         # attention row by row (ball context, large weights)
+            v = fuse(node, memo)
+            if v is not None:
+                memo[key] = v
+                keep.append(node)
+                continue
         stack.append((node, True))
         for a in node.args:
             if id(a) not in memo:
