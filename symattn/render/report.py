@@ -7,7 +7,7 @@ import unicodedata
 
 from ..claims.check import Record, Summary
 
-MARKS = {"correct": "✓", "carried": "≈", "wrong": "✗"}
+MARKS = {"correct": "✓", "carried": "≈", "consistent": "~", "wrong": "✗"}
 
 
 def _pad(text: str, width: int) -> str:
@@ -26,8 +26,7 @@ def format_report(records: list[Record], summary: Summary, *, only_problems: boo
         if r.example != current_example:
             current_example, current_step = r.example, None
             counts = per_example.get(r.example) if per_example else None
-            tail = f"  ({_n(counts.claims, 'printed number')}: {counts.correct} correct, " \
-                   f"{counts.carried} carried, {counts.wrong} wrong)" if counts else ""
+            tail = f"  ({_n(counts.claims, 'printed number')}: {_counts(counts)})" if counts else ""
             lines.append("")
             lines.append(f"{r.example}  [{r.source}]{tail}")
         if r.step != current_step:
@@ -41,10 +40,14 @@ def format_report(records: list[Record], summary: Summary, *, only_problems: boo
             text += " (exact tie)"
         if r.verdict == "carried" and r.carried_from:
             text += ": from " + "; ".join(r.carried_from)
+        if r.verdict == "consistent":
+            text += " (with the rounded inputs inside their rounding intervals)"
         if r.verdict == "wrong":
             text += f" (expected {r.expected})"
             text += ": " + ("; ".join(r.diagnosis) if r.diagnosis else "no known mistake reproduces it")
         lines.append(text)
+        if r.root is None and r.verdict == "wrong":
+            lines += _followers(records, r, only_problems)
     lines.append("")
     lines.append(summary_line(summary))
     return "\n".join(lines).lstrip("\n") + "\n"
@@ -54,6 +57,23 @@ def _n(k: int, noun: str) -> str:
     return f"{k} {noun}" + ("" if k == 1 else "s")
 
 
+def _followers(records: list[Record], root: Record, only_problems: bool) -> list[str]:
+    """Under a wrong number: the numbers of other steps that follow from it (one line each)."""
+    out = []
+    for r in records:
+        if r.root and r.example == root.example and r.root.get("line") == root.line \
+                and r.root.get("step") == root.step and r.root.get("at") == root.at:
+            out.append(f"        ↳ line {r.line:<5} {r.step} [{', '.join(r.at)}] printed {r.printed} "
+                       f"(expected {r.expected}) follows from it")
+    return out
+
+
+def _counts(s: Summary) -> str:
+    text = f"{s.correct} correct, {s.carried} carried, "
+    if s.consistent:
+        text += f"{s.consistent} consistent, "
+    return text + f"{s.wrong} wrong"
+
+
 def summary_line(s: Summary) -> str:
-    return (f"{_n(s.examples, 'example')}, {_n(s.claims, 'printed number')}: {s.correct} correct, "
-            f"{s.carried} carried, {s.wrong} wrong")
+    return f"{_n(s.examples, 'example')}, {_n(s.claims, 'printed number')}: {_counts(s)}"

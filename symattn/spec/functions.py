@@ -86,8 +86,13 @@ def _target(v):
 
 
 def _argmax(x):
+    """The index of the largest entry of each row: a number for one row, a column for several."""
     from ..evaluation.decide import argmax
-    return Fraction(argmax(P.as_tensor(x)))
+    from ..evaluation.evaluator import Evaluator
+    t, ev = P.as_tensor(x), Evaluator()
+    if t.shape[0] == 1:
+        return Fraction(argmax(t, ev))
+    return P.const([[Fraction(argmax(t, ev, row=i))] for i in range(t.shape[0])], t.rows)
 
 
 FUNCTIONS = {

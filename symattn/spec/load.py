@@ -73,6 +73,7 @@ class Spec:
     tokens: tuple | None
     inputs: dict = field(default_factory=dict)        # name -> Tensor
     input_lines: dict = field(default_factory=dict)   # name -> spec line
+    rounded: dict = field(default_factory=dict)       # name -> decimals of each entry (a printout)
     steps: list = field(default_factory=list)         # [Step]
     claims: list = field(default_factory=list)        # [Claim]
     tensors: dict = field(default_factory=dict)       # name -> Tensor (inputs and steps)
@@ -362,9 +363,12 @@ def _load_inputs(spec: Spec, inputs, text: str, top: _Where):
                             hint="use letters, digits and _, not starting with a digit")
         if name in FUNCTIONS:
             raise SpecError(f"'{name}' is the name of an operation", where=where)
-        rows = cols = None
+        rows = cols = printout = None
         if isinstance(v, dict):
-            _check_keys(v, {"value", "rows", "cols", "line", "symbol", "note"}, where, f"input {name}")
+            _check_keys(v, {"value", "rows", "cols", "line", "symbol", "note", "rounded", "decimals"},
+                        where, f"input {name}")
+            from ..claims.consistent import printout_of
+            printout = printout_of(v, where)
             if "symbol" in v:
                 import sympy
                 s = v["symbol"]
@@ -387,6 +391,9 @@ def _load_inputs(spec: Spec, inputs, text: str, top: _Where):
             raise e.located(where) from None
         spec.inputs[name] = spec.tensors[name] = t
         spec.input_lines[name] = line
+        if printout is not None:
+            from ..claims.consistent import entry_decimals
+            spec.rounded[name] = entry_decimals(v, entries, printout)
 
 
 def _load_steps(spec: Spec, steps, text: str, top: _Where):
