@@ -21,15 +21,8 @@ def read_source(path: str) -> tuple[str, str]:
         data = sys.stdin.buffer.read(MAX_BYTES + 1)
         name = "<stdin>"
     else:
-        try:
-            with open(path, "rb") as f:
-                data = f.read(MAX_BYTES + 1)
-        except FileNotFoundError:
-            raise SpecError("no such file", where=path) from None
-        except IsADirectoryError:
-            raise SpecError("is a folder, not a file", where=path) from None
-        except OSError as e:
-            raise SpecError(f"cannot read: {e.strerror}", where=path) from None
+        from ..spec.load import read_regular
+        data = read_regular(path, MAX_BYTES, "a LaTeX fragment")
         name = path
     if len(data) > MAX_BYTES:
         raise LimitError(f"more than {MAX_BYTES} bytes", where=f"{name}:1",

@@ -90,17 +90,42 @@ class Spec:
 
 
 def read_text(path: str) -> str:
-    p = Path(path)
+    return decode(read_regular(path, MAX_FILE_BYTES, "a spec file"), path)
+
+
+def read_regular(path: str, limit: int, what: str = "a file") -> bytes:
+    """At most ``limit`` + 1 bytes of the regular file ``path``; a FIFO, a socket or a
+    device is refused in one line before anything is read, so no read can block or stream
+    forever (the file is opened without blocking, then checked with fstat)."""
+    import os
+    import stat
     try:
-        with p.open("rb") as f:
-            data = f.read(MAX_FILE_BYTES + 1)        # never more: /dev/zero is a file too
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
         raise SpecError("no such file", where=path) from None
     except IsADirectoryError:
-        raise SpecError("is a folder, not a spec file", where=path) from None
+        raise SpecError(f"is a folder, not {what}", where=path) from None
     except OSError as e:
         raise SpecError(f"cannot read: {e.strerror}", where=path) from None
-    return decode(data, path)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise SpecError(f"is a folder, not {what}", where=path)
+        if not stat.S_ISREG(mode):
+            raise SpecError("is not a regular file (a pipe, a socket or a device)", where=path,
+                            hint="save it to a file first")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    except OSError as e:
+        raise SpecError(f"cannot read: {e.strerror}", where=path) from None
+    finally:
+        os.close(fd)
 
 
 def decode(data: bytes, path: str) -> str:
