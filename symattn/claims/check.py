@@ -209,6 +209,8 @@ class Checker:
                      e.number.text, "", "", "", spec=spec.path, spec_line=c.spec_line)
         if c.columns:                      # found in the article: where this entry stands
             rec.column, rec.found = c.columns[e.siblings.index(e)], c.found
+        if c.columns:                      # found in the article: where this entry stands
+            rec.column, rec.found = c.columns[e.siblings.index(e)], c.found
         try:
             if e.number.value is NEG_INF:
                 return self._neg_inf(rec, t, e)

@@ -71,6 +71,7 @@ class Spec:
     source: str
     rounding: str
     tokens: tuple | None
+    lines: tuple | None = None                        # ((first, last), …) of the article
     inputs: dict = field(default_factory=dict)        # name -> Tensor
     input_lines: dict = field(default_factory=dict)   # name -> spec line
     rounded: dict = field(default_factory=dict)       # name -> decimals of each entry (a printout)
@@ -302,7 +303,7 @@ def load(path: str, text: str | None = None) -> Spec:
         raise SpecError("missing [example] table", where=top.of("example"),
                         hint="see docs/spec-format.md or run `symattn new`")
     wex = top.of("example")
-    _check_keys(ex, {"id", "title", "source", "rounding", "tokens", "note"}, wex, "[example]")
+    _check_keys(ex, {"id", "title", "source", "rounding", "tokens", "note", "lines"}, wex, "[example]")
     if not isinstance(ex.get("id"), str) or not ex["id"]:
         raise SpecError("[example] needs an id (text)", where=wex)
     rounding = ex.get("rounding", "half-up")
@@ -318,6 +319,7 @@ def load(path: str, text: str | None = None) -> Spec:
                 _text(ex.get("title", ""), wex, "the title", multiline=True),
                 _text(ex.get("source", ""), wex, "the source"), rounding, tokens)
     _text(ex.get("note", ""), wex, "the note", multiline=True)
+    spec.lines = _line_ranges(ex.get("lines"), wex)
     _load_inputs(spec, data.get("inputs", {}), text, top)
     _load_steps(spec, data.get("steps", []), text, top)
     _load_claims(spec, data.get("claims", []), text, top)
@@ -419,6 +421,19 @@ def _load_inputs(spec: Spec, inputs, text: str, top: _Where):
         if printout is not None:
             from ..claims.consistent import entry_decimals
             spec.rounded[name] = entry_decimals(v, entries, printout)
+
+
+def _line_ranges(v, where: str) -> tuple | None:
+    """``lines = [first, last]`` or ``[[first, last], …]``: the article lines of an example."""
+    if v is None:
+        return None
+    pairs = [v] if isinstance(v, list) and len(v) == 2 and all(type(x) is int for x in v) else v
+    if not isinstance(pairs, list) or not pairs or not all(
+            isinstance(p, list) and len(p) == 2 and all(type(x) is int and x >= 1 for x in p)
+            and p[0] <= p[1] for p in pairs):
+        raise SpecError("lines must be [first, last] (article lines, first ≤ last) or a list of them",
+                        where=where, hint="e.g. lines = [43, 218]")
+    return tuple((a, b) for a, b in pairs)
 
 
 def _load_steps(spec: Spec, steps, text: str, top: _Where):

@@ -1,0 +1,192 @@
+"""The assignment itself: groups aligned with rows, columns and blocks of a step; lone
+numbers by value, then by the words around them; the rest carried or unmatched."""
+
+from __future__ import annotations
+
+from .groups import Group
+from .match import Matcher, Cell, Found, Unmatched
+from .tokens import Number
+from ..spec.load import Claim
+
+MAX_SEEDS = 6                     # numbers of a group used to propose alignments
+
+
+def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
+    got: dict[int, Cell] = {}                 # id(Number) -> cell
+    restated: dict[str, Cell] = {}            # printed text -> cell it was assigned to
+    pending: list[Number] = []
+    found = Found()
+    numbers = {}
+    for g in groups:
+        for n in g.numbers:
+            numbers[id(n)] = n
+        if len(g.numbers) >= 2:
+            cells = _align(m, g, lines)
+            if cells is not None:
+                _take(m, g, cells, got, restated, found)
+                continue
+        for n in g.numbers:
+            _single(m, n, g.role if len(g.numbers) == 1 else "text", lines, got, restated,
+                    pending, found)
+    _tentative(m, pending, got, found)
+    found.claims = _claims(m, got, numbers, found.tentative)
+    return found
+
+
+# -- groups ------------------------------------------------------------------------
+def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
+    """The best placement of the group's rows in one tensor, or None."""
+    places = {}
+    for k, row in enumerate(g.rows):
+        for p, n in enumerate(row):
+            if n is None or len(places) > 64:
+                continue
+            for c in m.correct(n)[:16]:
+                places[(c.name, c.i - k, c.j - p, "rows")] = None
+                if len(g.rows) == 1:
+                    places[(c.name, c.i - p, c.j, "col")] = None
+            if sum(x is not None for r in g.rows[:k + 1] for x in r) >= MAX_SEEDS:
+                break
+    best, best_key = None, None
+    for place in places:
+        cells = _cells(m, g, place)
+        if cells is None:
+            continue
+        misses = [(c, n) for c, n in cells.values() if not m.rounds_to(n, c)]
+        ok = len(cells) - len(misses)
+        if misses and (3 * len(misses) > len(cells) or ok < 2 or
+                       not all(m.near_miss(n, c) for c, n in misses)):
+            continue
+        first = g.numbers[0]
+        ctx = m.context_score(first, cells[id(first)][0], lines[first.line].text)
+        is_step = place[0] not in m.spec.inputs    # a step equal to an input: the step
+        key = (ok, ctx, is_step, m.line_score(first, place[0]), -m.order[place[0]])
+        if best_key is None or key > best_key:
+            best, best_key = cells, key
+    return best
+
+
+def _cells(m: Matcher, g: Group, place) -> dict | None:
+    name, i0, j0, how = place
+    rows = m.approx[name]
+    if rows is None:
+        return None
+    out = {}
+    for k, row in enumerate(g.rows):
+        for p, n in enumerate(row):
+            if n is None:
+                continue
+            i, j = (i0 + k, j0 + p) if how == "rows" else (i0 + p, j0)
+            if not (0 <= i < len(rows) and 0 <= j < len(rows[0])):
+                return None
+            out[id(n)] = (Cell(name, i, j), n)
+    return out
+
+
+def _take(m, g, cells, got, restated, found):
+    for c, n in cells.values():
+        if c.name in m.spec.inputs:
+            found.inputs.append(n)
+            continue
+        got[id(n)] = c
+        restated.setdefault(n.printed, c)
+
+
+# -- lone numbers ----------------------------------------------------------------------
+def _single(m, n, role, lines, got, restated, pending, found):
+    text = lines[n.line].text
+    cands = m.correct(n)
+    if not cands:
+        c = restated.get(n.printed) if _significant(n) >= 3 else None
+        if c is not None:
+            got[id(n)] = c
+        elif _looks_like_claim(n, role):
+            pending.append(n)
+        return
+    prefer_input = role in ("operand", "text")
+
+    def key(c):
+        is_input = c.name in m.spec.inputs
+        return (m.context_score(n, c, text), is_input == prefer_input,
+                m.line_score(n, c.name), -m.order[c.name])
+    best = max(cands, key=key)
+    if best.name in m.spec.inputs:
+        found.inputs.append(n)
+        return
+    if n.integer and role == "text" and m.context_score(n, best, text) == 0:
+        return                                       # "3 tokens", "1番目": not a claim
+    got[id(n)] = best
+    restated.setdefault(n.printed, best)
+
+
+def _significant(n: Number) -> int:
+    return len(n.printed.split("e")[0].strip("-%").replace(".", "").lstrip("0"))
+
+
+def _looks_like_claim(n: Number, role: str) -> bool:
+    return not n.integer or role == "result"
+
+
+def _tentative(m: Matcher, pending: list, got: dict, found: Found):
+    """Numbers no entry rounds to: a tentative claim on the nearest entry of a step, kept
+    only if the checker finds it carried (decided in :mod:`symattn.article.check`)."""
+    for n in pending:
+        near = [c for c in m.candidates(n, 40.0) if c.name not in m.spec.inputs and m.near(n, c)]
+        if not near:
+            found.unmatched.append(unmatched(m, n))
+            continue
+        v = m.value(n)
+        best = min(near, key=lambda c: (abs(m.approx[c.name][c.i][c.j] - v), -m.line_score(n, c.name)))
+        got[id(n)] = best
+        found.tentative.add((n.line, n.column))
+        found.pending[(n.line, n.column)] = n
+
+
+def unmatched(m: Matcher, n: Number) -> Unmatched:
+    near = [c for c in m.candidates(n, 1e6) if c.name not in m.spec.inputs] or \
+        [c for c in m.candidates(n, 1e6)]
+    nearest = None
+    if near:
+        v = m.value(n)
+        c = min(near, key=lambda c: abs(m.approx[c.name][c.i][c.j] - v))
+        t = m.spec.tensors[c.name]
+        r = m.ev.rounded(t, c.i, c.j, digits=12, mode="half-even")
+        nearest = {"step": c.name, "at": [t.row_label(c.i), t.col_label(c.j)],
+                   "exact": str(r) if r is not None else "-inf"}
+    return Unmatched(n.line, n.column, n.text, nearest)
+
+
+# -- claims ------------------------------------------------------------------------
+def _claims(m: Matcher, got: dict, numbers: dict, tentative=frozenset()) -> list[Claim]:
+    """One claim per printed number found (a whole printed row as one claim)."""
+    rows: dict = {}
+    for key, c in got.items():
+        n = numbers.get(key)
+        if n is not None:
+            rows.setdefault((n.line, c.name, c.i), []).append((n, c))
+    out = []
+    for (line, name, i), items in sorted(rows.items(), key=lambda kv: (kv[0][0], kv[1][0][0].start)):
+        items.sort(key=lambda nc: nc[0].start)
+        t = m.spec.tensors[name]
+        whole = [c.j for _, c in items] == list(range(t.shape[1])) and len(items) > 1 and \
+            not any((n.line, n.column) in tentative for n, _ in items)
+        if whole:
+            printed = "[" + ", ".join(n.printed for n, _ in items) + "]"
+            out.append(_claim(len(out), name, _key(t.rows, i), printed, line,
+                              tuple(n.column for n, _ in items)))
+            continue
+        for n, c in items:
+            out.append(_claim(len(out), name, [_key(t.rows, c.i), _key(t.cols, c.j)], n.printed,
+                              line, (n.column,)))
+    return out
+
+
+def _key(labels, i):
+    """How a claim names row or column ``i``: its label, or its index where labels repeat."""
+    if labels and labels.count(labels[i]) == 1:
+        return labels[i]
+    return i
+
+
+def _claim(k, name, at, printed, line, columns) -> Claim:
+    return Claim(10_000_000 + k, name, at, printed, line, 0, columns=columns, found=True)

@@ -1,0 +1,145 @@
+"""Checking an article: the claims found in it, checked exactly as hand-written ones are.
+
+A found number no entry rounds to is tried as a claim on its nearest entry and kept only
+if the checker calls it carried; otherwise it is unmatched (never wrong: a number the
+matcher is unsure of gets no verdict). Hand-written claims stand beside found ones, one
+record per printed number; a hand-written claim whose line does not print its number is
+an error.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .assign import unmatched
+from .match import Matcher, find_claims
+from .source import Line
+from .tokens import numbers_in
+from ..claims.check import check_spec
+from ..claims.printed import parse_printed
+from ..errors import SpecError, SymattnError
+from ..spec.load import Spec
+
+KEPT = ("correct", "carried", "consistent")
+
+
+@dataclass
+class ArticleResult:
+    records: list = field(default_factory=list)          # claims.check.Record
+    unmatched: list = field(default_factory=list)        # match.Unmatched
+    lines: dict = field(default_factory=dict)            # article path -> [Line]
+
+
+def read(paths: list[str]) -> dict[str, list[Line]]:
+    from .read import read_article
+    return {str(p): read_article(str(p)) for p in paths}
+
+
+def article_for(spec: Spec, articles: dict) -> str | None:
+    """The article a spec's example comes from: the one named by ``source``, or the only one."""
+    for path in articles:
+        if spec.source and Path(path).name == Path(spec.source).name:
+            return path
+    return next(iter(articles)) if len(articles) == 1 else None
+
+
+def check_article(spec: Spec, paths: list[str], diagnose: bool = True) -> ArticleResult:
+    """Every number of the spec's article checked: found claims and hand-written ones."""
+    return check_articles([spec], read(paths), diagnose)
+
+
+def check_articles(specs: list[Spec], articles: dict, diagnose: bool = True) -> ArticleResult:
+    """Specs and the articles they come from (path -> lines, as :func:`read` gives)."""
+    out = ArticleResult(lines=articles)
+    found = {}
+    for spec in specs:
+        path = article_for(spec, articles)
+        if path is not None:
+            _hand_claims_printed(spec, path, articles[path])
+            found[spec.id] = find_claims(spec, articles[path])
+    _one_example_per_number(specs, found)
+    claimed = {(s.source, c.line, col) for s in specs if s.id in found
+               for c in found[s.id].claims for col in c.columns}
+    for spec in specs:
+        f = found.get(spec.id)
+        if f:
+            f.unmatched = [u for u in f.unmatched if (spec.source, u.line, u.column) not in claimed]
+        records, lost = _check(spec, f, diagnose) if f else (check_spec(spec, diagnose), [])
+        out.records += records
+        if f:
+            out.unmatched += sorted(f.unmatched + lost, key=lambda u: (u.line, u.column))
+    return out
+
+
+def _check(spec: Spec, f, diagnose: bool):
+    hand = spec.claims
+    claims = _not_hand_written(hand, f.claims)
+    lost = []
+    try:
+        if f.tentative:
+            spec.claims = hand + claims
+            first = check_spec(spec, diagnose=False)
+            bad = {(r.line, r.column) for r in first
+                   if r.found and (r.line, r.column) in f.tentative and r.verdict not in KEPT}
+            claims = [c for c in claims if (c.line, c.columns[0]) not in bad]
+            m = Matcher(spec)
+            lost = [unmatched(m, f.pending[k]) for k in sorted(bad)]
+        spec.claims = hand + claims
+        return check_spec(spec, diagnose), lost
+    finally:
+        spec.claims = hand
+
+
+def _not_hand_written(hand: list, found: list) -> list:
+    """Found claims less the printed numbers a hand-written claim already names."""
+    named = Counter()
+    for c in hand:
+        for e in parse_printed(c.printed).entries:
+            named[(c.line, e.value)] += 1
+    out = []
+    for c in found:
+        entries = parse_printed(c.printed).entries
+        if all(named[(c.line, e.value)] > 0 for e in entries):
+            for e in entries:
+                named[(c.line, e.value)] -= 1
+            continue
+        out.append(c)
+    return out
+
+
+def _hand_claims_printed(spec: Spec, path: str, lines: list[Line]):
+    by_line = {ln.number: ln for ln in lines}
+    for c in spec.claims:
+        ln = by_line.get(c.line)
+        printed = Counter(n.value for n in numbers_in(ln)) if ln else Counter()
+        try:
+            want = Counter(e.value for e in parse_printed(c.printed).entries)
+        except SymattnError:
+            continue                            # the checker names the bad printed text
+        if ln is None or any(printed[v] < k for v, k in want.items()):
+            raise SpecError(f"the claim says line {c.line} of {Path(path).name} prints "
+                            f"{c.printed[:60]!r}, but that line does not",
+                            where=spec.where(c.spec_line),
+                            hint="correct the claim's line or printed text")
+
+
+def _one_example_per_number(specs: list[Spec], found: dict):
+    """A number in the lines of several examples belongs to the one with the narrowest range."""
+    owner: dict = {}
+    for spec in specs:
+        f = found.get(spec.id)
+        if f is None:
+            continue
+        width = sum(b - a for a, b in spec.lines) if spec.lines else 10 ** 9
+        for c in f.claims:
+            for col in c.columns:
+                key = (spec.source, c.line, col)
+                if key not in owner or width < owner[key][0]:
+                    owner[key] = (width, spec.id)
+    for spec in specs:
+        f = found.get(spec.id)
+        if f is not None:
+            f.claims = [c for c in f.claims
+                        if all(owner[(spec.source, c.line, col)][1] == spec.id for col in c.columns)]
