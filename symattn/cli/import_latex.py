@@ -36,9 +36,12 @@ def read_source(path: str) -> tuple[str, str]:
 
 
 def run(args) -> int:
-    from ..spec.latex_import import import_latex
+    from ..spec.latex_import import import_report
+    from .output import say
     text, name = read_source(args.source)
-    snippet = import_latex(text, name)
+    snippet, skipped = import_report(text, name)
+    for line, matrix, why in skipped:          # the others are kept; say which were not
+        say(f"{name}:{line}: skipped {matrix}, not all numbers ({why})")
     if args.output:
         from .output import write_output
         write_output(args.output, snippet, args.force)

@@ -107,9 +107,15 @@ class LatexDocument:
 
 
 def render_spec(spec, config: LatexConfig | None = None) -> LatexDocument:
-    """Render a loaded :class:`~symattn.spec.load.Spec` (see :func:`symattn.render.latex.latex`)."""
+    """Render a loaded :class:`~symattn.spec.load.Spec` (see :func:`symattn.render.latex.latex`);
+    names with a ``latex`` key are typeset as the spec says."""
+    from .latex_values import spec_names
+    with spec_names(getattr(spec, "latex", {})):
+        return _render(spec, config or LatexConfig())
+
+
+def _render(spec, config: LatexConfig) -> LatexDocument:
     from ..errors import SpecError
-    config = config or LatexConfig()
     r = SpecRenderer(spec, config)
     names = [s.name for s in spec.steps]
     if config.steps is not None:

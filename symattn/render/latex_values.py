@@ -16,6 +16,8 @@ Token labels become ``\\text{...}`` with LaTeX's special characters escaped, so 
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -85,10 +87,58 @@ class Sym:
         return self.latex()
 
 
+# -- a spec's own LaTeX for a name (``latex = "\\sigma^2"``) ----------------------------
+
+SYMBOL_COMMANDS = set(GREEK) | {
+    "varepsilon", "vartheta", "varphi", "varrho", "varsigma", "ell", "mathbf", "mathrm",
+    "mathit", "mathsf", "mathcal", "boldsymbol", "hat", "bar", "tilde", "vec", "dot", "ddot",
+    "top", "prime", "operatorname", "text", "cdot", "star", "ast", "infty", "partial"}
+MAX_SYMBOL_LATEX = 100
+_SYMBOL_TOKEN = re.compile(r"\\([A-Za-z]+)|([A-Za-z0-9 _^{}',()+\-*/.|])")
+
+_NAMES: ContextVar[dict] = ContextVar("symattn_latex_names", default={})
+
+
+def check_symbol_latex(text: str) -> str | None:
+    """What is wrong with ``text`` as the LaTeX of a name, or None: ASCII letters, digits,
+    ``_ ^ { } ' , ( ) + - * / . |``, spaces and commands of SYMBOL_COMMANDS, braces balanced.
+    Nothing else reaches a document, so a spec cannot make LaTeX read files or run commands."""
+    if not text.strip():
+        return "it is empty"
+    if len(text) > MAX_SYMBOL_LATEX:
+        return f"longer than {MAX_SYMBOL_LATEX} characters"
+    depth, pos = 0, 0
+    while pos < len(text):
+        m = _SYMBOL_TOKEN.match(text, pos)
+        if not m:
+            return f"{text[pos]!r} at column {pos + 1} is not allowed"
+        if m.group(1) and m.group(1) not in SYMBOL_COMMANDS:
+            return f"\\{m.group(1)} is not one of the commands a name may use"
+        depth += {"{": 1, "}": -1}.get(m.group(), 0)
+        if depth < 0:
+            return f"a '}}' at column {pos + 1} closes nothing"
+        pos = m.end()
+    return "a '{' is never closed" if depth else None
+
+
+@contextmanager
+def spec_names(latex: dict):
+    """Within the block, :func:`symbol` typesets these names (name -> LaTeX) as given."""
+    token = _NAMES.set(dict(latex or {}))
+    try:
+        yield
+    finally:
+        _NAMES.reset(token)
+
+
 def symbol(name: str) -> Sym:
     """The LaTeX symbol of a spec name: ``W_Q`` → W_Q, ``S_scaled`` → S_{scaled},
-    ``mu1`` → μ_1, ``total`` → \\mathrm{total}, ``Em`` → E_m, a non-ASCII name → \\text{}."""
+    ``mu1`` → μ_1, ``total`` → \\mathrm{total}, ``Em`` → E_m, a non-ASCII name → \\text{};
+    a spec's ``latex = "\\sigma^2"`` for the name wins (in :func:`spec_names`)."""
     name = str(name)
+    own = _NAMES.get().get(name)
+    if own is not None:
+        return Sym("{" + own + "}")
     if not name.isascii() or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         return Sym(label_text(name))
     parts = name.split("_")

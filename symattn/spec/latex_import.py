@@ -36,13 +36,17 @@ MATRIX_ENVS = {"bmatrix", "pmatrix", "Bmatrix", "vmatrix", "Vmatrix", "matrix", 
 
 _ENV = re.compile(r"\\(begin|end)\s*\{([^{}]*)\}")
 _NAME_BEFORE = re.compile(
-    r"((?:\\(?:mathbf|boldsymbol|bm|mathrm|mathit|text|mathsf|vec)\s*\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z])"
+    r"((?:\\(?:mathbf|boldsymbol|bm|mathrm|mathit|text|mathsf|vec)\s*\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z][A-Za-z0-9]*)"
     r"(?:\s*[_^]\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z0-9]))*)"
     r"\s*(?:=|:|:=|\\coloneqq)\s*(?:\\left\s*[\[(]?\s*)?\$?\s*$")
 _SPACING = re.compile(r"\\[,;:! ]|\\q?quad\b|~|\\(?:hline|midrule|toprule|bottomrule|hdashline)\b")
 _DECIMAL = r"(?:\d+(?:\.\d*)?|\.\d+)"
 _FRAC = re.compile(r"\\[dt]?frac\s*(\{[^{}]*\}|\d)\s*(\{[^{}]*\}|\d)")
 _SCI = re.compile(rf"({_DECIMAL})\s*(?:\\times|\\cdot)\s*10\s*\^\s*(\{{[+-]?\d+\}}|\d)")
+
+
+class NotANumber(ParseError):
+    """A cell that is not a number (a symbol, a formula): its matrix is skipped, not fatal."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,8 @@ def _strip_comments(text: str) -> str:
 
 def read_matrices(text: str, source: str | None = "<fragment>") -> list[ImportedMatrix]:
     """Every matrix environment of ``text``, in order (raises ParseError); a matrix that
-    repeats the numbers of an earlier one (unnamed, or under the same name) is left out."""
+    repeats the numbers of an earlier one (unnamed, or under the same name) is left out, and
+    so is one with a cell that is not a number (a symbolic matrix) when others can be read."""
     return _read(text, source)[0]
 
 
@@ -120,6 +125,7 @@ def _read(text: str, source: str | None):
     out: list[ImportedMatrix] = []
     names: dict[str, ImportedMatrix] = {}
     repeats: list[tuple[int, str]] = []
+    skipped: list[tuple[int, str, NotANumber]] = []
     entries = 0
     for k, (env, begin, body_start, body_end) in enumerate(found):
         if env == "array":
@@ -127,7 +133,11 @@ def _read(text: str, source: str | None):
         prev_end = found[k - 1][3] if k else 0
         name = _name_before(text[prev_end:begin])
         label = name or f"M{len(out) + 1}"
-        values, texts = _parse_body(text, body_start, body_end, label, source)
+        try:
+            values, texts = _parse_body(text, body_start, body_end, label, source)
+        except NotANumber as e:
+            skipped.append((_line_col(text, begin)[0], label, e))
+            continue
         entries += sum(len(r) for r in values)
         if entries > MAX_ENTRIES:
             raise LimitError(f"more than {MAX_ENTRIES} entries in the text", where=source)
@@ -140,13 +150,14 @@ def _read(text: str, source: str | None):
         mat = ImportedMatrix(final, env, line, values, texts)
         names[final] = mat
         out.append(mat)
-    return out, repeats
+    if skipped and not out:
+        raise skipped[0][2]
+    return out, repeats, skipped
 
 
 def _unique(name, values, names, k) -> str:
-    from .functions import FUNCTIONS
     from .load import NAME, RESERVED
-    if not name or not NAME.fullmatch(name) or name in FUNCTIONS or name in RESERVED:
+    if not name or not NAME.fullmatch(name) or name in RESERVED:
         name = f"M{k}"
     if name in names:
         n = 2
@@ -226,8 +237,9 @@ def _parse_body(text: str, start: int, end: int, label: str, source):
             try:
                 v, t = cell_value(cell)
             except SymattnError as e:
-                raise ParseError(f"matrix {label}, row {r}, column {c}: {e.message}",
-                                 where=cloc, hint=e.hint) from None
+                kind = NotANumber if isinstance(e, NotANumber) else ParseError
+                raise kind(f"matrix {label}, row {r}, column {c}: {e.message}",
+                           where=cloc, hint=e.hint) from None
             vrow.append(v)
             trow.append(t)
         values.append(tuple(vrow))
@@ -346,7 +358,7 @@ def cell_value(cell: str) -> tuple[object, str]:
     if re.fullmatch(r"\d{1,3}(\{,\}\d{3})+(\.\d+)?", body):
         v = _number(body)
         return _exact_text(sign * v)
-    raise ParseError(f"'{raw}' is not a number",
+    raise NotANumber(f"'{raw}' is not a number",
                      hint="cells are decimals, \\frac{a}{b}, a/b or -\\infty")
 
 
@@ -375,18 +387,47 @@ def _exact_text(v: Fraction, text: str | None = None, fraction: bool = False):
     return v, text if text is not None else (str(v) if v.denominator == 1 else f'"{v}"')
 
 
+_SEGMENT = re.compile(r"\n\s*\n|\$|\\\[|\\\(|\\end\s*\{[^{}]*\}")
+_EQUALS = re.compile(r"(?<!\\)=|:=|\\coloneqq")
+
+
 def _name_before(prefix: str) -> str | None:
-    """The spec name of ``NAME =`` right before a matrix, if any."""
+    """The spec name of ``NAME =`` before a matrix: the left side of a chain
+    (``S = QK^\\top = \\begin{bmatrix}`` gives ``S``), else the symbol right before ``=``
+    unless that is an operator such as ``\\top``."""
     tail = prefix[-300:]
     m = _NAME_BEFORE.search(tail)
     if not m:
         return None
-    return latex_name(m.group(1))
+    segment = tail[max((x.end() for x in _SEGMENT.finditer(tail)), default=0):]
+    sides = _EQUALS.split(segment)
+    if len(sides) > 2:                   # a chain: its left side names the matrix
+        left = _NAME_BEFORE.search(sides[0].replace("&", "") + "=")
+        if left and _names_a_quantity(left.group(1), True):
+            return latex_name(left.group(1))
+    return latex_name(m.group(1)) if _names_a_quantity(m.group(1), tail.rstrip().endswith("=")) else None
+
+
+def _names_a_quantity(sym: str, equals: bool) -> bool:
+    """Not an operator such as ``\\top``, and not a prose word before a colon."""
+    head = sym.split("_")[0].split("^")[0].strip()
+    word = re.fullmatch(r"\\([A-Za-z]+)", head)
+    if word and not _is_symbol_command(word.group(1)):
+        return False
+    return equals or not re.fullmatch(r"[a-z][a-z]+", head)   # "the weights are: \begin{…}"
+
+
+def _is_symbol_command(word: str) -> bool:
+    """A LaTeX command that names a quantity (``\\gamma``, ``\\mu``), not an operator (``\\top``)."""
+    from ..render.latex_values import GREEK
+    return word in GREEK or word in ("varepsilon", "vartheta", "varphi", "ell")
 
 
 def latex_name(sym: str) -> str | None:
     """``W_{Q}`` → ``W_Q``, ``\\mathbf{X}`` → ``X``, ``x_{\\text{love}}`` → ``x_love``,
     ``W^{O}`` → ``W_O``, ``\\gamma`` → ``gamma``."""
+    sym = re.sub(r"\^\s*(?:\{\s*(?:\\top|\\intercal|\\mathsf\s*\{?\s*T\s*\}?)\s*\}|\\top|\\intercal)",
+                 "^T", sym)                        # K^{\mathsf T}, K^\top: K_T
     s = re.sub(r"\\(?:mathbf|boldsymbol|bm|mathrm|mathit|text|mathsf|vec)\s*\{([^{}]*)\}", r"\1", sym)
     s = re.sub(r"\\([A-Za-z]+)", r"\1", s)
     s = s.replace("^", "_").replace(",", "_")
@@ -396,13 +437,16 @@ def latex_name(sym: str) -> str | None:
 
 
 def inputs_toml(matrices: list[ImportedMatrix], source: str | None = "<fragment>",
-                repeats: list | None = None) -> str:
-    """An ``[inputs]`` table for a spec: one line per matrix, with the line it came from."""
+                repeats: list | None = None, skipped: list | None = None) -> str:
+    """An ``[inputs]`` table for a spec: one line per matrix, with the line it came from;
+    comments name the repeats and the matrices skipped as not all numbers."""
     out = []
     if source:
         out.append(f"# from {source}: {len(matrices)} matri{'x' if len(matrices) == 1 else 'ces'}")
     for line, name in repeats or []:
         out.append(f"# line {line}: the numbers of {name} again")
+    for line, name, why in skipped or []:
+        out.append(f"# line {line}: {name} skipped, not all numbers ({why.message})")
     out.append("[inputs]")
     for m in matrices:
         rows = ", ".join("[" + ", ".join(r) + "]" for r in m.texts)
@@ -412,8 +456,16 @@ def inputs_toml(matrices: list[ImportedMatrix], source: str | None = "<fragment>
 
 def import_latex(text: str, source: str | None = "<fragment>") -> str:
     """The ``[inputs]`` snippet for the matrices of a LaTeX fragment."""
-    matrices, repeats = _read(text, source)
-    return inputs_toml(matrices, source, repeats)
+    matrices, repeats, skipped = _read(text, source)
+    return inputs_toml(matrices, source, repeats, skipped)
+
+
+def import_report(text: str, source: str | None = "<fragment>") -> tuple[str, list]:
+    """The snippet of :func:`import_latex` and, for each matrix skipped as not all numbers,
+    (line, name, why)."""
+    matrices, repeats, skipped = _read(text, source)
+    return (inputs_toml(matrices, source, repeats, skipped),
+            [(line, name, e.message) for line, name, e in skipped])
 
 
 def _entries(n: int) -> str:

@@ -46,6 +46,7 @@ class Step:
     rows: tuple | None = None
     cols: tuple | None = None
     note: str = ""
+    latex: str | None = None       # how the step's name is typeset (``\\sigma^2``)
 
 
 @dataclass
@@ -78,6 +79,7 @@ class Spec:
     steps: list = field(default_factory=list)         # [Step]
     claims: list = field(default_factory=list)        # [Claim]
     tensors: dict = field(default_factory=dict)       # name -> Tensor (inputs and steps)
+    latex: dict = field(default_factory=dict)         # name -> LaTeX of its symbol (``latex = ...``)
 
     _step_index: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -381,21 +383,20 @@ def _load_inputs(spec: Spec, inputs, text: str, top: _Where):
         raise SpecError("[inputs] must be a table", where=top.of("inputs"))
     base, m = top.line("inputs"), top.header("inputs")
     key_lines = _key_lines(text, m.end() if m else 0)
-    from .functions import FUNCTIONS
     for name, v in inputs.items():
         line = key_lines.get(name, base)
         where = spec.where(line)
         if not NAME.fullmatch(name) or name in RESERVED:
             raise SpecError(f"'{shown(name)}' cannot be a name", where=where,
                             hint="use letters, digits and _, not starting with a digit")
-        if name in FUNCTIONS:
-            raise SpecError(f"'{name}' is the name of an operation", where=where)
         rows = cols = printout = None
         if isinstance(v, dict):
-            _check_keys(v, {"value", "rows", "cols", "line", "symbol", "note", "rounded", "decimals"},
+            _check_keys(v, {"value", "rows", "cols", "line", "symbol", "note", "latex", "rounded", "decimals"},
                         where, f"input {name}")
             from ..claims.consistent import printout_of
             printout = printout_of(v, where)
+            if "latex" in v:
+                spec.latex[name] = _latex(v["latex"], where)
             if "symbol" in v:
                 import sympy
                 s = v["symbol"]
@@ -440,7 +441,6 @@ def _load_steps(spec: Spec, steps, text: str, top: _Where):
     if not isinstance(steps, list):
         raise SpecError("steps must be an array of tables [[steps]]", where=top.of("steps"))
     lines = _table_lines(text, "steps")
-    from .functions import FUNCTIONS
     last = {s["name"]: k for k, s in enumerate(steps)
             if isinstance(s, dict) and isinstance(s.get("name"), str)}
     chain: dict[str, int] = {}                   # step -> steps in its longest chain
@@ -449,14 +449,12 @@ def _load_steps(spec: Spec, steps, text: str, top: _Where):
         where = spec.where(line)
         if not isinstance(s, dict):
             raise SpecError("a step must be a table", where=where)
-        _check_keys(s, {"name", "expr", "rows", "cols", "decimals", "line", "note"}, where, "[[steps]]")
+        _check_keys(s, {"name", "expr", "rows", "cols", "decimals", "line", "note", "latex"}, where, "[[steps]]")
         name, text_expr = s.get("name"), s.get("expr")
         if not isinstance(name, str) or not NAME.fullmatch(name) or name in RESERVED:
             raise SpecError(f"step name {shown(repr(name))} is not a plain name", where=where)
         if name in spec.tensors:
             raise SpecError(f"'{shown(name)}' is defined twice", where=where)
-        if name in FUNCTIONS:
-            raise SpecError(f"'{name}' is the name of an operation", where=where)
         if not isinstance(text_expr, str):
             raise SpecError(f"step '{shown(name)}' needs expr (text)", where=where)
         try:
@@ -480,9 +478,25 @@ def _load_steps(spec: Spec, steps, text: str, top: _Where):
                     decimals=_int_field(s["decimals"], where, "decimals", 0, 1000) if "decimals" in s else None,
                     rows=_labels(s.get("rows"), spec.tokens, where, "rows"),
                     cols=_labels(s.get("cols"), spec.tokens, where, "cols"),
-                    note=_text(s.get("note", ""), where, "the note", multiline=True))
+                    note=_text(s.get("note", ""), where, "the note", multiline=True),
+                    latex=_latex(s["latex"], where) if "latex" in s else None)
+        if step.latex:
+            spec.latex[name] = step.latex
         spec.steps.append(step)
         spec.tensors[name] = build_step(spec, step, spec.tensors)
+
+
+def _latex(v, where: str) -> str:
+    """A ``latex = "\\sigma^2"`` key: LaTeX for a name, from a small safe vocabulary."""
+    from ..render.latex_values import check_symbol_latex
+    if not isinstance(v, str):
+        raise SpecError("latex must be text such as \"\\\\sigma^2\"", where=where)
+    problem = check_symbol_latex(v)
+    if problem:
+        raise SpecError(f"latex {shown(repr(v))}: {problem}", where=where,
+                        hint="letters, digits, _ ^ { } ' and commands such as \\sigma, "
+                             "\\mathbf, \\hat, \\text")
+    return v
 
 
 def build_step(spec: Spec, step: Step, env: dict, tree=None) -> Tensor:
