@@ -209,8 +209,6 @@ class Checker:
                      e.number.text, "", "", "", spec=spec.path, spec_line=c.spec_line)
         if c.columns:                      # found in the article: where this entry stands
             rec.column, rec.found = c.columns[e.siblings.index(e)], c.found
-        if c.columns:                      # found in the article: where this entry stands
-            rec.column, rec.found = c.columns[e.siblings.index(e)], c.found
         try:
             if e.number.value is NEG_INF:
                 return self._neg_inf(rec, t, e)
@@ -338,7 +336,7 @@ class Checker:
         if c == 0:
             return self._sign(t, i, j) == 0
         x = self.ev.ball(t, 64)[i][j]
-        if x is NEG_INF or not x.contains(c):
+        if x is NEG_INF or not x.contains(int(c)):
             return False
         return all(self._sign(t, i, k) == 0 for k in range(t.shape[1]) if k != j)
 
