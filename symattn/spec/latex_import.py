@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .. import deadline
 from ..errors import ParseError, LimitError, SymattnError
 from ..numbers import parse_exact, normalize_minus
 from ..tensor import NEG_INF
@@ -64,10 +65,17 @@ class ImportedMatrix:
         return (len(self.values), len(self.values[0]))
 
 
+_NEWLINES: list = [None, []]      # [the text, offsets of its newlines]: one scan per text
+
+
 def _line_col(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    col = pos - (text.rfind("\n", 0, pos) + 1) + 1
-    return line, col
+    """Line and column of ``pos`` (1-based), by bisection in the text's newline offsets."""
+    import bisect
+    if _NEWLINES[0] is not text:
+        _NEWLINES[:] = [text, [m.start() for m in re.finditer("\n", text)]]
+    nl = _NEWLINES[1]
+    k = bisect.bisect_left(nl, pos)
+    return k + 1, pos - (nl[k - 1] + 1 if k else 0) + 1
 
 
 def _strip_comments(text: str) -> str:
@@ -101,19 +109,22 @@ def _read(text: str, source: str | None):
 
     stack: list[tuple[str, int, int]] = []       # (env, position of \begin, end of \begin)
     found: list[tuple[str, int, int, int]] = []   # (env, begin pos, body start, body end)
+    open_matrices = 0                             # matrix environments on the stack
     for m in _ENV.finditer(text):
         kind, env = m.group(1), m.group(2).strip()
         if kind == "begin":
             stack.append((env, m.start(), m.end()))
+            open_matrices += env in MATRIX_ENVS
             continue
         if not stack:
             raise ParseError(f"\\end{{{env}}} without a \\begin{{{env}}}", where=where(m.start()))
         open_env, open_pos, body = stack.pop()
+        open_matrices -= open_env in MATRIX_ENVS
         if open_env != env:
             line, col = _line_col(text, open_pos)
             raise ParseError(f"\\end{{{env}}} closes \\begin{{{open_env}}} (opened at line {line}, "
                              f"column {col})", where=where(m.start()))
-        if env in MATRIX_ENVS and not any(e in MATRIX_ENVS for e, _, _ in stack):
+        if env in MATRIX_ENVS and not open_matrices:
             found.append((env, open_pos, body, m.start()))
     if stack:
         env, pos, _ = stack[-1]
@@ -124,10 +135,13 @@ def _read(text: str, source: str | None):
                          where=f"{source}:1" if source else None)
     out: list[ImportedMatrix] = []
     names: dict[str, ImportedMatrix] = {}
+    first_with: dict = {}                         # values -> name of the first matrix with them
+    suffixes: dict[str, int] = {}                 # name -> next _n to try for a repeated name
     repeats: list[tuple[int, str]] = []
     skipped: list[tuple[int, str, NotANumber]] = []
     entries = 0
     for k, (env, begin, body_start, body_end) in enumerate(found):
+        deadline.check()
         if env == "array":
             body_start = _skip_array_spec(text, body_start, where)
         prev_end = found[k - 1][3] if k else 0
@@ -142,27 +156,31 @@ def _read(text: str, source: str | None):
         if entries > MAX_ENTRIES:
             raise LimitError(f"more than {MAX_ENTRIES} entries in the text", where=source)
         line = _line_col(text, begin)[0]
-        same = next((m.name for m in out if m.values == values), None)
+        same = first_with.get(values)
         if same is not None and (name is None or name == same):
             repeats.append((line, same))     # the same numbers again: not a new input
             continue
-        final = _unique(name, values, names, len(out) + 1)
+        final = _unique(name, names, len(out) + 1, suffixes)
         mat = ImportedMatrix(final, env, line, values, texts)
         names[final] = mat
         out.append(mat)
+        first_with.setdefault(values, final)
     if skipped and not out:
         raise skipped[0][2]
     return out, repeats, skipped
 
 
-def _unique(name, values, names, k) -> str:
+def _unique(name, names, k, suffixes) -> str:
+    """A name not in ``names``: ``name``, else ``name_2``, ``name_3``, … (``suffixes``
+    remembers where each name's count is, so n repeats cost n steps, not n²)."""
     from .load import NAME, RESERVED
     if not name or not NAME.fullmatch(name) or name in RESERVED:
         name = f"M{k}"
     if name in names:
-        n = 2
+        n = suffixes.get(name, 2)
         while f"{name}_{n}" in names:
             n += 1
+        suffixes[name] = n + 1
         name = f"{name}_{n}"
     while name in names:
         name += "_"
@@ -196,7 +214,7 @@ def _skip_array_spec(text: str, pos: int, where) -> int:
                      where=where(i))
 
 
-_ROW_END = re.compile(r"\\\\(?:\s*\[[^\]]*\])?|\\cr\b")
+_ROW_END = re.compile(r"\\\\(?:\s*\[[^\]\\\n]{0,40}\])?|\\cr\b")   # \\[2pt]: bounded, linear
 
 
 def _parse_body(text: str, start: int, end: int, label: str, source):
