@@ -156,8 +156,33 @@ def decode(data: bytes, path: str) -> str:
 
 def _table_lines(text: str, name: str) -> list[int]:
     pat = re.compile(r"^\s*\[\[\s*" + re.escape(name) + r"\s*\]\]", re.M)
-    lines = _Lines(text)
-    return [lines.line(m.end()) for m in pat.finditer(text)]
+    lines, strings = _Lines(text), _MultilineStrings.of(text)
+    return [lines.line(m.end()) for m in pat.finditer(text) if not strings.inside(m.end())]
+
+
+class _MultilineStrings:
+    """The spans of a text's multi-line strings (\"\"\"…\"\"\" and '''…'''), found in one
+    scan that skips comments and one-line strings: a header or a key written inside one is
+    text, not TOML, and must not move the lines of the real ones."""
+
+    _last: tuple = (None, None)
+
+    def __init__(self, text: str):
+        self.starts, self.ends = [], []
+        for m in _TOML_SCAN.finditer(text):
+            if m.group().startswith(('"""', "'''")):
+                self.starts.append(m.start())
+                self.ends.append(m.end())
+
+    @classmethod
+    def of(cls, text: str) -> "_MultilineStrings":
+        if cls._last[0] is not text:
+            cls._last = (text, cls(text))
+        return cls._last[1]
+
+    def inside(self, pos: int) -> bool:
+        k = bisect.bisect_right(self.starts, pos) - 1
+        return k >= 0 and pos < self.ends[k]
 
 
 _KEY = re.compile(r"""^[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([A-Za-z0-9_-]+))[ \t]*[=.]""", re.M)
@@ -166,8 +191,10 @@ _KEY = re.compile(r"""^[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([A-Za-z0-9_-]+))[ \t]*[
 def _key_lines(text: str, start: int = 0) -> dict[str, int]:
     """The line of each key written at the start of a line, from ``start`` on (first one wins)."""
     out: dict[str, int] = {}
-    lines = _Lines(text)
+    lines, strings = _Lines(text), _MultilineStrings.of(text)
     for m in _KEY.finditer(text, start):
+        if strings.inside(m.start()):
+            continue
         key = next(g for g in m.groups() if g is not None)
         if m.group(1) is not None and "\\" in key:         # "a\nb": TOML says what it means
             try:
@@ -336,8 +363,9 @@ class _Where:
         self._keys: dict | None = None
 
     def header(self, name: str):
-        return re.search(r"^[ \t]*\[\[?[ \t]*[\"']?" + re.escape(name) + r"[\"']?[ \t]*\]",
-                         self.text, re.M)
+        pat = re.compile(r"^[ \t]*\[\[?[ \t]*[\"']?" + re.escape(name) + r"[\"']?[ \t]*\]", re.M)
+        strings = _MultilineStrings.of(self.text)
+        return next((m for m in pat.finditer(self.text) if not strings.inside(m.start())), None)
 
     def line(self, name: str) -> int:
         m = self.header(name)
