@@ -48,10 +48,20 @@ def is_probability(spec, name: str, depth: int = 0) -> bool:
         return is_probability(spec, t.id, depth + 1)
     if isinstance(t, E.Call) and t.name in PROBABILITY_CALLS:
         return not any(k == "axis" for k, _ in t.kwargs)
-    if isinstance(t, E.BinOp) and t.op == "/" and isinstance(t.right, E.Call) \
-            and t.right.name == "sum" and "exp" in _calls(t.left, spec):
-        return True                                   # exp(S) / sum(exp(S)), by hand
+    if isinstance(t, E.BinOp) and t.op == "/":
+        right = _resolve(t.right, spec)
+        if isinstance(right, E.Call) and right.name == "sum" and "exp" in _calls(t.left, spec):
+            return True                               # exp(S) / sum(exp(S)), by hand
     return False
+
+
+def _resolve(node, spec):
+    """A step's name replaced by its expression (a few levels)."""
+    for _ in range(MAX_LOOKUP):
+        if not isinstance(node, E.Name) or spec.step(node.id) is None:
+            return node
+        node = spec.step(node.id).tree
+    return node
 
 
 def sqrt_role(node: E.BinOp, spec) -> str:
