@@ -181,17 +181,17 @@ CASES = [
          '[[steps]]\nname = "s256"'),
     # -- size -------------------------------------------------------------------------------
     Case("size-causal-1e4", step("causal_mask(10000)"),
-         r"a 10000×10000 matrix has more than 1000000 entries.*MAX_ENTRIES on purpose", STEPS),
-    Case("size-causal-1e9", step("causal_mask(10**9)"), r"more than 1000000 entries", STEPS),
+         r"a 10000×10000 matrix has more than \d+ entries.*MAX_ENTRIES on purpose", STEPS),
+    Case("size-causal-1e9", step("causal_mask(10**9)"), r"more than \d+ entries", STEPS),
     Case("size-positional-1e4", step("positional_encoding(10000, 10000)"),
-         r"a 10000×10000 matrix has more than 1000000 entries", STEPS),
-    Case("size-padding-1e9", step("padding_mask([1, 0], 10**9)"), r"more than 1000000 entries", STEPS),
+         r"a 10000×10000 matrix has more than \d+ entries", STEPS),
+    Case("size-padding-1e9", step("padding_mask([1, 0], 10**9)"), r"more than \d+ entries", STEPS),
     Case("size-broadcast-1e4", BASE + "A = [" + ",".join(["[1]"] * 10_000) + "]\n" + STEPS
          + '\nname = "S"\nexpr = "A + A.T"\n', r"a 10000×10000 matrix has more than", STEPS),
     Case("size-inside-attention", BASE + "A = [" + ",".join(["[1]"] * 10_000) + "]\n" + STEPS
          + '\nname = "S"\nexpr = "attention(A, A, A)"\n', r"a 10000×10000 matrix has more than", STEPS),
-    Case("size-literal-1001x1000", BASE + "A = [" + ",".join(["[" + ",".join("0" * 1000) + "]"] * 1001) + "]\n",
-         r"a 1001×1000 matrix has more than 1000000 entries", "A = "),
+    # (a literal matrix is bounded by the file's 4 MB; the entry limit is one of memory now,
+    # 42 million entries in 24 GiB, so no literal reaches it: issue 16)
     # -- nan, inf ---------------------------------------------------------------------------
     Case("nan-toml", BASE + "Y = nan\n", r"'nan' is not a finite number", "Y = "),
     Case("nan-toml-negative", BASE + "Y = [[1, -nan]]\n", r"'-nan' is not a finite number", "Y = "),

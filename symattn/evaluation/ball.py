@@ -127,8 +127,11 @@ class BallContext(ListContext):
     zero = Q0
     one = Q1
 
-    def __init__(self, prec: int):
+    def __init__(self, prec: int, rowwise: bool = False):
         self.prec = prec
+        if rowwise:           # large attention row by row (not for gradients: they need A)
+            from .rowwise import fused_attention
+            self.fuse = lambda node, memo: fused_attention(self, node, memo)
 
     def scalar(self, x):
         if type(x) is Fraction:

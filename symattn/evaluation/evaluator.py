@@ -104,9 +104,11 @@ class Evaluator:
         else:
             memo = self._ball_memos[prec] = {}
         from .ball import BallContext, precision
+        from .size import check_resources
         _fmpq()
+        check_resources(t, prec)         # refuse what would not fit, before any work
         with precision(prec):
-            return run(BallContext(prec), t, memo)
+            return run(BallContext(prec, rowwise=True), t, memo)
 
     def float(self, t: Tensor, dtype: str = "float64"):
         from .floating import FloatContext

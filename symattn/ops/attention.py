@@ -9,6 +9,7 @@ scaled scores before softmax: 0 where a key may be seen, −∞ where it may not
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Sequence
 
 from . import primitives as P
@@ -16,6 +17,7 @@ from .elementwise import sqrt
 from .softmax import softmax
 from .steps import Steps
 from ..errors import ShapeError, InputError
+from ..numbers import exact
 from ..tensor import Tensor, NEG_INF
 
 
@@ -25,8 +27,9 @@ def causal_mask(n: int, fill=None) -> Tensor:
     ``fill`` replaces −∞ (``fill=0`` is the common mistake of a 0 mask).
     """
     n = _count(n)
-    f = NEG_INF if fill is None else fill
-    return P.const([[0 if j <= i else f for j in range(n)] for i in range(n)], name="causal_mask")
+    zero = Fraction(0)                # one shared object: a T = 4096 mask is 16.7M entries
+    f = NEG_INF if fill is None else exact(fill)
+    return P.const([[zero] * (i + 1) + [f] * (n - i - 1) for i in range(n)], name="causal_mask")
 
 
 def padding_mask(valid: Sequence, n_queries: int = 1, fill=None) -> Tensor:

@@ -15,8 +15,11 @@ from typing import Sequence
 from ..errors import ShapeError, InputError, LimitError
 from ..numbers import exact
 from ..tensor import Tensor, NEG_INF, describe
+from ..evaluation.size import max_entries, entry_bytes, format_bytes, MEMORY_BYTES
 
-MAX_ENTRIES = 1_000_000     # entries in one matrix; raise on purpose for larger inputs
+# entries in one matrix: as many as fit in memory as balls (42 million in 24 GiB); a
+# whole computation is estimated before it is evaluated (evaluation.size.check_resources)
+MAX_ENTRIES = max_entries()
 
 UNARY = ("neg", "exp", "log", "sqrt", "sin", "cos", "abs", "relu", "finite")
 BINARY = ("add", "sub", "mul", "div")
@@ -43,7 +46,10 @@ def const(rows, row_labels=None, col_labels=None, name: str | None = None) -> Te
     if width == 0:
         raise ShapeError("an empty row has no entries")
     if len(rows) * width > MAX_ENTRIES:
-        raise LimitError(f"a {len(rows)}×{width} matrix has more than {MAX_ENTRIES} entries",
+        need = len(rows) * width * entry_bytes(139)
+        raise LimitError(f"a {len(rows)}×{width} matrix has more than {MAX_ENTRIES} entries "
+                         f"(as balls about {format_bytes(need)} a copy; an evaluation may use "
+                         f"{format_bytes(MEMORY_BYTES)} here)",
                          hint="raise symattn.ops.primitives.MAX_ENTRIES on purpose")
     entries = []
     for i, row in enumerate(rows):
@@ -51,7 +57,8 @@ def const(rows, row_labels=None, col_labels=None, name: str | None = None) -> Te
             raise ShapeError(f"row {i} is not a list: mixed rows and numbers")
         if len(row) != width:
             raise ShapeError(f"ragged matrix: row 0 has {width} entries, row {i} has {len(row)}")
-        entries.append(tuple(v if v is NEG_INF else exact(v) for v in row))
+        entries.append(tuple(v if v is NEG_INF or type(v) is Fraction else exact(v)
+                             for v in row))
     shape = (len(entries), width)
     t = Tensor("const", (), {"entries": tuple(entries)}, shape, name=name)
     if row_labels is not None or col_labels is not None:
