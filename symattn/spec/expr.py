@@ -200,13 +200,14 @@ class _Parser:
     def call(self, name: str):
         self.expect("(")
         self.enter()
-        args, kwargs = [], []
+        args, kwargs, keys = [], [], set()
         while not self.peek(")"):
             k, v, col = self.toks[self.i]
             if k == "name" and self.toks[self.i + 1][1] == "=":
                 self.i += 2
-                if any(key == v for key, _ in kwargs):
+                if v in keys:
                     raise ParseError(f"keyword '{v}' given twice at column {col}")
+                keys.add(v)
                 kwargs.append((v, self.additive()))
             else:
                 if kwargs:
