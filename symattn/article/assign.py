@@ -54,7 +54,7 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
             continue
         misses = [(c, n) for c, n in cells.values() if not m.rounds_to(n, c)]
         ok = len(cells) - len(misses)
-        if misses and (3 * len(misses) > len(cells) or ok < 2 or
+        if misses and (len(misses) > max(1, len(cells) // 3) or ok < min(2, len(cells) - 1) or
                        not all(m.near_miss(n, c) for c, n in misses)):
             continue
         first = g.numbers[0]

@@ -64,9 +64,12 @@ class Matcher:
         self.spec = spec
         self.ev = ev or Evaluator()
         self.order = {n: k for k, n in enumerate(spec.tensors)}
+        self._balls: dict = {}
         self.approx = {n: self._approx(t) for n, t in spec.tensors.items()}
         self.hints = {s.name: s.article_line for s in spec.steps if s.article_line}
         self._index = sorted((v, c) for c, v in self._cells())
+        self._neg_inf = [Cell(n, i, j) for n, t in spec.tensors.items() if self.approx[n] is not None
+                         for i, r in enumerate(self._balls[n]) for j, x in enumerate(r) if x is NEG_INF]
 
     # -- values -------------------------------------------------------------------
     def _approx(self, t):
@@ -74,6 +77,7 @@ class Matcher:
             rows = self.ev.ball(t, 64)
         except Exception:                            # noqa: BLE001 - a step that does not evaluate
             return None
+        self._balls[t.name] = rows
         return [[None if x is NEG_INF or not x.is_finite() else float(x.mid()) for x in r]
                 for r in rows]
 
@@ -89,6 +93,8 @@ class Matcher:
     def rounds_to(self, n: Number, c: Cell, t=None) -> bool:
         """Certified: entry ``c`` (of ``t``, by default its step) rounded as ``n`` is
         printed equals ``n``."""
+        if n.neg_inf:
+            return self.ev.ball(self.spec.tensors[c.name] if t is None else t, 64)[c.i][c.j] is NEG_INF
         p = parse_number(n.printed)
         t = self.spec.tensors[c.name] if t is None else t
         scale = 100 if p.percent else 1
@@ -115,6 +121,8 @@ class Matcher:
     def candidates(self, n: Number, slack: float = 1.0) -> list[Cell]:
         """Cells whose value is within ``slack`` half-units of ``n`` (a cheap filter)."""
         import bisect
+        if n.neg_inf:
+            return list(self._neg_inf)
         v, h = self.value(n), self.half_unit(n) * slack + 1e-12 * (1 + abs(self.value(n)))
         lo = bisect.bisect_left(self._index, (v - h,))
         out = []
@@ -129,7 +137,7 @@ class Matcher:
 
     def near(self, n: Number, c: Cell) -> bool:
         x = self.approx[c.name][c.i][c.j]
-        if x is None:
+        if x is None or n.neg_inf:
             return False
         v = self.value(n)
         return abs(x - v) <= max(abs(v) * float(NEAR), 20 * self.half_unit(n))
@@ -138,7 +146,7 @@ class Matcher:
         """A wrong print of entry ``c`` rather than of something else: a number with
         decimals, within 5% or three units of its last place of the entry."""
         x = self.approx[c.name][c.i][c.j]
-        if x is None or n.integer:
+        if x is None or n.integer or n.neg_inf:
             return False
         v = self.value(n)
         return abs(x - v) <= max(abs(v) * 0.05, 6 * self.half_unit(n))

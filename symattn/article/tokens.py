@@ -37,6 +37,10 @@ _NUMBER = re.compile(r"""
     (?![A-Za-z_\d])
 """, re.X)
 
+_BARE = re.compile(_NUMBER.pattern.split("\n", 2)[2], re.X)     # no look-behind: glued values
+_NEG_INF = re.compile(r"-\s*(?:∞|\\infty)")
+_GLUED_FIRST = re.compile(r"([^\W\d_]{1,12})1(?=-?\d)")
+_GLUED_VALUE = re.compile(r"-?\d+(?:\.\d+)?(?![\d.])")
 _SIGN_AFTER = set("([{,=&|:;<>~≈≒\\ \t/*×·÷+") | {"", "\n"}
 _LIST_MARK = re.compile(r"\s*(?:[-*+]\s+)?\d+[.)]\s")
 _HEADING = re.compile(r"(?:step|chapter|section|fig(?:ure)?|table|eq|ex(?:ample)?|exercise|"
@@ -57,6 +61,7 @@ class Number:
     kind: str
     exponent: bool = False          # the exponent of e: prints an operand
     integer: bool = False
+    neg_inf: bool = False           # −∞: a masked score
 
 
 def fold(text: str) -> str:
@@ -67,18 +72,45 @@ def fold(text: str) -> str:
 def numbers_in(line: Line) -> list[Number]:
     """The numbers printed on one line, left to right."""
     s = fold(line.text)
+    glued = _glued(s)
     out = []
     for m in _NUMBER.finditer(s):
+        if glued is not None and any(a <= m.start() < b for a, b in glued):
+            continue
         n = _number(line, s, m)
         if n is not None:
             out.append(n)
-    return out
+    for a, b in glued or ():
+        m = _BARE.fullmatch(s, a, b)
+        n = _number(line, s, m, glued=True) if m else None
+        if n is not None:
+            out.append(n)
+    for m in _NEG_INF.finditer(s):
+        out.append(Number(line.text[m.start():m.end()], "-∞", Fraction(0), line.number,
+                          line.column(m.start()), m.start(), m.end(), line.kind, neg_inf=True))
+    return sorted(out, key=lambda n: n.start)
 
 
-def _number(line: Line, s: str, m: re.Match) -> Number | None:
+def _glued(s: str) -> list | None:
+    """A table flattened into text, ``成分11成分22成分33``: a label repeated with the indices
+    1, 2, 3, … each followed at once by its value. The value spans, or None."""
+    for m in _GLUED_FIRST.finditer(s):
+        word, spans, at, k = m.group(1), [], m.start(), 1
+        while s.startswith(f"{word}{k}", at):
+            v = _GLUED_VALUE.match(s, at + len(word) + len(str(k)))
+            if not v:
+                break
+            spans.append((at, v.end(), v.start()))
+            at, k = v.end(), k + 1
+        if len(spans) >= 2:
+            return [(vs, ve) for _, ve, vs in spans] + [(a, vs) for a, _, vs in spans]
+    return None
+
+
+def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | None:
     start = m.start()
     sign = m.group("sign") or ""
-    if sign and s[start - 1:start].strip() not in _SIGN_AFTER and start > 0 \
+    if sign and not glued and s[start - 1:start].strip() not in _SIGN_AFTER and start > 0 \
             and s[start - 1] not in _SIGN_AFTER:
         start += 1                              # 3-4: a subtraction, not a sign
         sign = ""

@@ -1,0 +1,185 @@
+"""Reading the article: numbers found at their line and column, assigned to the entry
+they print, and checked as hand-written claims are.
+
+The corpus test removes every [[claims]] table from copies of examples/, points
+`check --article` at the three seed articles and compares with the hand-written corpus
+(its records are the truth here: each was typed from the article by hand)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from symattn.article.source import Line
+from symattn.article.tokens import numbers_in
+from symattn.article.groups import groups_of
+
+ROOT = Path(__file__).resolve().parents[1]
+SEEDS = ROOT.parent / "shared" / "seeds"
+needs_seeds = pytest.mark.skipif(not SEEDS.is_dir(), reason="../shared/seeds is not beside the repo")
+
+
+def cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "symattn", *args], capture_output=True,
+                          text=True, cwd=cwd)
+
+
+# -- the tokenizer --------------------------------------------------------------------
+@pytest.mark.parametrize("text, want", [
+    ("= [0.92,\\ 1.24]", [("0.92", "23/25"), ("1.24", "31/25")]),
+    ("−0.5 and －０．２５", [("-0.5", "-1/2"), ("-0.25", "-1/4")]),
+    ("tensor([[0.4419, 1.0000e+00]])", [("0.4419", "4419/10000"), ("1.0000e+00", "1")]),
+    (r"$1.2 \times 10^{-3}$", [("1.2e-3", "3/2500")]),
+    ("6.3379e-02", [("6.3379e-02", "63379/1000000")]),
+    ("357,911 rows", [("357911", "357911")]),
+    ("約59%、21％ずつ", [("59%", "59"), ("21%", "21")]),
+    ("e^{0.8188}", [("0.8188", "2047/2500")]),
+    ("[1., -0.]", [("1", "1"), ("-0", "0")]),
+    ("1×1 + 3-4 = 0", [("1", "1"), ("1", "1"), ("3", "3"), ("4", "4"), ("0", "0")]),
+])
+def test_numbers_as_printed(text, want):
+    got = [(n.printed, n.value) for n in numbers_in(Line(1, text))]
+    assert got == [(p, Fraction(v)) for p, v in want]
+
+
+@pytest.mark.parametrize("text", ["W_1 x2 d_{k} x^2 #245b97", "Step 4: Softmax", "3. なぜ",
+                                  "§3.5 Positional Encoding", "第5章"])
+def test_not_numbers_of_the_computation(text):
+    assert numbers_in(Line(1, text)) == []
+
+
+def test_columns_are_the_source_columns():
+    line = Line(3, "Q = [0.92, −1.24]")
+    assert [(n.column, n.line) for n in numbers_in(line)] == [(6, 3), (12, 3)]
+
+
+def test_glued_table_text_splits_label_index_and_value():
+    got = [n.printed for n in numbers_in(Line(1, "成分1-1.2624成分21.27成分30.626"))]
+    assert got == ["-1.2624", "1.27", "0.626"]
+
+
+def test_groups_rows_of_a_matrix_over_lines():
+    lines = [Line(1, r"W = \begin{bmatrix}"), Line(2, r"1.0 & 0.2 \\"), Line(3, r"0.1 & 0.9"),
+             Line(4, r"\end{bmatrix}"), Line(5, "tensor([[0.5, 0.25],"), Line(6, "        [1., 2.]])")]
+    rows = [[[n.printed for n in r] for r in g.rows] for g in groups_of(lines)]
+    assert rows == [[["1.0", "0.2"], ["0.1", "0.9"]], [["0.5", "0.25"], ["1", "2"]]]
+
+
+# -- matching on a small article ----------------------------------------------------------
+SPEC = """
+[example]
+id = "tiny"
+source = "tiny.md"
+
+[inputs]
+X = { value = [[1.0, 0.0], [0.5, 2.0]], rows = ["cat", "dog"] }
+
+[[steps]]
+name = "S"
+expr = "X @ X.T"
+
+[[steps]]
+name = "A"
+expr = "softmax(S)"
+"""
+
+ARTICLE = """# A tiny example (2024)
+
+The inputs are $x_{cat} = [1.0, 0.0]$ and $x_{dog} = [0.5, 2.0]$, so d = 2.
+
+Scores: S = [[1, 0.5], [0.5, 4.25]]
+
+Weights of cat: [0.6225, 0.3775]. Weights of dog: [0.0230, 0.9771].
+"""
+
+
+def test_check_article_finds_verdicts_and_leaves_non_claims(tmp_path):
+    # truths: softmax([1, 0.5]) = [1/(1+e^-0.5), ...]; softmax([0.5, 4.25]) from mpmath
+    import mpmath
+    mpmath.mp.dps = 30
+    w = [1 / (1 + mpmath.e ** (-0.5)), 1 / (1 + mpmath.e ** 0.5)]
+    v = [1 / (1 + mpmath.e ** 3.75), 1 / (1 + mpmath.e ** -3.75)]
+    assert (mpmath.nstr(w[0], 4), mpmath.nstr(v[0], 3), mpmath.nstr(v[1], 4)) == ("0.6225", "0.023", "0.977")
+    assert abs(v[1] - mpmath.mpf("0.9770")) < mpmath.mpf("0.00005")
+    (tmp_path / "tiny.toml").write_text(SPEC, encoding="utf-8")
+    (tmp_path / "tiny.md").write_text(ARTICLE, encoding="utf-8")
+    r = cli("check", "tiny.toml", "--article", "tiny.md", "--json", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    out = json.loads(r.stdout)
+    got = {(c["line"], c["printed"]): (c["step"], c["verdict"]) for c in out["claims"]}
+    assert got[(5, "0.5")] == ("S", "correct") and got[(5, "4.25")] == ("S", "correct")
+    assert got[(7, "0.6225")] == ("A", "correct") and got[(7, "0.3775")] == ("A", "correct")
+    assert got[(7, "0.0230")] == ("A", "correct")
+    assert got[(7, "0.9771")] == ("A", "wrong")           # 0.97702…: a near miss in its row
+    assert all(c["found"] and c["column"] >= 1 for c in out["claims"])
+    assert not any(c["line"] in (1, 3) for c in out["claims"])   # a year, the inputs, d = 2
+    assert out["summary"]["wrong"] == 1
+
+
+def test_hand_written_claim_on_a_line_that_does_not_print_it(tmp_path):
+    (tmp_path / "tiny.toml").write_text(SPEC + '\n[[claims]]\nstep = "S"\nat = ["cat", "cat"]\n'
+                                        'printed = "1"\nline = 7\n', encoding="utf-8")
+    (tmp_path / "tiny.md").write_text(ARTICLE, encoding="utf-8")
+    r = cli("check", "tiny.toml", "--article", "tiny.md", cwd=tmp_path)
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert "tiny.toml:" in r.stderr and "line 7" in r.stderr
+
+
+def test_scan_writes_claims_that_check_reads(tmp_path):
+    (tmp_path / "tiny.toml").write_text(SPEC, encoding="utf-8")
+    (tmp_path / "tiny.md").write_text(ARTICLE, encoding="utf-8")
+    r = cli("scan", "tiny.toml", "--article", "tiny.md", "-o", "out.toml", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    again = cli("scan", "tiny.toml", "--article", "tiny.md", "-o", "out.toml", cwd=tmp_path)
+    assert again.returncode == 2                               # no overwrite without --force
+    a = json.loads(cli("check", "out.toml", "--json", cwd=tmp_path).stdout)
+    b = json.loads(cli("check", "tiny.toml", "--article", "tiny.md", "--json", cwd=tmp_path).stdout)
+    key = lambda c: (c["line"], c["printed"], c["verdict"], c["exact"])
+    assert sorted(map(key, a["claims"])) == sorted(map(key, b["claims"]))
+
+
+# -- the corpus -----------------------------------------------------------------------------
+def _without_claims(src: Path, dst: Path):
+    text = src.read_text(encoding="utf-8")
+    cut = re.search(r"^\[\[claims\]\]", text, re.M)
+    dst.write_text(text[:cut.start()] if cut else text, encoding="utf-8")
+
+
+@needs_seeds
+def test_corpus_found_in_the_articles(tmp_path):
+    hand = json.loads(cli("check", "--json").stdout)["claims"]
+    for p in sorted((ROOT / "examples").glob("*.toml")):
+        _without_claims(p, tmp_path / p.name)
+    arts = [str(SEEDS / n) for n in sorted({c["source"] for c in hand})]
+    r = cli("check", str(tmp_path), *[a for p in arts for a in ("--article", p)], "--json")
+    assert r.returncode in (0, 1), r.stderr
+    found = json.loads(r.stdout)["claims"]
+    def value(c):
+        t = c["printed"].replace("−", "-").replace(",", "").strip("≈~ %％")
+        return t if "∞" in t else Fraction(t)
+    pool = Counter((c["source"], c["line"], value(c), c["exact"], c["verdict"]) for c in found)
+    same = 0
+    for h in hand:
+        k = (h["source"], h["line"], value(h), h["exact"], h["verdict"])
+        if pool[k] > 0:
+            pool[k] -= 1
+            same += 1
+    # Measured 870 of 976 (89%) when this was written; the issue's goal is 98%.
+    assert same >= 860, same
+    # no printed number of the corpus assigned to an entry of another value
+    exact_at = {(h["source"], h["line"], value(h)): h["exact"] for h in hand}
+    other = [c for c in found if (c["source"], c["line"], value(c)) in exact_at
+             and exact_at[(c["source"], c["line"], value(c))] != c["exact"]
+             and not any(h["exact"] == c["exact"] for h in hand if h["line"] == c["line"])]
+    assert len(other) <= 40, other[:5]
+    # no wrong number that the hand-written corpus does not have
+    hand_wrong = {(h["source"], h["line"], h["printed"]) for h in hand if h["verdict"] == "wrong"}
+    assert {(c["source"], c["line"], c["printed"]) for c in found if c["verdict"] == "wrong"} <= hand_wrong
