@@ -18,6 +18,8 @@ from ..errors import SymattnError, SpecError, ShapeError, LimitError, InputError
 DEFAULT_DIGITS = 15
 MAX_DIGITS = 10_000
 SHOW_FORM = 1200           # characters of one closed form shown in the text report
+MAX_FORM_NODES = 2000      # the closed form written out, as symattn latex bounds it (estimated)
+TIDY_NODES = 600           # entries tidied (together, factor_terms) up to this size; SymPy is slow beyond
 
 
 def configure(p):
@@ -42,7 +44,7 @@ def run(args) -> int:
         raise LimitError(f"--digits {args.digits}: give 1 to {MAX_DIGITS}")
     from ..spec.load import load
     spec = load(str(resolve(args.spec)))
-    result = compute(spec, args.loss, args.wrt, args.digits)
+    result = compute(spec, args.loss, args.wrt, args.digits, progress=_progress())
     if args.json:
         sys.stdout.write(json.dumps(result.to_json(), ensure_ascii=False, indent=1) + "\n")
     elif args.latex:
@@ -50,6 +52,18 @@ def run(args) -> int:
     else:
         sys.stdout.write(result.text())
     return 0
+
+
+def _progress():
+    """A function showing the current stage on a terminal (stderr), nothing when piped."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(stage: str | None):
+        text = "" if stage is None else f"grad: {stage}"
+        print("\r" + text.ljust(50) + ("\r" if stage is None else ""), end="", file=sys.stderr,
+              flush=True)
+    return show
 
 
 def resolve(name: str) -> Path:
@@ -161,8 +175,17 @@ def _latex_name(name: str) -> str:
     return head + ("_{" + tail.replace("_", r"\_") + "}" if tail else "")
 
 
-def compute(spec, loss_text: str, wrt: str, digits: int) -> Result:
-    """Check the request against the spec, build the loss and find its gradient."""
+def compute(spec, loss_text: str, wrt: str, digits: int, progress=None) -> Result:
+    """Check the request against the spec, build the loss and find its gradient;
+    ``progress(stage)`` is told each stage (and None at the end)."""
+    show = progress or (lambda stage: None)
+    try:
+        return _compute(spec, loss_text, wrt, digits, show)
+    finally:
+        show(None)
+
+
+def _compute(spec, loss_text: str, wrt: str, digits: int, show) -> Result:
     from ..spec import expr as E
     from ..spec.build import build, as_tensor
     from ..gradients import gradient
@@ -182,6 +205,7 @@ def compute(spec, loss_text: str, wrt: str, digits: int) -> Result:
         hint = ('pick one entry (x["row", "column"]) or add them up: sum(x) for a row, '
                 "sum(sum(x).T) for a matrix")
         raise ShapeError(f"--loss is {m}×{n}; a gradient needs a scalar (1×1) loss", hint=hint)
+    show("building the gradient")
     g = gradient(loss, spec.inputs[wrt], missing="zero")
     res = Result(spec, loss_text, wrt, loss, g, digits)
     if not g._found:
@@ -192,15 +216,34 @@ def compute(spec, loss_text: str, wrt: str, digits: int) -> Result:
                          "the closed form only")
     else:
         from ..evaluation import evaluate
+        show("certified digits")
         res.loss_digits = evaluate(loss, digits=digits)[0][0]
         res.grad_digits = g.evaluate(digits)
+    show("closed form")
     try:
-        res.forms = g.exact()
+        res.forms = _closed_form(g, loss, bounded=not symbols)
     except LimitError as e:
         res.forms_note = e.message + "; the digits above are certified"
         if symbols:
             raise
     return res
+
+
+def _closed_form(g, loss, bounded: bool):
+    """The gradient's closed form, refused (LimitError) when the loss's closed form is
+    estimated beyond MAX_FORM_NODES, the estimate ``symattn latex`` uses; entries up to
+    TIDY_NODES are tidied."""
+    import sympy
+    from ..evaluation.size import closed_form_size
+    from ..gradients import tidy_expr, tree_size
+    if bounded:
+        n = closed_form_size(loss)
+        if n > MAX_FORM_NODES:
+            raise LimitError(f"the loss's closed form would have about {n:,} nodes per entry "
+                             f"(more than {MAX_FORM_NODES:,}, what symattn latex writes out)")
+    raw = g.exact(tidy=False)
+    return sympy.ImmutableMatrix(raw.shape[0], raw.shape[1],
+                                 [tidy_expr(v) if tree_size(v) <= TIDY_NODES else v for v in raw])
 
 
 def _check_wrt(spec, wrt: str) -> None:
