@@ -59,22 +59,26 @@ def locate(record, line, used: list) -> tuple[int, int] | None:
                 span = (k, m.end()) if m else None
             if span and not _overlaps(span, used):
                 return span
-    for variant in dict.fromkeys((printed, printed.replace("-", "−"), printed.replace("−", "-"))):
-        for m in re.finditer(re.escape(variant), text):
-            span = m.span()
-            if _bounded(text, *span) and not _overlaps(span, used):
-                return span
+    variants = dict.fromkeys((printed, printed.replace("-", "−"), printed.replace("−", "-")))
+    # strict first; then glued to what precedes it (table cells flattened to text: 成分40.99)
+    for strict in (2, 1, 0):
+        for variant in variants:
+            for m in re.finditer(re.escape(variant), text):
+                span = m.span()
+                if _bounded(text, *span, strict) and not _overlaps(span, used):
+                    return span
     return None
 
 
-def _bounded(text: str, a: int, b: int) -> bool:
-    """Not part of a longer number: no digit or decimal point right before or after."""
+def _bounded(text: str, a: int, b: int, strict: int = 2) -> bool:
+    """Not part of a longer number: with ``strict`` 2 no digit or decimal point right
+    before or after, with 1 only after, with 0 anywhere."""
     before = text[a - 1] if a > 0 else " "
     after = text[b] if b < len(text) else " "
     after2 = text[b + 1] if b + 1 < len(text) else " "
-    if before.isdigit() or before == ".":
+    if strict >= 2 and (before.isdigit() or before == "."):
         return False
-    return not (after.isdigit() or (after == "." and after2.isdigit()))
+    return strict == 0 or not (after.isdigit() or (after == "." and after2.isdigit()))
 
 
 def _overlaps(span, used) -> bool:

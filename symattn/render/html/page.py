@@ -86,7 +86,7 @@ class Page:
 
     def _header(self, title: str) -> str:
         from ... import __version__
-        legend = "".join(f'<span><span class="num v-{v}">{v}</span></span>' for v in VERDICTS)
+        legend = " ".join(f'<span><span class="num v-{v}">{v}</span></span>' for v in VERDICTS)
         return (f"<header><h1>{esc(title)}</h1><p>Every printed number checked by symattn "
                 f"{esc(__version__)} with exact arithmetic and certified rounding. Click or "
                 f'focus a number for its exact value and the step.</p><p class="legend">{legend}'
