@@ -170,7 +170,19 @@ class ListContext:
     def op_abs(self, node, a): return self._map(node, a, self.s_abs)
     def op_relu(self, node, a): return self._map(node, a, self.s_relu, on_neg_inf=self.zero)
     def op_finite(self, node, a): return self._map(node, a, lambda x: self.one, on_neg_inf=self.zero)
-    def op_pow(self, node, a): return self._map(node, a, lambda x: self.s_pow(x, node.params["k"]))
+    def op_pow(self, node, a):
+        k = node.params["k"]
+
+        def f(x):
+            s = self.s_sign(x)
+            if k < 0 and s == 0 and self.is_exact_zero(x):
+                raise DomainError(f"0 to the negative power {k}: an entry is exactly 0",
+                                  hint="a power below 0 divides by the entry")
+            if k.denominator != 1 and s == -1:
+                raise DomainError(f"a negative number to the fractional power {k}",
+                                  hint="roots of negative numbers are not real")
+            return self.s_pow(x, k)
+        return self._map(node, a, f)
 
     def op_log(self, node, a):
         def f(x):

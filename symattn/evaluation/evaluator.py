@@ -56,6 +56,8 @@ def exponent_limit() -> LimitError:
 def beyond_exponent_limit(x) -> bool:
     """True when a ball's midpoint or radius lies beyond 2^±MAX_EXPONENT_BITS in size (read
     from the exponents, in time independent of them)."""
+    if not x.is_finite():
+        return False
     for part in (x.mid(), x.rad()):
         m, e = part.man_exp()
         if m != 0 and abs(int(e) + int(m).bit_length()) > MAX_EXPONENT_BITS:

@@ -37,8 +37,13 @@ def mean(x) -> Tensor:
 def var(x, ddof: int = 0) -> Tensor:
     """Row variances, m×1: the biased (population) variance for ddof=0, as LayerNorm uses."""
     x = P.as_tensor(x)
+    n = x.shape[1]
+    if not 0 <= ddof < n:                    # n - ddof ≤ 0: a zero or negative "variance"
+        from ..errors import DomainError
+        raise DomainError(f"var: ddof = {ddof} must be ≥ 0 and smaller than the number of "
+                          f"entries in a row ({n})")
     d = x - mean(x)
-    return P.row_sum(d * d) / (x.shape[1] - ddof)
+    return P.row_sum(d * d) / (n - ddof)
 
 
 def row_max(x) -> Tensor:

@@ -7,7 +7,7 @@ from typing import Sequence
 
 from . import primitives as P
 from .elementwise import sin, cos, sqrt
-from ..errors import InputError
+from ..errors import DomainError, InputError
 from ..tensor import Tensor
 
 
@@ -30,6 +30,7 @@ def positional_encoding(n: int, d: int, base=10000, *, pair: str = "2i") -> Tens
         raise InputError("positional_encoding(n, d) takes positive whole numbers")
     if pair not in ("2i", "i"):
         raise InputError("pair must be '2i' or 'i'")
+    _check_base(base)
     pos = P.const([[p] for p in range(n)])
     inv = [P.power(P.scalar(base), -Fraction(2 * (j // 2) if pair == "2i" else j // 2, d))
            for j in range(d)]
@@ -40,6 +41,20 @@ def positional_encoding(n: int, d: int, base=10000, *, pair: str = "2i") -> Tens
     both = P.hcat([even, odd]) if d > 1 else even
     order = [j // 2 if j % 2 == 0 else (d + 1) // 2 + j // 2 for j in range(d)]
     return P.take(both, None, order)
+
+
+def _check_base(base) -> None:
+    """A base known here (a number) must be > 1: base^(2i/d) then grows with i."""
+    from ..numbers import exact
+    from ..tensor import NEG_INF
+    if isinstance(base, Tensor):
+        if base.op != "const" or base.shape != (1, 1):
+            return                         # computed: the power's own domain checks apply
+        base = base.params["entries"][0][0]
+    b = exact(base)
+    if b is NEG_INF or not b > 1:
+        raise DomainError(f"positional_encoding: base = {'-inf' if b is NEG_INF else b} must be > 1",
+                          hint="the Transformer uses base = 10000")
 
 
 def learned_positional_encoding(P_table, n: int) -> Tensor:
