@@ -43,6 +43,8 @@ def run(args) -> int:
     if args.digits < 1 or args.digits > MAX_DIGITS:
         raise LimitError(f"--digits {args.digits}: give 1 to {MAX_DIGITS}")
     from ..spec.load import load
+    from .. import deadline
+    deadline.check(f"{resolve(args.spec)}:1")           # the place a MemoryError names
     spec = load(str(resolve(args.spec)))
     result = compute(spec, args.loss, args.wrt, args.digits, progress=_progress())
     if args.json:
@@ -59,10 +61,10 @@ def _progress():
     if not sys.stderr.isatty():
         return None
 
+    from .output import progress
+
     def show(stage: str | None):
-        text = "" if stage is None else f"grad: {stage}"
-        print("\r" + text.ljust(50) + ("\r" if stage is None else ""), end="", file=sys.stderr,
-              flush=True)
+        progress("" if stage is None else f"grad: {stage}")
     return show
 
 

@@ -38,6 +38,8 @@ def read_source(path: str) -> tuple[str, str]:
 def run(args) -> int:
     from ..spec.latex_import import import_report
     from .output import say
+    from .. import deadline
+    deadline.check(f"{args.source}:1")                  # the place a MemoryError names
     text, name = read_source(args.source)
     snippet, skipped = import_report(text, name)
     for line, matrix, why in skipped:          # the others are kept; say which were not
@@ -45,7 +47,8 @@ def run(args) -> int:
     if args.output:
         from .output import write_output
         write_output(args.output, snippet, args.force)
-        print(f"wrote {args.output}", file=sys.stderr)
+        from .output import say
+        say(f"wrote {args.output}", prefix="")
     else:
         sys.stdout.write(snippet)
     return 0

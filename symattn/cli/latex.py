@@ -46,6 +46,7 @@ def run(args) -> int:
     from ..render.latex import document
     from ..render.latex_config import LatexConfig
     from ..errors import InputError
+    from .output import say
     fmt = args.format
     if fmt is None:
         fmt = "tex" if args.output and args.output.endswith(".tex") else "markdown"
@@ -55,13 +56,15 @@ def run(args) -> int:
                       corrections=args.corrections,
                       steps=tuple(args.steps) if args.steps else None,
                       rows=args.rows, max_rows=args.max_rows)
+    from .. import deadline
+    deadline.check(f"{resolve_spec(args.spec)}:1")       # the place a MemoryError names
     doc = document(resolve_spec(args.spec), cfg)
     text = doc.text()
     if args.output:
         from .output import write_output
         write_output(args.output, text, args.force)
         extra = f"; {len(doc.wrong)} printed numbers corrected" if args.corrections else ""
-        print(f"wrote {args.output} ({len(doc.formulas())} formulas{extra})", file=sys.stderr)
+        say(f"wrote {args.output} ({len(doc.formulas())} formulas{extra})", prefix="")
     else:
         sys.stdout.write(text)
     return 0

@@ -64,7 +64,8 @@ def run(args) -> int:
     if args.output:
         from .output import write_output
         write_output(args.output, text, args.force)
-        print(f"wrote {args.output}; next: symattn check {args.output}", file=sys.stderr)
+        from .output import say
+        say(f"wrote {args.output}; next: symattn check {args.output}", prefix="")
     else:
         sys.stdout.write(text)
     return 0

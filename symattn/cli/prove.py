@@ -107,16 +107,16 @@ def run(args) -> int:
     as_json = bool(getattr(args, "json", False))
     if name is not None and name not in registry:
         known = ", ".join(registry)
-        print(f"symattn prove: no identity named {name!r} (known: {known})", file=sys.stderr)
+        say(f"no identity named {name!r} (known: {known})", prefix="symattn prove: ")
         return 2
     selected = [registry[name]] if name is not None else list(registry.values())
 
+    from .. import deadline
+    from .output import say, progress
     records = []
-    progress = sys.stderr.isatty()
     for k, module in enumerate(selected):
-        if progress:
-            print(f"\rproving {k + 1}/{len(selected)} {module.NAME:<30}", end="", file=sys.stderr,
-                  flush=True)
+        deadline.check()
+        progress(f"proving {k + 1}/{len(selected)} {module.NAME}")
         try:
             derivation = module.derive()
             holds = bool(derivation.holds)
@@ -125,10 +125,9 @@ def run(args) -> int:
             derivation, holds = None, False
             failure = f"{type(exc).__name__}: {exc}"
         records.append(_record(module, holds))
-        if progress:
-            print("\r" + " " * 50 + "\r", end="", file=sys.stderr)
+        progress("")
         if failure is not None:
-            print(f"symattn prove: {module.NAME} does not hold: {failure}", file=sys.stderr)
+            say(f"{module.NAME} does not hold: {failure}", prefix="symattn prove: ")
         if as_json:
             continue
         if derivation is not None:

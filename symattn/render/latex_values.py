@@ -305,8 +305,8 @@ class Numbers:
     @staticmethod
     def _near_short_decimal(x) -> bool:
         """The ball lies within 2^-40 of a decimal of at most 6 places."""
-        from ..evaluation.evaluator import ball_bounds
-        if not x.is_finite():
+        from ..evaluation.evaluator import ball_bounds, beyond_exponent_limit
+        if not x.is_finite() or beyond_exponent_limit(x):
             return False
         lo, hi = ball_bounds(x)
         q = Fraction(round((lo + hi) / 2 * 10 ** 6), 10 ** 6)
