@@ -69,8 +69,10 @@ def heatmap(A: Tensor, *, decimals: int = 4, mode: str = "half-up", printed: dic
     printed, wrong = printed or {}, wrong or set()
     fig = _figure(1.2 + 0.95 * n, 0.9 + 0.62 * m)
     ax = fig.add_subplot()
-    ax.imshow(values, cmap="Blues", vmin=0, vmax=max(1.0, max(max(r) for r in values)),
-              aspect="auto")
+    ax.pcolormesh([j - 0.5 for j in range(n + 1)], [i - 0.5 for i in range(m + 1)], values,
+                  cmap="Blues", vmin=0, vmax=max(1.0, max(max(r) for r in values)))  # vector
+    ax.set_xlim(-0.5, n - 0.5)
+    ax.set_ylim(m - 0.5, -0.5)                      # the first query on top
     for i in range(m):
         for j in range(n):
             _cell(ax, i, j, rounded[i][j], values[i][j], (i, j) in masked,
