@@ -9,12 +9,11 @@ dropped); every problem is one :class:`~symattn.errors.SpecError` or
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
-from ..errors import SpecError
-from ..spec.load import MAX_FILE_BYTES, decode
+from ..errors import SymattnError
+from ..numbers import shown
+from ..spec.load import MAX_FILE_BYTES, decode, read_regular
 from .source import Line
 
 READERS = {
@@ -30,44 +29,27 @@ def reader_for(path: str):
     return importlib.import_module(f"symattn.article.{name}")
 
 
-def read_bytes(path: str) -> bytes:
+def read_bytes(path: str, name: str) -> bytes:
     """At most MAX_FILE_BYTES + 1 bytes of a regular file (a FIFO or a device is refused
-    before it could block or stream forever)."""
+    before it could block or stream forever); errors cite the file as ``name``."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        raise SpecError("no such file", where=path) from None
-    except IsADirectoryError:
-        raise SpecError("is a folder, not an article file", where=path) from None
-    except OSError as e:
-        raise SpecError(f"cannot read: {e.strerror}", where=path) from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise SpecError("is a folder, not an article file", where=path)
-        if not stat.S_ISREG(mode):
-            raise SpecError("is not a regular file (a pipe or a device?)", where=path,
-                            hint="save the article to a file first")
-        chunks, size = [], 0
-        while size <= MAX_FILE_BYTES:
-            chunk = os.read(fd, MAX_FILE_BYTES + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    except OSError as e:
-        raise SpecError(f"cannot read: {e.strerror}", where=path) from None
-    finally:
-        os.close(fd)
+        return read_regular(path, MAX_FILE_BYTES, "an article file")
+    except SymattnError as e:
+        if e.where == path:                          # the escaped name, on one line
+            e.where = name
+            e.args = (str(e),)
+        raise
 
 
-def read_text(path: str) -> str:
+def read_text(path: str, name: str | None = None) -> str:
     """The UTF-8 text of an article file (a byte-order mark dropped)."""
-    return decode(read_bytes(path).removeprefix(b"\xef\xbb\xbf"), path)
+    name = name or shown(path, 200)
+    return decode(read_bytes(path, name).removeprefix(b"\xef\xbb\xbf"), name)
 
 
 def read_article(path: str) -> list[Line]:
-    """The lines of the article at ``path``, each at its place in the file."""
+    """The lines of the article at ``path``, each at its place in the file (control
+    characters of the path are escaped in messages)."""
     path = str(path)
-    return reader_for(path).read(read_text(path), path)
+    name = shown(path, 200)
+    return reader_for(path).read(read_text(path, name), name)

@@ -16,6 +16,7 @@ import json
 import re
 from pathlib import Path
 
+from ..numbers import shown
 from ..spec.latex_import import _unique
 from .matrices import Printed, find
 from .read import read_article
@@ -36,6 +37,7 @@ def _inputs(found: list[Printed]) -> tuple[list[Printed], list[str]]:
     """Named, unique inputs; comments for the matrices that repeat an earlier one."""
     out: list[Printed] = []
     names: dict = {}
+    suffixes: dict = {}
     notes: list[str] = []
     for p in found:
         same = next((q for q in out if q.values == p.values or
@@ -44,7 +46,7 @@ def _inputs(found: list[Printed]) -> tuple[list[Printed], list[str]]:
             what = "the numbers" if same.values == p.values else "a row"
             notes.append(f"# line {p.line}: {what} of {same.name} again")
             continue
-        name = _unique(p.name or None, p.values, names, len(out) + 1)
+        name = _unique(p.name or None, names, len(out) + 1, suffixes)
         names[name] = p
         out.append(Printed(name, p.line, p.values, p.texts, p.rows, p.form))
     if len(notes) > 20:
@@ -145,8 +147,8 @@ def starter_spec(path: str) -> str:
     out = ["# A starting spec read from the article; edit it, then: symattn check THIS.toml",
            "# Format: docs/spec-format.md. Inputs are what the article prints, with their line.",
            "[example]", f"id = {json.dumps(stem)}",
-           f"title = {json.dumps('Worked example of ' + Path(path).name, ensure_ascii=False)}",
-           f"source = {json.dumps(Path(path).name, ensure_ascii=False)}", 'rounding = "half-up"']
+           f"title = {json.dumps('Worked example of ' + shown(Path(path).name), ensure_ascii=False)}",
+           f"source = {json.dumps(shown(Path(path).name), ensure_ascii=False)}", 'rounding = "half-up"']
     if x is not None and x.rows:
         out.append(f"tokens = {json.dumps(list(x.rows), ensure_ascii=False)}")
     out += ["", f"[inputs]                          # {len(inputs)} found"] + notes
