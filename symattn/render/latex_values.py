@@ -38,6 +38,8 @@ GREEK.update({"epsilon": r"\varepsilon", "eps": r"\varepsilon"})
 _TEXT_ESCAPES = {
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "%": r"\%", "&": r"\&",
     "#": r"\#", "$": r"\$", "^": r"\textasciicircum{}",
+    # no HTML tag or Markdown link can form inside a $$ block of the Markdown output
+    "<": r"\textless{}", ">": r"\textgreater{}", "[": "{[}", "]": "{]}",
 }
 _MINUSES = "\u2212\u2012\u2013\ufe63\uff0d"
 
