@@ -105,7 +105,8 @@ def propose(inputs: list[Printed], words: str) -> tuple[list[tuple[str, str, boo
     steps += [("S", f"{q} @ {k}.T", ok, why if not ok else ""),
               ("S_scaled", f"S / sqrt({d})", ok, "the scores scaled by sqrt(d_k): drop if the article does not scale"),
               ("A", "softmax(S_scaled)", ok, "the attention weights"),
-              ("Z", f"A @ {v}", ok, "the output: the weighted sum of the values")]
+              ("Z", f"A @ {v}", ok, "the output: the weighted sum of the values" +
+               ("" if v != X else f" (no W_V was found: the values are {X} itself)"))]
     if _MASK.search(words):
         steps.insert(-2, ("S_masked", "S_scaled + causal_mask(width(S_scaled))", False,
                           "the article speaks of a mask: use S_masked in A if this example masks"))
