@@ -102,7 +102,7 @@ def propose(inputs: list[Printed], words: str) -> tuple[list[tuple[str, str, boo
         sure = True
     steps = [(n, e, a, why if not a else "") for n, e, a, _ in steps]
     ok = sure and all(a for _, _, a, _ in steps)
-    steps += [("S", f"{q} @ {k}.T", ok, why if not ok else ""),
+    steps += [("S", f"{q} @ {k}.T", ok, why if not ok or not (wq and wk) else ""),
               ("S_scaled", f"S / sqrt({d})", ok, "the scores scaled by sqrt(d_k): drop if the article does not scale"),
               ("A", "softmax(S_scaled)", ok, "the attention weights"),
               ("Z", f"A @ {v}", ok, "the output: the weighted sum of the values" +
