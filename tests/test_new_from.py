@@ -183,3 +183,36 @@ def test_no_overwrite_without_force_and_stdout(tmp_path):
     assert r.returncode == 0 and "[inputs]" in out.read_text(encoding="utf-8")
     r = cli("new", "--from", str(article))
     assert r.returncode == 0 and r.stdout == out.read_text(encoding="utf-8")
+
+
+def test_the_docs_example_runs_as_shown(tmp_path):
+    import re
+    text = (ROOT / "docs" / "articles.md").read_text(encoding="utf-8")
+    block = re.search(r"## A starting spec from an article\n+```\n(.*?)```", text, re.S).group(1)
+    r = subprocess.run(["bash", "-e", "-c", block.replace("symattn ", f"{sys.executable} -m symattn ")],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    spec = tomllib.loads((tmp_path / "post.toml").read_text(encoding="utf-8"), parse_float=F)
+    assert values(spec["inputs"]["X"]) == [[F("1.0"), F("0.5")], [F("0.8"), F("1.2")]]
+
+
+def test_printouts_lists_and_labelled_vectors(tmp_path):
+    from symattn.article.matrices import find
+    from symattn.article.read import read_article
+    article = tmp_path / "forum.txt"
+    article.write_text(
+        "Out[2]:\n"
+        "tensor([[ 0.4419, -0.6515],\n"
+        "        [ 1.0000e+00, -0.]])\n"
+        "cat = [1, 0]\n"
+        "sat = [0.5, −1]\n"
+        "\n"
+        "token\tQ\tK\n"
+        "`I`\t[1.05, 0.65]\t[0.45, 0.60]\n"
+        "`love`\t[0.92, 1.24]\t[0.12, 1.28]\n", encoding="utf-8")
+    found = {(p.name, p.line): (p.values, p.rows) for p in find(read_article(str(article)))}
+    assert found[("", 2)] == (((F("0.4419"), F("-0.6515")), (F(1), F(0))), None)
+    assert found[("", 4)] == (((F(1), F(0)), (F("0.5"), F(-1))), ("cat", "sat"))
+    assert found[("Q", 8)] == (((F("1.05"), F("0.65")), (F("0.92"), F("1.24"))), ("I", "love"))
+    assert found[("K", 8)][0] == ((F("0.45"), F("0.6")), (F("0.12"), F("1.28")))
+    assert len(found) == 4
