@@ -22,6 +22,7 @@ W_Q = { value = [[1.0, 0.2], [0.1, "9/10"]], line = 1 }
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -382,6 +383,7 @@ def cell_value(cell: str) -> tuple[object, str]:
 
 def _toml_decimal(s: str) -> str:
     """A decimal as TOML accepts it: ``.5`` → ``0.5``, ``2.`` → ``2.0``, ``007`` → ``7``."""
+    s = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in s)   # ١.٥ → 1.5
     mant, _, exp = s.lower().partition("e")
     if mant.startswith("."):
         mant = "0" + mant
@@ -459,8 +461,8 @@ def inputs_toml(matrices: list[ImportedMatrix], source: str | None = "<fragment>
     """An ``[inputs]`` table for a spec: one line per matrix, with the line it came from;
     comments name the repeats and the matrices skipped as not all numbers."""
     out = []
-    if source:
-        out.append(f"# from {source}: {len(matrices)} matri{'x' if len(matrices) == 1 else 'ces'}")
+    if source:                               # a comment: a newline in a file name stays text
+        out.append(f"# from {_comment(source)}: {len(matrices)} matri{'x' if len(matrices) == 1 else 'ces'}")
     for line, name in repeats or []:
         out.append(f"# line {line}: the numbers of {name} again")
     for line, name, why in skipped or []:
@@ -468,8 +470,22 @@ def inputs_toml(matrices: list[ImportedMatrix], source: str | None = "<fragment>
     out.append("[inputs]")
     for m in matrices:
         rows = ", ".join("[" + ", ".join(r) + "]" for r in m.texts)
-        out.append(f"{m.name} = {{ value = [{rows}], line = {m.line} }}")
+        out.append(f"{_toml_key(m.name)} = {{ value = [{rows}], line = {m.line} }}")
     return "\n".join(out) + "\n"
+
+
+def _comment(text: str) -> str:
+    """Text for a TOML comment: control characters (a newline) escaped, at most 200 characters."""
+    from ..numbers import shown
+    return shown(text, 200)
+
+
+def _toml_key(name: str) -> str:
+    """A bare TOML key when it is one (ASCII letters, digits, _), else a quoted one (``"α"``)."""
+    if re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        return name
+    return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\U{ord(c):08x}"
+                         for c in name) + '"'
 
 
 def import_latex(text: str, source: str | None = "<fragment>") -> str:
