@@ -1,5 +1,5 @@
 """Evaluation of the one definition: exactly (SymPy), to certified digits (Arb balls), in
-floating point (NumPy), and the comparison of the float path with the exact values.
+floating point (NumPy); :func:`compare` (the float oracle) lives in :mod:`symattn.oracle`.
 
 >>> import symattn
 >>> w = symattn.softmax(symattn.matrix([["0", "1/2"]]))
@@ -8,8 +8,6 @@ floating point (NumPy), and the comparison of the float path with the exact valu
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from ..errors import LimitError, InputError
 from ..tensor import Tensor, NEG_INF
@@ -66,51 +64,7 @@ def evaluate(t: Tensor, digits: int | None = 15, *, exact: bool = False, dtype: 
     return [["-inf" if r is None else str(r) for r in row] for row in rows]
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """The float path against certified values: per entry, absolute and relative error."""
-    dtype: str
-    float_values: object       # numpy array
-    reference: list            # decimal strings, certified
-    abs_err: object            # numpy float64 array
-    rel_err: object
-
-    def max_abs_err(self) -> float:
-        return float(self.abs_err.max())
-
-    def max_rel_err(self) -> float:
-        return float(self.rel_err.max())
-
-
-def compare(t: Tensor, dtype: str = "float64", digits: int = 30) -> Comparison:
-    """Each entry's absolute and relative error of the ``dtype`` path against the exact value.
-
-    The errors are computed in ball arithmetic from the float results (exact binary
-    values) and the certified reference, so they are themselves right to many digits.
-    """
-    import numpy as np
-    from fractions import Fraction
-    from .ball import precision, fraction_to_arb
-    from .evaluator import ball_bounds, start_precision
-    ev = Evaluator()
-    f = ev.float(t, dtype)
-    prec = start_precision(digits=digits)
-    ref = ev.ball(t, prec)
-    m, n = t.shape
-    abs_err = np.zeros((m, n))
-    rel_err = np.zeros((m, n))
-    with precision(prec):
-        for i in range(m):
-            for j in range(n):
-                x, fx = ref[i][j], float(f[i, j])
-                if x is NEG_INF:
-                    continue
-                err = fraction_to_arb(Fraction(fx)) - x
-                lo, hi = ball_bounds(abs(err))
-                abs_err[i, j] = float(hi)
-                if not x.is_zero():
-                    xl, xh = ball_bounds(abs(x))
-                    rel_err[i, j] = float(hi / xl) if xl > 0 else float("inf")
-    strings = [["-inf" if r is None else str(r) for r in row]
-               for row in ev.rounded_matrix(t, digits=digits, mode="half-even")]
-    return Comparison(dtype, f, strings, abs_err, rel_err)
+def compare(t: Tensor, reference="float64", digits: int = 30):
+    """A float implementation's values against certified ones: :func:`symattn.oracle.compare`."""
+    from ..oracle import compare as oracle
+    return oracle(t, reference, digits)
