@@ -21,6 +21,7 @@ COMMANDS = {
     "grad": ("symattn.cli.grad", "exact gradient of a loss of a spec with respect to an input"),
     "report": ("symattn.cli.report", "one self-contained HTML report: numbers marked, errors by cause, heatmaps"),
     "sweep": ("symattn.cli.sweep", "the exact curve of entries of a step as one input moves"),
+    "compare": ("symattn.cli.compare", "a float implementation's values of a step (.npy, .pt) against certified ones"),
 }
 
 
