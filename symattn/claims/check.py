@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from .printed import parse_printed, PrintedNumber
 from .roles import is_probability
+from .. import deadline
 from ..errors import SymattnError, SpecError
 from ..evaluation.evaluator import Evaluator
 from ..evaluation import rounding as R
@@ -204,6 +205,7 @@ class Checker:
     # -- one entry -----------------------------------------------------------------
     def _verdict(self, e: Entry) -> Record:
         spec, c = self.spec, e.claim
+        deadline.check(spec.where(c.spec_line))
         t = spec.tensors[c.step]
         rec = Record(spec.id, spec.source, c.line, c.step, [t.row_label(e.i), t.col_label(e.j)],
                      e.number.text, "", "", "", spec=spec.path, spec_line=c.spec_line)
@@ -345,6 +347,7 @@ class Checker:
         """The printed cells that, carried forward (one level, then all the way), give the
         printed number; None if none do."""
         for deep in (False, True):
+            deadline.check()
             t = self.carrier.tensor(e.claim.step, e.claim.line, deep, sound)
             if t is self.spec.tensors[e.claim.step]:
                 continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .. import deadline
 from .latex_config import LatexConfig
 from .latex_steps import SpecRenderer
 
@@ -135,5 +136,6 @@ def _render(spec, config: LatexConfig) -> LatexDocument:
         doc.blocks.append(r.inputs_block())
     for s in spec.steps:
         if config.steps is None or s.name in config.steps:
+            deadline.check()
             doc.blocks.append(r.step_block(s))
     return doc

@@ -21,6 +21,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .. import deadline
 from ..evaluation import rounding as R
 from ..tensor import Tensor, NEG_INF
 
@@ -316,6 +317,7 @@ class Numbers:
 
     # -- one entry ---------------------------------------------------------------------
     def cell(self, t: Tensor, i: int, j: int, prec: Precision) -> Cell:
+        deadline.check()
         if self.exact_forms or self.has_symbols(t):           # a symbol: no number to print
             return self._closed_form(t, i, j, prec)
         q = self.exact_fraction(t, i, j)

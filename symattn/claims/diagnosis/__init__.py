@@ -23,6 +23,7 @@ from fractions import Fraction
 
 from .computation import computation_mistakes, variants
 from .printing import printing_mistakes
+from ... import deadline
 from ...errors import SymattnError
 from ...evaluation import rounding as R
 from ...spec import expr as E
@@ -116,6 +117,7 @@ def diagnose(checker, e, expected: R.Rounded) -> list[str]:
     singles = []
     for name in _ancestors(spec, e.claim.step):
         for desc, tree in variants(spec.step(name).tree, mutate):
+            deadline.check()
             label = desc if name == e.claim.step else f"{desc} (in step '{name}')"
             singles.append((label, name, tree))
             try:
@@ -149,6 +151,7 @@ def _pairs(checker, e, singles, mutate, row):
             tried += 1
             if tried > MAX_PAIRS:
                 return
+            deadline.check()
             changes = {n1: t2} if n2 == n1 else {n1: t1, n2: t2}
             try:
                 v = rebuild(spec, changes, e.claim.step)
