@@ -82,7 +82,8 @@ def run(args) -> int:
     else:
         data = plot.png_bytes(fig)
     write_output(args.output, data, args.force)
-    print(f"wrote {args.output} ({len(entries or [])} curves, {len(points)} printed points)",
+    n = len(entries) if entries else y.shape[0] * y.shape[1]
+    print(f"wrote {args.output} ({n} curve{'s' if n != 1 else ''}, {len(points)} printed points)",
           file=sys.stderr)
     return 0
 

@@ -45,6 +45,8 @@ border-left:1px solid #bbb;box-shadow:-4px 0 16px rgba(0,0,0,.15);padding:12px 1
 .math{overflow-x:auto;border-top:1px solid var(--line);margin-top:8px}
 .display{overflow-x:auto;padding:4px 0}
 math{font-size:1.05em}
+mtable.aligned>mtr>mtd{padding:3px 0}
+mtable.aligned>mtr>mtd:first-child{text-align:right}mtable.aligned>mtr>mtd:last-child{text-align:left}
 pre.tex{white-space:pre-wrap;font-size:12px}
 @media (max-width:700px){
  main{padding:8px 10px 70vh}

@@ -6,6 +6,8 @@ Each is an inert ``<template id="{rid}-d">``; the page script copies it into the
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .marks import esc, follows_line
 
 MEANING = {
@@ -34,7 +36,7 @@ def record_detail(rid: str, r, math_ref: str | None) -> str:
              + "</p>",
              f'<table class="values">{table}</table>']
     parts.append(_why(r))
-    where = f"{r.spec}:{r.spec_line}" if getattr(r, "spec", "") else ""
+    where = f"{Path(r.spec).name}:{r.spec_line}" if getattr(r, "spec", "") else ""
     if where:
         parts.append(f'<p class="spec">claim in {esc(where)}</p>')
     if math_ref:

@@ -20,7 +20,7 @@ ATTRS = {"display", "mathvariant", "mathcolor", "mathbackground", "notation", "s
          "fence", "form", "linebreak", "width", "height", "depth", "columnalign",
          "displaystyle", "scriptlevel", "accent", "accentunder", "separator", "lspace",
          "rspace", "columnspacing", "rowspacing", "minsize", "maxsize", "symmetric",
-         "movablelimits", "largeop", "linethickness", "encoding"}
+         "movablelimits", "largeop", "linethickness", "encoding", "class"}
 _ALIGNED = re.compile(r"\A\s*\\begin\{aligned\}(.*)\\end\{aligned\}\s*\Z", re.S)
 
 
@@ -30,7 +30,8 @@ def to_mathml(tex: str) -> str:
     try:
         m = _ALIGNED.match(tex)
         if m:
-            table = ET.Element("mtable", {"columnalign": "right left", "displaystyle": "true"})
+            table = ET.Element("mtable", {"columnalign": "right left", "displaystyle": "true",
+                                          "class": "aligned"})
             for row in split_top(m.group(1), r"\\"):
                 tr = ET.SubElement(table, "mtr")
                 for cell in split_top(row, "&")[:2]:

@@ -31,7 +31,7 @@ def counts_table(examples, anchors: dict) -> str:
         c = counts(ex.records, ex.unmatched)
         for v in VERDICTS:
             total[v] += c[v]
-        cells = "".join(f'<td class="n v-{v}">{c[v]}</td>' for v in VERDICTS)
+        cells = "".join(f'<td class="n{f" v-{v}" if c[v] else ""}">{c[v]}</td>' for v in VERDICTS)
         rows.append(f'<tr><th scope="row"><a href="#{esc(anchors[ex.spec.id])}">{esc(ex.spec.id)}'
                     f'</a></th><td>{esc(ex.spec.source)}</td><td class="n">{len(ex.records)}</td>'
                     f"{cells}</tr>")
