@@ -133,7 +133,11 @@ class Tensor:
         from .interop import to_array
         return to_array(self, dtype, copy)
 
-    def _repr_latex_(self) -> str:
+    def _repr_latex_(self) -> str | None:
+        """LaTeX for Jupyter; None (the HTML table is shown, cut) for a large shape."""
+        from .display import THRESHOLD
+        if max(self.shape) > THRESHOLD:
+            return None
         from .render.latex_values import tensor_latex
         return "$$" + tensor_latex(self) + "$$"
 
