@@ -205,7 +205,8 @@ class Evaluator:
                     pass
         if v.is_Rational:
             return round_rational(Fraction(int(v.p), int(v.q)), decimals, digits, mode)
-        raise CertificationError(f"could not certify the digits of {v} within "
+        from ..numbers import shown
+        raise CertificationError(f"could not certify the digits of '{shown(v)}' within "
                                  f"{MAX_PREC_BITS} bits", hint="is it exactly a rounding tie?")
 
 
