@@ -172,3 +172,12 @@ def test_python_and_spec_share_operation_names():
     ns = {}
     exec("from symattn import *", ns)                       # builtins stay unshadowed
     assert "sum" not in ns and "max" not in ns and "abs" not in ns
+
+
+def test_import_symattn_loads_neither_sympy_nor_numpy_nor_torch():
+    import subprocess
+    import sys
+    code = ("import sys, symattn; x = symattn.matrix([['1']]); "
+            "print(sorted(m for m in ('sympy', 'numpy', 'torch') if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.stdout.strip() == "[]", r.stderr
