@@ -352,3 +352,51 @@ def test_argmax_per_row_and_json_at_names_the_entry(tmp_path):
     recs = check_spec(load(path))
     assert [r.verdict for r in recs] == ["correct"] * 3
     assert [r.at for r in recs] == [["a", "0"], ["b", "0"], ["b", "0"]]
+
+
+def test_a_number_the_rounded_inputs_cannot_reach_is_proven_wrong(tmp_path):
+    # y = 1000·x' lies in [123.45, 123.55] for every x' that prints as 0.1235: 123.56 is out
+    recs = run(tmp_path, HEAD + '''
+    [inputs]
+    x = { value = [[0.1235]], rounded = true }
+    [[steps]]
+    name = "y"
+    expr = "x * 1000"
+    ''' + claims(("y", [0, 0], "123.56", 1)))
+    assert recs[0].verdict == "wrong"
+    assert not any("not decided" in d for d in recs[0].diagnosis or [])
+
+
+def test_grad_bounds_the_closed_form_like_latex(tmp_path):
+    path = spec(tmp_path, HEAD + '''
+    [inputs]
+    X = [[1.0, 0.5, 0.3], [0.8, 1.2, 0.2], [1.5, 0.7, 0.9]]
+    W = [[1.0, 0.2, 0.1], [0.1, 0.9, 0.4], [0.3, 0.2, 0.8]]
+    [[steps]]
+    name = "Z"
+    expr = "attention(X @ W, X, X)"
+    ''')
+    p = subprocess.run([sys.executable, "-m", "symattn", "grad", path, "--loss", "sum(sum(Z).T)",
+                        "--wrt", "W", "--digits", "12"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "closed form: the gradient's closed form would have about" in p.stdout
+    assert "are not written out" in p.stdout and p.stderr == ""
+    # the certified digits against a central difference of the same loss in mpmath
+    X = [[mpmath.mpf(v) for v in r] for r in (("1.0", "0.5", "0.3"), ("0.8", "1.2", "0.2"), ("1.5", "0.7", "0.9"))]
+    W = [[mpmath.mpf(v) for v in r] for r in (("1.0", "0.2", "0.1"), ("0.1", "0.9", "0.4"), ("0.3", "0.2", "0.8"))]
+
+    def loss(W):
+        Q = [[sum(X[i][k] * W[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
+        total = 0
+        for i in range(3):
+            a = _softmax([sum(Q[i][k] * X[j][k] for k in range(3)) / mpmath.sqrt(3) for j in range(3)])
+            total += sum(a[j] * X[j][c] for j in range(3) for c in range(3))
+        return total
+    h = mpmath.mpf(10) ** -15
+    Wp = [r[:] for r in W]
+    Wm = [r[:] for r in W]
+    Wp[0][0] += h
+    Wm[0][0] -= h
+    d00 = (loss(Wp) - loss(Wm)) / (2 * h)
+    row0 = next(l for l in p.stdout.splitlines() if l.startswith("0 "))
+    assert mpmath.almosteq(mpmath.mpf(row0.split()[1]), d00, rel_eps=mpmath.mpf(10) ** -10)

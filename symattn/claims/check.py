@@ -26,6 +26,8 @@ from ..tensor import Tensor, NEG_INF
 
 EXACT_DIGITS = 20
 VERDICTS = ("correct", "carried", "consistent", "wrong")
+UNDECIDED = ("not decided whether the rounded inputs reach it: no point of their rounding "
+             "intervals found that gives it, none ruled out")
 
 
 @dataclass
@@ -241,11 +243,14 @@ class Checker:
             rec.verdict, rec.carried_from = "carried", describe(used, self.spec.tensors)
             rec.used = self._used_json(used)
             return rec
+        undecided = False
         if self.spec_rounded():
             from .consistent import reached
-            if reached(self, e):
+            got = reached(self, e)
+            if got:
                 rec.verdict = "consistent"
                 return rec
+            undecided = got is None
         rec.verdict = "wrong"
         used = self.carried_match(e, sound=False)
         wrong = [u for u in used or [] if self.verdict(u.entry).verdict == "wrong"]
@@ -254,6 +259,8 @@ class Checker:
         elif self.diagnose:
             from .diagnosis import diagnose
             rec.diagnosis = diagnose(self, e, r) or None
+        if undecided:
+            rec.diagnosis = [UNDECIDED] + (rec.diagnosis or [])
         return rec
 
     def _follows(self, rec: Record, used: list, wrong: list):

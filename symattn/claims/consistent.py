@@ -108,14 +108,26 @@ def _float_at(checker, spec, offsets, t, e) -> float:
     return float(checker.ev.float(v)[e.i][e.j]) * e.scale
 
 
-def reached(checker, e) -> bool:
-    """Is the printed number reached with the rounded inputs inside their intervals? Proven
-    at one point (see the module's docstring); False when no such point is found."""
+def reached(checker, e) -> bool | None:
+    """Is the printed number reached with the rounded inputs inside their intervals? True:
+    proven at one point (see the module's docstring); False: proven not, the value over all
+    of the intervals (ball arithmetic) misses the printed number's rounding interval; None:
+    neither was shown."""
+    spec = checker.spec
+    cells = _cells_that_matter(checker, e)
+    if not cells:
+        return False
+    if sum(len(c) for c in cells.values()) > MAX_ENTRIES:
+        return None
+    found = _point(checker, e, cells)
+    if found:
+        return True
+    return False if _excluded(checker, e, cells) else None
+
+
+def _point(checker, e, cells) -> bool:
     spec = checker.spec
     try:
-        cells = _cells_that_matter(checker, e)
-        if not cells or sum(len(c) for c in cells.values()) > MAX_ENTRIES:
-            return False
         target = float(e.number.value)
         f0 = float(checker.ev.float(spec.tensors[e.claim.step])[e.i][e.j]) * e.scale
         toward = 1 if target > f0 else -1
@@ -135,6 +147,59 @@ def reached(checker, e) -> bool:
         return _search(checker, spec, offsets, e, f0, target)
     except (SymattnError, ArithmeticError, ValueError, OverflowError):
         return False
+
+
+def _excluded(checker, e, cells, prec: int = 128) -> bool:
+    """Proven: no point of the intervals gives a value that prints as the printed number.
+    The step is evaluated with each rounded entry as a ball covering its whole interval."""
+    from ..evaluation.ball import BallContext, precision, fraction_to_arb
+    from ..evaluation.base import run
+    from ..evaluation.evaluator import ball_bounds
+    spec = checker.spec
+    boxes, patched = {}, {}
+    for name, cs in cells.items():
+        entries = spec.tensors[name].params["entries"]
+        p = P.patch(spec.tensors[name], [(i, j, entries[i][j]) for (i, j) in cs])
+        box = {}
+        for (i, j), d in cs.items():
+            lo, hi = _interval(entries[i][j], d, spec.rounding)
+            box[(i, j)] = (entries[i][j] + lo / INSIDE, entries[i][j] + hi / INSIDE)
+        patched[name], boxes[id(p)] = p, box
+
+    class Box(BallContext):
+        def op_patch(self, node, a):
+            box = boxes.get(id(node))
+            if box is None:
+                return super().op_patch(node, a)
+            out = [list(r) for r in a]
+            for (i, j), (lo, hi) in box.items():
+                out[i][j] = fraction_to_arb(lo).union(fraction_to_arb(hi))
+            return out
+    try:
+        t = _with_inputs(spec, patched, e.claim.step)
+        with precision(prec):
+            x = run(Box(prec), t, {})[e.i][e.j]
+            if x is NEG_INF:
+                return True
+            lo, hi = ball_bounds(x)
+    except (SymattnError, ArithmeticError, ValueError):
+        return False
+    plo, phi = _printed_interval(e)
+    return hi * e.scale < plo or lo * e.scale > phi
+
+
+def _printed_interval(e) -> tuple[Fraction, Fraction]:
+    """A closed interval holding every value that prints as the printed number (in the
+    printed unit), whatever the rounding mode."""
+    from ..evaluation.rounding import floor_log10
+    p = e.number.value
+    if e.digits:
+        u = Fraction(10) ** (floor_log10(p) - e.digits + 1) if p else Fraction(1)
+    else:
+        u = Fraction(1, 10 ** e.decimals)
+    if e.mode != "truncate":
+        u = u / 2
+    return p - u, p + u
 
 
 def _search(checker, spec, offsets, e, f0, target) -> bool:

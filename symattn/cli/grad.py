@@ -19,7 +19,8 @@ DEFAULT_DIGITS = 15
 MAX_DIGITS = 10_000
 SHOW_FORM = 1200           # characters of one closed form shown in the text report
 MAX_FORM_NODES = 2000      # the closed form written out, as symattn latex bounds it (estimated)
-TIDY_NODES = 600           # entries tidied (together, factor_terms) up to this size; SymPy is slow beyond
+TIDY_NODES = 600           # gradient entries tidied and written out up to this size (SymPy's
+                           # printer takes minutes for raw entries of a few thousand nodes)
 
 
 def configure(p):
@@ -232,9 +233,9 @@ def _compute(spec, loss_text: str, wrt: str, digits: int, show) -> Result:
 
 
 def _closed_form(g, loss, bounded: bool):
-    """The gradient's closed form, refused (LimitError) when the loss's closed form is
-    estimated beyond MAX_FORM_NODES, the estimate ``symattn latex`` uses; entries up to
-    TIDY_NODES are tidied."""
+    """The gradient's closed form, tidied; refused (LimitError) when the loss's closed form
+    is estimated beyond MAX_FORM_NODES (the estimate ``symattn latex`` uses) or an entry
+    of the gradient has more than TIDY_NODES nodes."""
     import sympy
     from ..evaluation.size import closed_form_size
     from ..gradients import tidy_expr, tree_size
@@ -244,6 +245,10 @@ def _closed_form(g, loss, bounded: bool):
             raise LimitError(f"the loss's closed form would have about {n:,} nodes per entry "
                              f"(more than {MAX_FORM_NODES:,}, what symattn latex writes out)")
     raw = g.exact(tidy=False)
+    n = max(tree_size(v) for v in raw)
+    if bounded and n > TIDY_NODES:
+        raise LimitError(f"the gradient's closed form would have about {n:,} nodes per entry "
+                         f"(more than {TIDY_NODES:,} are not written out)")
     return sympy.ImmutableMatrix(raw.shape[0], raw.shape[1],
                                  [tidy_expr(v) if tree_size(v) <= TIDY_NODES else v for v in raw])
 

@@ -136,11 +136,35 @@ def _pe_mistakes(node: E.Call) -> list:
     if _get(node, "base") is None:
         out.append(("positional encoding with base 1000 instead of 10000",
                     _kw(node, "base", E.Num(Fraction(1000)))))
-        out.append(("positional encoding without frequency decay (sin(pos), cos(pos) in every "
-                    "dimension)", _kw(node, "base", ONE)))
+        flat = _pe_without_decay(node)
+        if flat is not None:
+            out.append(("positional encoding without frequency decay (sin(pos), cos(pos) in "
+                        "every dimension)", flat))
     if _get(node, "pair") is None:
         out.append(("positional encoding with exponent i/d instead of 2i/d", _kw(node, "pair", E.Str("i"))))
     return out
+
+
+MAX_PE_ENTRIES = 4096
+
+
+def _pe_without_decay(node: E.Call):
+    """sin(pos) in the even and cos(pos) in the odd dimensions, written out as a tree;
+    None unless n and d are plain numbers."""
+    if len(node.args) < 2 or not all(isinstance(a, E.Num) and a.value.denominator == 1
+                                      and a.value > 0 for a in node.args[:2]):
+        return None
+    n, d = int(node.args[0].value), int(node.args[1].value)
+    if n * d > MAX_PE_ENTRIES:
+        return None
+
+    def row(values):
+        return E.ListLit(tuple(E.Num(Fraction(v)) for v in values))
+    pos = E.ListLit(tuple(row([p] * d) for p in range(n)))
+    even = E.ListLit((row([1 - j % 2 for j in range(d)]),))
+    odd = E.ListLit((row([j % 2 for j in range(d)]),))
+    return E.BinOp("+", E.BinOp("*", E.Call("sin", (pos,), ()), even),
+                   E.BinOp("*", E.Call("cos", (pos,), ()), odd))
 
 
 def computation_mistakes(spec) -> Callable:
