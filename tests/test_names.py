@@ -31,7 +31,7 @@ latex = "\\sigma^2"
 
 [[steps]]
 name = "logits"
-expr = "var @ weights * softmax + sum(var)"
+expr = "matmul(var, weights) * softmax + row_sum(var)"
 
 [[claims]]
 step = "logits"

@@ -20,6 +20,9 @@ from ..numbers import parse_exact, normalize_minus, shown
 MAX_LENGTH = 10_000
 MAX_DEPTH = 64          # levels of the tree: calls, indexes, signs, each operator of a chain
 MAX_TOKENS = 5_000
+# Python's names for operations the spec language spells as the articles do: read as the
+# same call, so every consumer of a tree (interpreter, LaTeX, diagnosis) sees one name.
+CALL_ALIASES = {"row_sum": "sum", "row_max": "max"}
 
 
 @dataclass(frozen=True)
@@ -218,7 +221,9 @@ class _Parser:
             self.take()
         self.expect(")")
         self.leave()
-        return Call(name, tuple(args), tuple(kwargs))
+        if name == "matmul" and len(args) == 2 and not kwargs:
+            return BinOp("@", args[0], args[1])
+        return Call(CALL_ALIASES.get(name, name), tuple(args), tuple(kwargs))
 
     def index(self, target):
         self.expect("[")

@@ -122,8 +122,8 @@ FUNCTIONS = {
     "cross_entropy": lambda z, target: ops.cross_entropy(z, _target(target)),
     "label_smoothing_loss": lambda z, target, eps: ops.label_smoothing_loss(z, _target(target), eps),
 }
-# Python's names for the same operations (symattn.row_sum is symattn.sum): one vocabulary.
-FUNCTIONS.update({"row_sum": FUNCTIONS["sum"], "row_max": FUNCTIONS["max"], "matmul": ops.matmul})
+# Python's names row_sum, row_max and matmul(a, b) are read as sum, max and a @ b by the
+# parser (symattn.spec.expr.CALL_ALIASES): one vocabulary, one name per operation here.
 
 _SIGNATURES = {name: inspect.signature(f) for name, f in FUNCTIONS.items()}
 
