@@ -8,7 +8,8 @@ from .match import Matcher, Cell, Found, Unmatched
 from .tokens import Number
 from ..spec.load import Claim
 
-MAX_SEEDS = 6                     # numbers of a group used to propose alignments
+MAX_SEEDS = 6                     # numbers of a group looked at to propose alignments
+MAX_PLACES = 400                  # alignments tried from one number
 
 
 def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
@@ -36,31 +37,33 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
 # -- groups ------------------------------------------------------------------------
 def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
     """The best placement of the group's rows in one tensor, or None."""
-    places = {}
+    seeds = []
     for k, row in enumerate(g.rows):
         for p, n in enumerate(row):
-            if n is None or len(places) > 64:
-                continue
-            for c in m.correct(n)[:16]:
-                places[(c.name, c.i - k, c.j - p, "rows")] = None
-                if len(g.rows) == 1:
-                    places[(c.name, c.i - p, c.j, "col")] = None
-            if sum(x is not None for r in g.rows[:k + 1] for x in r) >= MAX_SEEDS:
-                break
+            if n is not None and len(seeds) < MAX_SEEDS:
+                seeds.append((len(m.correct(n, loose=True)) or 10 ** 9, k, p, n))
+    places = {}
+    for _, k, p, n in sorted(seeds, key=lambda x: x[0])[:2]:
+        for c in m.correct(n, loose=True)[:MAX_PLACES]:
+            places[(c.name, c.i - k, c.j - p, "rows")] = None
+            if len(g.rows) == 1:
+                places[(c.name, c.i - p, c.j, "col")] = None
     best, best_key = None, None
     for place in places:
         cells = _cells(m, g, place)
         if cells is None:
             continue
-        misses = [(c, n) for c, n in cells.values() if not m.rounds_to(n, c)]
+        misses = [(c, n) for c, n in cells.values() if not m.rounds_to(n, c, loose=True)]
         ok = len(cells) - len(misses)
+        exact = sum(m.rounds_to(n, c) for c, n in cells.values() if n.integer)
         if misses and (len(misses) > max(1, len(cells) // 3) or ok < min(2, len(cells) - 1) or
                        not all(m.near_miss(n, c) for c, n in misses)):
             continue
         first = g.numbers[0]
         ctx = m.context_score(first, cells[id(first)][0], lines[first.line].text)
         is_step = place[0] not in m.spec.inputs    # a step equal to an input: the step
-        key = (ok, ctx, is_step, m.line_score(first, place[0]), -m.order[place[0]])
+        named = m.last_row_named(first, cells[id(first)][0])
+        key = (ok, exact, ctx, named, is_step, m.line_score(first, place[0]), -m.order[place[0]])
         if best_key is None or key > best_key:
             best, best_key = cells, key
     return best
@@ -85,6 +88,7 @@ def _cells(m: Matcher, g: Group, place) -> dict | None:
 
 def _take(m, g, cells, got, restated, found):
     for c, n in cells.values():
+        m.saw(n, c)
         if c.name in m.spec.inputs:
             found.inputs.append(n)
             continue
@@ -107,15 +111,18 @@ def _single(m, n, role, lines, got, restated, pending, found):
 
     def key(c):
         is_input = c.name in m.spec.inputs
-        return (m.context_score(n, c, text), is_input == prefer_input,
+        return (m.context_score(n, c, text), m.here(n, c.name), m.last_row_named(n, c),
+                m.recent_row(n, c),
+                is_input == prefer_input,
                 m.line_score(n, c.name), -m.order[c.name])
     best = max(cands, key=key)
     if best.name in m.spec.inputs:
         found.inputs.append(n)
         return
-    if n.integer and role == "text" and m.context_score(n, best, text) == 0:
+    if n.integer and role == "text" and not (m.context_score(n, best, text) or m.here(n, best.name)):
         return                                       # "3 tokens", "1番目": not a claim
     got[id(n)] = best
+    m.saw(n, best)
     restated.setdefault(n.printed, best)
 
 

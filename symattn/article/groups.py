@@ -161,7 +161,8 @@ def _marks(s: str) -> list:
             marks.append((i, "op"))
         elif c in _OPEN or c in _CLOSE or c in ",;&":
             marks.append((i, c))
-        elif c in "+×·*/÷=" or (c == "-" and i > 0 and s[i - 1] in " )]}"):
+        elif c in "+×·*/÷=" or (c == "-" and i > 0 and s[i - 1] in " )]}"
+                                 and not any(b == i for _, b in spans)):
             marks.append((i, "op"))
         i += 1
     return sorted(marks)

@@ -64,20 +64,24 @@ class Matcher:
         self.spec = spec
         self.ev = ev or Evaluator()
         self.order = {n: k for k, n in enumerate(spec.tensors)}
+        self.lines: dict | None = None           # article line number -> Line
         self._balls: dict = {}
-        self.approx = {n: self._approx(t) for n, t in spec.tensors.items()}
+        self._named_memo: dict = {}
+        self._rounds: dict = {}
+        self._parsed: dict = {}
+        self.approx = {n: self._approx(n, t) for n, t in spec.tensors.items()}
         self.hints = {s.name: s.article_line for s in spec.steps if s.article_line}
         self._index = sorted((v, c) for c, v in self._cells())
         self._neg_inf = [Cell(n, i, j) for n, t in spec.tensors.items() if self.approx[n] is not None
                          for i, r in enumerate(self._balls[n]) for j, x in enumerate(r) if x is NEG_INF]
 
     # -- values -------------------------------------------------------------------
-    def _approx(self, t):
+    def _approx(self, name, t):
         try:
             rows = self.ev.ball(t, 64)
         except Exception:                            # noqa: BLE001 - a step that does not evaluate
             return None
-        self._balls[t.name] = rows
+        self._balls[name] = rows
         return [[None if x is NEG_INF or not x.is_finite() else float(x.mid()) for x in r]
                 for r in rows]
 
@@ -90,20 +94,47 @@ class Matcher:
                     if v is not None and math.isfinite(v):
                         yield Cell(name, i, j), v
 
-    def rounds_to(self, n: Number, c: Cell, t=None) -> bool:
+    def rounds_to(self, n: Number, c: Cell, t=None, loose: bool = False) -> bool:
         """Certified: entry ``c`` (of ``t``, by default its step) rounded as ``n`` is
-        printed equals ``n``."""
+        printed equals ``n``. A printed integer must be the entry's value to six places,
+        unless ``loose`` (in a row or matrix of numbers: rounded to the integer)."""
         if n.neg_inf:
             return self.ev.ball(self.spec.tensors[c.name] if t is None else t, 64)[c.i][c.j] is NEG_INF
-        p = parse_number(n.printed)
-        t = self.spec.tensors[c.name] if t is None else t
+        if t is None:
+            key = (id(n), c, loose)
+            if key not in self._rounds:
+                x = self.approx[c.name][c.i][c.j]     # far away: no certified rounding needed
+                far = x is None or abs(x - self.value(n)) > 3 * self.half_unit(n) + 1e-9 * (1 + abs(x))
+                sure = None if far else self._inside(n, c, loose)
+                self._rounds[key] = False if far else sure if sure is not None else \
+                    self._rounds_to(n, c, self.spec.tensors[c.name], loose)
+            return self._rounds[key]
+        return self._rounds_to(n, c, t, loose)
+
+    def _inside(self, n: Number, c: Cell, loose: bool) -> bool | None:
+        """The 64-bit ball of ``c`` well inside (True) or outside (False) the interval that
+        rounds to ``n``; None near its ends (then the certified rounding decides)."""
+        x = self._balls[c.name][c.i][c.j]
+        if x is NEG_INF or "e" in n.printed.lower():
+            return None
+        h = 0.5e-6 if n.integer and not loose else self.half_unit(n)
+        v, margin = self.value(n), 1e-12 * (1 + abs(self.value(n)))
+        lo, hi = float(x.lower()), float(x.upper())
+        if lo > v - h + margin and hi < v + h - margin:
+            return True
+        if hi < v - h - margin or lo > v + h + margin:
+            return False
+        return None
+
+    def _rounds_to(self, n: Number, c: Cell, t, loose: bool) -> bool:
+        p = self._printed(n.printed)
         scale = 100 if p.percent else 1
         sci = "e" in n.printed.lower()
         if sci:
             digits = len(n.printed.split("e")[0].lstrip("-").replace(".", "").lstrip("0")) or 1
             r = self.ev.rounded(t, c.i, c.j, digits=digits, mode=self.spec.rounding, scale=scale)
         else:                        # a printed integer names an integer, not a rounding
-            places = p.decimals if not n.integer else 6
+            places = p.decimals if not n.integer or loose else 6
             r = self.ev.rounded(t, c.i, c.j, decimals=places, mode=self.spec.rounding,
                                 scale=scale)
         return r is not None and r.value == p.value
@@ -112,10 +143,17 @@ class Matcher:
         v = float(n.value)
         return v / 100 if n.printed.endswith("%") else v
 
+    def _printed(self, text: str):
+        p = self._parsed.get(text)
+        if p is None:
+            p = self._parsed[text] = parse_number(text)
+        return p
+
     def half_unit(self, n: Number) -> float:
-        p = parse_number(n.printed)
-        if "e" in n.printed.lower():
-            return 0.5 * 10 ** (math.floor(math.log10(abs(self.value(n)) or 1)) - 6)
+        p = self._printed(n.printed)
+        if "e" in n.printed.lower():                # significant digits as printed
+            digits = len(n.printed.lower().split("e")[0].strip("-").replace(".", "").lstrip("0")) or 1
+            return 0.5 * 10.0 ** (math.floor(math.log10(abs(self.value(n)) or 1)) - digits + 1)
         return 0.5 * 10.0 ** -p.decimals / (100 if p.percent else 1)
 
     def candidates(self, n: Number, slack: float = 1.0) -> list[Cell]:
@@ -132,8 +170,8 @@ class Matcher:
             out.append(c)
         return out
 
-    def correct(self, n: Number) -> list[Cell]:
-        return [c for c in self.candidates(n, 1.5) if self.rounds_to(n, c)]
+    def correct(self, n: Number, loose: bool = False) -> list[Cell]:
+        return [c for c in self.candidates(n, 1.5) if self.rounds_to(n, c, loose=loose)]
 
     def near(self, n: Number, c: Cell) -> bool:
         x = self.approx[c.name][c.i][c.j]
@@ -153,16 +191,87 @@ class Matcher:
 
     # -- context ------------------------------------------------------------------
     def context_score(self, n: Number, c: Cell, text: str) -> int:
-        """How strongly the words before ``n`` on its line name cell ``c``."""
+        """How strongly the words around ``n`` name cell ``c``: the step's name or its row
+        and column labels before it on its line, its table column's header, the lines just
+        above a matrix or table."""
         t = self.spec.tensors[c.name]
         before = fold(text[:n.start])[-80:]
-        score = 0
-        if _names(before, c.name):
-            score += 3
+        score = 3 * _names(before, c.name)
         for lab in (t.row_label(c.i), t.col_label(c.j)):
-            if lab and not lab.isdigit() and lab in before:
+            if mentions(before, lab):
                 score += 1
+        header = self.header(n, text)
+        if header:
+            score += 3 * _names(header, c.name)
+        elif not before.strip(" $\\{}[(bmatrix") or not _words(before):
+            score += 2 * _names(self.above(n.line), c.name)
         return score
+
+    def header(self, n: Number, text: str) -> str:
+        """The header of the table column ``n`` stands in (tab- or ``|``-separated rows)."""
+        sep = "\t" if "\t" in text else ("|" if text.count("|") >= 2 else None)
+        if sep is None or self.lines is None:
+            return ""
+        k, cells = text[:n.start].count(sep), text.count(sep)
+        for back in range(1, 12):
+            ln = self.lines.get(n.line - back)
+            if ln is None or ln.text.count(sep) != cells:
+                if ln is not None and not ln.text.strip():
+                    continue
+                return ""
+            if not any(ch.isdigit() for ch in ln.text.replace("1：", "")) or back == 11:
+                parts = ln.text.split(sep)
+                return parts[k] if k < len(parts) else ""
+        return ""
+
+    def above(self, line: int) -> str:
+        """The last two lines with words above ``line`` (a matrix's caption)."""
+        got = []
+        for back in range(1, 6):
+            ln = self.lines.get(line - back) if self.lines else None
+            if ln is not None and _words(ln.text):
+                got.append(ln.text)
+                if len(got) == 2:
+                    break
+        return " ".join(got)
+
+    def last_row_named(self, n: Number, c: Cell) -> bool:
+        """Is ``c``'s row the one whose label the text named last (this line before ``n``,
+        or the 30 lines above)?"""
+        t = self.spec.tensors[c.name]
+        return bool(t.rows) and self._named(n.line, n.start, t.rows) == t.rows[c.i]
+
+    def _named(self, line: int, start: int, rows: tuple):
+        key = (line, start, rows)
+        if key not in self._named_memo:
+            self._named_memo[key] = None
+            for back in range(0, 31):
+                ln = self.lines.get(line - back) if self.lines else None
+                if ln is None:
+                    continue
+                text = ln.text[:start] if back == 0 else ln.text
+                at = {lab: _last(text, lab) for lab in set(rows)}
+                at = {k: v for k, v in at.items() if v >= 0}
+                if at:
+                    self._named_memo[key] = max(at, key=at.get)
+                    break
+        return self._named_memo[key]
+
+    def saw(self, n: Number, c: Cell):
+        """Remember the row the article last printed (the one it is talking about)."""
+        self._last_row = (n.line, self.spec.tensors[c.name].row_label(c.i))
+
+    def recent_row(self, n: Number, c: Cell) -> bool:
+        """Is ``c`` in the row the article printed last, within 40 lines?"""
+        last = getattr(self, "_last_row", None)
+        return last is not None and 0 <= n.line - last[0] <= 40 and \
+            self.spec.tensors[c.name].row_label(c.i) == last[1]
+
+    def here(self, n: Number, name: str) -> bool:
+        """Is step ``name`` said (its ``line`` hint) to be printed on ``n``'s line or just
+        above it?"""
+        hint = self.hints.get(name)
+        return hint is not None and 0 <= n.line - hint <= 2
 
     def line_score(self, n: Number, name: str) -> int:
         hint = self.hints.get(name)
@@ -171,19 +280,48 @@ class Matcher:
         return -(n.line - hint) if hint <= n.line else -5 * (hint - n.line)
 
 
-def _names(text: str, name: str) -> bool:
-    """Is step or input ``name`` written in ``text`` (as ``Q``, ``Q_{…}``, ``W_Q``)?"""
+def _names(text: str, name: str) -> int:
+    """1 if step or input ``name`` is written in ``text`` (``Q``, ``Q_{…}``, ``W_Q``; a step
+    ``Qc`` by its capital ``Q``), else 0."""
     import re
-    base = name.split("_")[0]
-    pat = re.escape(name) if len(name) > 1 else re.escape(base)
-    return re.search(r"(?<![A-Za-z])" + pat + r"(?![A-Za-z])", text) is not None
+    full = re.search(r"(?<![A-Za-z])" + re.escape(name) + r"(?![A-Za-z])", text)
+    if full or len(name) == 1:
+        return int(bool(full))
+    cap = name[0]
+    return int(cap.isupper() and re.search(r"(?<![A-Za-z\\])" + cap + r"(?![a-z])", text) is not None)
+
+
+def mentions(text: str, label: str) -> bool:
+    """Does ``text`` name ``label``? A one-character label (猫, は, a) only in quotes or
+    brackets, a Latin one as a whole word."""
+    return _last(text, label) >= 0
+
+
+def _last(text: str, label: str) -> int:
+    import re
+    if not label or label.isdigit():
+        return -1
+    if len(label) == 1:
+        hits = [text.rfind(q[0] + label + q[1]) for q in ("「」", "『』", "“”", '""', "{}", "()")]
+        return max(hits)
+    if label.isascii():
+        found = [m.start() for m in re.finditer(r"(?<![A-Za-z])" + re.escape(label) + r"(?![A-Za-z])", text)]
+        return found[-1] if found else -1
+    return text.rfind(label)
+
+
+def _words(text: str) -> bool:
+    import re
+    return re.search(r"[^\W\d_]{2,}", re.sub(r"\\[A-Za-z]+", "", text)) is not None
 
 
 def find_claims(spec: Spec, lines: list[Line]) -> Found:
     """The claims ``spec``'s example makes in ``lines`` (an article, read by a reader)."""
     from .assign import assign
     inside = [ln for ln in lines if _in_range(spec, ln.number)]
-    return assign(Matcher(spec), groups_of(inside), {ln.number: ln for ln in inside})
+    m = Matcher(spec)
+    m.lines = {ln.number: ln for ln in inside}
+    return assign(m, groups_of(inside), m.lines)
 
 
 def _in_range(spec: Spec, line: int) -> bool:

@@ -41,6 +41,9 @@ _BARE = re.compile(_NUMBER.pattern.split("\n", 2)[2], re.X)     # no look-behind
 _NEG_INF = re.compile(r"-\s*(?:∞|\\infty)")
 _GLUED_FIRST = re.compile(r"([^\W\d_]{1,12})1(?=-?\d)")
 _GLUED_VALUE = re.compile(r"-?\d+(?:\.\d+)?(?![\d.])")
+_COMMAND_GLUED = re.compile(r"\\(?:approx|times|cdot|div|to|quad|qquad|leq|geq|le|ge|simeq|"
+                            r"fallingdotseq|mp|pm)(?=[-+]?\.?\d)")
+_ENV_OPEN = re.compile(r"\\begin\{[A-Za-z*]+\}(\{[^}]*\})?$")
 _SIGN_AFTER = set("([{,=&|:;<>~≈≒\\ \t/*×·÷+") | {"", "\n"}
 _LIST_MARK = re.compile(r"\s*(?:[-*+]\s+)?\d+[.)]\s")
 _HEADING = re.compile(r"(?:step|chapter|section|fig(?:ure)?|table|eq|ex(?:ample)?|exercise|"
@@ -85,6 +88,11 @@ def numbers_in(line: Line) -> list[Number]:
         n = _number(line, s, m, glued=True) if m else None
         if n is not None:
             out.append(n)
+    for c in _COMMAND_GLUED.finditer(s):          # \approx0.5899: a number right after a command
+        m = _BARE.match(s, c.end())
+        n = _number(line, s, m, glued=True) if m else None
+        if n is not None and not any(o.start <= n.start < o.end for o in out):
+            out = [o for o in out if not n.start <= o.start < n.end] + [n]
     for m in _NEG_INF.finditer(s):
         out.append(Number(line.text[m.start():m.end()], "-∞", Fraction(0), line.number,
                           line.column(m.start()), m.start(), m.end(), line.kind, neg_inf=True))
@@ -111,7 +119,7 @@ def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | No
     start = m.start()
     sign = m.group("sign") or ""
     if sign and not glued and s[start - 1:start].strip() not in _SIGN_AFTER and start > 0 \
-            and s[start - 1] not in _SIGN_AFTER:
+            and s[start - 1] not in _SIGN_AFTER and not _ENV_OPEN.search(s, 0, start):
         start += 1                              # 3-4: a subtraction, not a sign
         sign = ""
     before = s[:start]
