@@ -70,6 +70,8 @@ def test_seed_000_inputs_and_pipeline(tmp_path):
     assert exact(loaded, "Q")[1] == [F("0.92"), F("1.24")]
     text = out.read_text(encoding="utf-8")
     assert "# Q = { value" in text                               # the printed Q is the step's
+    assert "# Q_love = { value = [[0.92, 1.24]], line = 149 }   # printed: row 2 of the step Q" in text
+    assert "\nz_final = { value = [[0.8742, 0.9230, 0.6962]], line = 558 }" in text   # no step of it
 
 
 MARKDOWN = r"""# Attention with LayerNorm
@@ -118,6 +120,9 @@ def test_notebook_code_and_outputs(tmp_path):
                          "W_V = torch.tensor([[1.2, 0.0], [-0.2, 0.8]])\nprint(X @ W_Q)",
                          outputs=[v4.new_output("stream", name="stdout",
                                                 text="tensor([[1.0500, 0.6500],\n        [0.9200, 1.2400]])\n")]),
+        v4.new_code_cell("Q", outputs=[v4.new_output(     # one digit off: not Q's result
+            "execute_result", data={"text/plain": "tensor([[1.0500, 0.6500],\n        [0.9300, 1.2400]])"},
+            execution_count=2)]),
     ])
     article = tmp_path / "nb.ipynb"
     article.write_text(nbformat.writes(nb), encoding="utf-8")
@@ -125,11 +130,11 @@ def test_notebook_code_and_outputs(tmp_path):
     inputs = spec["inputs"]
     assert values(inputs["X"]) == [[F("1.0"), F("0.5")], [F("0.8"), F("1.2")]] and inputs["X"]["line"] == 2001
     assert inputs["W_Q"]["line"] == 2003 and inputs["W_K"]["line"] == 2004
-    printed = [v for k, v in inputs.items() if k not in ("X", "W_Q", "W_K", "W_V")]
-    assert [p["line"] for p in printed] == [2501]                # the printed product, cell 2 output 1
-    assert values(printed[0]) == [[F("1.05"), F("0.65")], [F("0.92"), F("1.24")]]
-    loaded = load(str(out))
-    assert exact(loaded, "Q") == values(printed[0])             # the notebook's own print agrees
+    assert set(inputs) == {"X", "W_Q", "W_K", "W_V", "M6"} and inputs["M6"]["line"] == 3501
+    # the printout of X @ W_Q is the step Q's result (1.0*1.0 + 0.5*0.1 = 1.05, ...), not an input
+    text = out.read_text(encoding="utf-8")
+    assert "# M5 = { value = [[1.0500, 0.6500], [0.9200, 1.2400]], line = 2501 }   # printed: the step Q" in text
+    assert exact(load(str(out)), "Q") == [[F("1.05"), F("0.65")], [F("0.92"), F("1.24")]]
     checks(out)
 
 

@@ -20,6 +20,7 @@ from ..numbers import shown
 from ..spec.latex_import import _unique
 from .matrices import Printed, find
 from .read import read_article
+from .results import printed_results
 
 _LAYER_NORM = re.compile(r"layer\s*-?\s*norm|レイヤー?正規化|層正規化", re.I)
 _FFN = re.compile(r"\bffn\b|feed[\s-]*forward|フィードフォワード|順伝播|全結合", re.I)
@@ -144,6 +145,15 @@ def starter_spec(path: str) -> str:
         inputs = [x if p.name == old else p for p in inputs]
         steps = [(n, re.sub(rf"\b{old}\b", "X", e), a, re.sub(rf"\b{old}\b", "X", w))
                  for n, e, a, w in steps]
+    text = _render(path, inputs, notes, steps, x, {})
+    active = [n for n, _, a, _ in steps if a]
+    used = set(re.findall(r"\w+", " ".join(e for _, e, a, _ in steps if a)))
+    candidates = [p for p in inputs if p.name not in used and p.name not in active]
+    results = printed_results(text, candidates, active) if active and candidates else {}
+    return _render(path, inputs, notes, steps, x, results) if results else text
+
+
+def _render(path, inputs, notes, steps, x, results: dict) -> str:
     stem = re.sub(r"[^A-Za-z0-9_-]+", "-", Path(path).stem).strip("-") or "article"
     out = ["# A starting spec read from the article; edit it, then: symattn check THIS.toml",
            "# Format: docs/spec-format.md. Inputs are what the article prints, with their line.",
@@ -156,7 +166,11 @@ def starter_spec(path: str) -> str:
     active = {n for n, _, a, _ in steps if a}
     for p in inputs:
         text = _input_line(p, x)
-        out.append(f"# {text}   # printed; the step {p.name} computes it" if p.name in active else text)
+        if p.name in active:
+            text = f"# {text}   # printed; the step {p.name} computes it"
+        elif p.name in results:
+            text = f"# {text}   # printed: {results[p.name]}, rounded"
+        out.append(text)
     if not steps:
         out += ["", "# no matrix to start from was found: write the steps (see docs/spec-format.md)"]
     said = ""
