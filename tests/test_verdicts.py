@@ -400,3 +400,81 @@ def test_grad_bounds_the_closed_form_like_latex(tmp_path):
     d00 = (loss(Wp) - loss(Wm)) / (2 * h)
     row0 = next(l for l in p.stdout.splitlines() if l.startswith("0 "))
     assert mpmath.almosteq(mpmath.mpf(row0.split()[1]), d00, rel_eps=mpmath.mpf(10) ** -10)
+
+
+def test_a_weight_masked_by_minus_1e9_printed_0_is_correct(tmp_path):
+    w = _softmax([mpmath.mpf("0.7"), mpmath.mpf(0)])
+    assert mpmath.exp(-mpmath.mpf(10) ** 9) < mpmath.mpf(2) ** -1074
+    recs = run(tmp_path, HEAD + '''
+    [inputs]
+    S = [[0.7, 0, 0]]
+    M = [[0, 0, -1000000000]]
+    [[steps]]
+    name = "A"
+    expr = "softmax(S + M)"
+    ''' + claims(("A", 0, f"[{half_up(w[0], 4)}, {half_up(w[1], 4)}, 0]", 1)))
+    assert [r.verdict for r in recs] == ["correct"] * 3
+
+
+HAND = HEAD + '''
+[inputs]
+S = [[0.2, 1.0, 0.5], [0.9, 0.1, 0.4], [0.3, 0.6, 1.2]]
+x = [[1.0, 2.0, 4.0, 7.0]]
+[[steps]]
+name = "E"
+expr = "exp(S)"
+[[steps]]
+name = "total"
+expr = "sum(E)"
+[[steps]]
+name = "A"
+expr = "E / total"
+[[steps]]
+name = "mu"
+expr = "mean(x)"
+[[steps]]
+name = "v"
+expr = "mean((x - mu) ** 2)"
+[[steps]]
+name = "std"
+expr = "sqrt(v + 0.00001)"
+[[steps]]
+name = "n"
+expr = "(x - mu) / std"
+'''
+
+
+def test_the_catalogue_works_for_the_math_written_out_by_hand(tmp_path):
+    S = [[mpmath.mpf(v) for v in r] for r in (("0.2", "1.0", "0.5"), ("0.9", "0.1", "0.4"), ("0.3", "0.6", "1.2"))]
+    col0 = _softmax([S[i][0] for i in range(3)])[0]                 # softmax down column 0
+    xs = [mpmath.mpf(v) for v in (1, 2, 4, 7)]
+    mu = sum(xs) / 4
+    sample = sum((x - mu) ** 2 for x in xs) / 3
+    no_std = xs[0] - mu
+    recs = run(tmp_path, HAND + claims(("A", [0, 0], half_up(col0, 4), 1),
+                                       ("v", [0, 0], half_up(sample, 4), 2),
+                                       ("n", [0, 0], half_up(no_std, 4), 3)))
+    assert "softmax over columns instead of rows (in step 'total')" in recs[0].diagnosis
+    assert any("unbiased variance" in d for d in recs[1].diagnosis)
+    assert any(d.startswith("division by the standard deviation missing") for d in recs[2].diagnosis)
+    assert not any("d_k" in d for r in recs for d in r.diagnosis)
+
+
+def test_carried_then_truncated(tmp_path):
+    # h[0,0] = 2.46912 printed 2.47; y = 1.15·h: exactly 2.839488 (2.839), carried 2.8405
+    # (2.841 rounded), carried and truncated 2.840
+    exact, carried = Fraction("2.46912") * Fraction("1.15"), Fraction("2.47") * Fraction("1.15")
+    assert str(Decimal(exact.numerator) / Decimal(exact.denominator)) == "2.839488"
+    assert str(Decimal(carried.numerator) / Decimal(carried.denominator)) == "2.8405"
+    recs = run(tmp_path, HEAD + '''
+    [inputs]
+    x = [[1.23456, 2.34567]]
+    [[steps]]
+    name = "h"
+    expr = "x * 2"
+    [[steps]]
+    name = "y"
+    expr = "h * 1.15"
+    ''' + claims(("h", [0, 0], "2.47", 1), ("y", [0, 0], "2.840", 2), ("y", [0, 0], "2.841", 3)))
+    assert [r.verdict for r in recs] == ["correct", "wrong", "carried"]
+    assert "carried from h [0, 0] (printed at line 1), then truncated" in recs[1].diagnosis

@@ -340,14 +340,22 @@ class Checker:
         return None
 
     def exactly(self, t: Tensor, i: int, j: int, c) -> bool:
-        """Is entry (i, j) of a row of weights exactly ``c`` (0 or 1)? A weight is 1 exactly
-        when the other weights of its row are exactly 0."""
+        """Is entry (i, j) of a row of weights ``c`` (0 or 1), exactly or as every float
+        computation gives it? 0: exactly 0, or below the smallest positive double (a weight
+        masked by an additive −1e4 … −1e30); 1: the other weights of the row are 0 so."""
         if c == 0:
-            return self._sign(t, i, j) == 0
+            return self._float_zero(t, i, j)
         x = self.ev.ball(t, 64)[i][j]
         if x is NEG_INF or not x.contains(int(c)):
             return False
-        return all(self._sign(t, i, k) == 0 for k in range(t.shape[1]) if k != j)
+        return all(self._float_zero(t, i, k) for k in range(t.shape[1]) if k != j)
+
+    def _float_zero(self, t: Tensor, i: int, j: int) -> bool:
+        from flint import arb
+        x = self.ev.ball(t, 64)[i][j]
+        if x is not NEG_INF and x.is_finite() and abs(x) < arb(2) ** -1074:
+            return True
+        return self._sign(t, i, j) == 0
 
     # -- carried -------------------------------------------------------------------
     def carried_match(self, e: Entry, sound: bool, mode: str | None = None) -> list | None:

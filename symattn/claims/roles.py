@@ -64,21 +64,37 @@ def _resolve(node, spec):
     return node
 
 
-def sqrt_role(node: E.BinOp, spec) -> str:
-    """The role of ``left / sqrt(right)``: "norm" (a standard deviation), "scaling" (attention's
+def is_statistic(node, spec) -> bool:
+    """Does ``node`` compute a row statistic (var, mean, sum), directly or through steps?"""
+    return bool(_calls(node, spec) & set(STATISTICS_CALLS))
+
+
+def divided_by_sqrt(node, spec):
+    """``(left, arg)`` when ``node`` is ``left / sqrt(arg)``, the root written there or as a
+    step of its own (``std = sqrt(var(x) + eps)``); else None."""
+    if not (isinstance(node, E.BinOp) and node.op == "/"):
+        return None
+    right = _resolve(node.right, spec)
+    if isinstance(right, E.Call) and right.name == "sqrt" and len(right.args) == 1:
+        return node.left, right.args[0]
+    return None
+
+
+def sqrt_role(left, arg, spec) -> str:
+    """The role of ``left / sqrt(arg)``: "norm" (a standard deviation), "scaling" (attention's
     1/√d_k) or "other"."""
-    inside = _calls(node.right.args[0], spec)
-    if inside & set(STATISTICS_CALLS):
+    if is_statistic(arg, spec):
         return "norm"
-    if "@T" in _calls(node.left, spec) or "scores" in _calls(node.left, spec):
+    if "@T" in _calls(left, spec) or "scores" in _calls(left, spec):
         return "scaling"
     return "other"
 
 
 def sqrt_mistakes(node: E.BinOp, spec) -> list[tuple[str, object]]:
     """The mistakes of a division by a square root, named by its role."""
-    arg = node.right.args[0]
-    role = sqrt_role(node, spec)
+    left, arg = divided_by_sqrt(node, spec)
+    node = E.BinOp("/", left, E.Call("sqrt", (arg,), ()))
+    role = sqrt_role(left, arg, spec)
     if role == "norm":
         return [("division by the standard deviation missing (the normalisation)", node.left),
                 ("divided by the variance instead of the standard deviation",

@@ -12,7 +12,7 @@ import dataclasses
 from fractions import Fraction
 from typing import Callable, Iterator
 
-from ..roles import sqrt_mistakes
+from ..roles import sqrt_mistakes, divided_by_sqrt, is_statistic, _calls
 from ...spec import expr as E
 from ...tensor import NEG_INF
 
@@ -61,14 +61,23 @@ def _has_kw(call: E.Call, key: str) -> bool:
     return any(k == key for k, _ in call.kwargs)
 
 
-def is_mask(node, spec) -> bool:
-    """A mask of 0 and −∞: a mask call, or an input holding −∞ entries."""
+BIG_MASK = -10_000           # an additive mask entry at or below this is a mask (−1e4 … −1e30)
+
+
+def is_mask(node, spec, additive: bool = False) -> bool:
+    """A mask of 0 and −∞: a mask call, or an input holding −∞ entries; ``additive``: also an
+    input of 0 and large negative entries (PyTorch's masked_fill(−1e9) convention)."""
     if isinstance(node, E.Call) and node.name in MASK_CALLS:
         return True
     if isinstance(node, E.Name):
         t = spec.tensors.get(node.id)
-        return t is not None and t.op == "const" and any(
-            v is NEG_INF for row in t.params["entries"] for v in row)
+        if t is None or t.op != "const":
+            return False
+        vals = [v for row in t.params["entries"] for v in row]
+        if any(v is NEG_INF for v in vals):
+            return True
+        return additive and all(isinstance(v, Fraction) and (v == 0 or v <= BIG_MASK) for v in vals) \
+            and any(v != 0 for v in vals)
     return False
 
 
@@ -131,6 +140,17 @@ def _variance_mistakes(node: E.Call) -> list:
     return [("biased variance (÷d) instead of the unbiased one (÷(d−1))", _kw(node, "ddof", ZERO))]
 
 
+def _hand_variance(node: E.Call) -> list:
+    """mean((x − mean(x))²) written by hand: the sample variance Σ/(d−1) instead."""
+    sq = node.args[0]
+    if not (isinstance(sq, E.BinOp) and sq.op == "**" and isinstance(sq.left, E.BinOp)
+            and sq.left.op == "-" and sq.right == E.Num(Fraction(2))):
+        return []
+    d = E.Call("width", (sq,), ())
+    return [("unbiased variance (÷(d−1)) instead of the biased one (÷d)",
+             E.BinOp("/", E.Call("sum", (sq,), ()), E.BinOp("-", d, ONE)))]
+
+
 def _pe_mistakes(node: E.Call) -> list:
     out = []
     if _get(node, "base") is None:
@@ -172,9 +192,17 @@ def computation_mistakes(spec) -> Callable:
 
     def mutate(node):
         out = []
-        if isinstance(node, E.BinOp) and node.op == "/" and isinstance(node.right, E.Call) \
-                and node.right.name == "sqrt" and len(node.right.args) == 1:
+        if divided_by_sqrt(node, spec) is not None:
             out += sqrt_mistakes(node, spec)
+        if isinstance(node, E.BinOp) and node.op == "+" and is_mask(node.right, spec, additive=True) \
+                and not isinstance(node.right, E.Call):
+            out.append(("0 instead of −∞ in the mask", node.left))
+        if isinstance(node, E.Call) and node.name == "sum" and len(node.args) == 1 \
+                and "exp" in _calls(node.args[0], spec):          # exp(S) / sum(exp(S)), by hand
+            out.append(("softmax over columns instead of rows",
+                        E.Transpose(E.Call("sum", (E.Transpose(node.args[0]),), ()))))
+        if isinstance(node, E.Call) and node.name == "mean" and len(node.args) == 1:
+            out += _hand_variance(node)
         if isinstance(node, E.Call) and node.name in ATTENTION_CALLS:
             out += _attention_mistakes(node, spec)
         if isinstance(node, E.BinOp) and node.op == "@" and isinstance(node.right, E.Name):
@@ -196,8 +224,11 @@ def computation_mistakes(spec) -> Callable:
         if isinstance(node, E.Call) and node.name == "sqrt" and len(node.args) == 1:
             a = node.args[0]
             if isinstance(a, E.BinOp) and a.op == "+" and _is_eps(a.right):
-                out.append(("eps left out of the square root", E.Call("sqrt", (a.left,), ())))
-                out.append(("eps added outside the square root",
+                norm = is_statistic(a.left, spec)
+                out.append(("LayerNorm without eps" if norm else "eps left out of the square root",
+                            E.Call("sqrt", (a.left,), ())))
+                out.append(("LayerNorm with eps outside the square root" if norm
+                            else "eps added outside the square root",
                             E.BinOp("+", E.Call("sqrt", (a.left,), ()), a.right)))
         if isinstance(node, E.Call) and node.name == "positional_encoding":
             out += _pe_mistakes(node)
