@@ -60,7 +60,8 @@ def check_json(capsys, *args) -> dict:
 def test_one_mark_per_record_in_the_article(tmp_path, capsys):
     html, _ = report(tmp_path, capsys, "000-self-attention", "--article",
                      str(SEEDS / "000_a092e4009a0e6c2f.txt"))
-    truth = check_json(capsys, str(ROOT / "examples" / "000-self-attention.toml"))
+    truth = check_json(capsys, str(ROOT / "examples" / "000-self-attention.toml"), "--article",
+                       str(SEEDS / "000_a092e4009a0e6c2f.txt"))
     p = Marks()
     p.feed(html)
     assert Counter((m["data-line"], m["data-verdict"]) for m in p.marks) == \

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -64,15 +65,34 @@ class Opened:
         self.ctx.close()
 
 
+ARTICLES = ["000_a092e4009a0e6c2f.txt", "002_7b7c9657c1cd8eb2.txt"]
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    """The report of every bundled example with the three articles, and check --json."""
+    """The report of every bundled example with articles 000 and 002, and `check --json`
+    with the same articles (the truth the marks are counted against)."""
     out = tmp_path_factory.mktemp("report") / "corpus.html"
-    arts = sorted(SEEDS.glob("*.txt"))
-    args = ["report", "-o", str(out)] + [x for a in arts for x in ("--article", str(a))]
-    symattn(*args)
-    truth = json.loads(symattn("check", "--json").stdout)
+    arts = [x for a in ARTICLES for x in ("--article", str(SEEDS / a))]
+    symattn("report", "-o", str(out), *arts)
+    truth = json.loads(symattn("check", "--json", *arts).stdout)
     return out, truth
+
+
+def test_article_003_gives_what_check_gives(tmp_path):
+    """Article 003 as well: the same records as check, or the same one-line error."""
+    art = ("--article", str(SEEDS / "003_de90d9f4095cfd5d.txt"))
+    specs = [str(p) for p in sorted((ROOT / "examples").glob("003-*.toml"))]
+    out = tmp_path / "003.html"
+    rep = symattn("report", *specs, *art, "-o", str(out), "--no-diagnosis", check=False)
+    chk = symattn("check", *specs, *art, "--json", "--no-diagnosis", check=False)
+    if chk.returncode == 2:
+        assert rep.returncode == 2 and rep.stderr == chk.stderr and not out.exists()
+        return
+    truth = json.loads(chk.stdout)
+    html = out.read_text(encoding="utf-8")
+    n = len(re.findall(r'<button type="button" class="num v-(?!unmatched)\w+" id="r\d+"', html))
+    assert n == len(truth["claims"])
 
 
 def test_every_record_is_marked_once(browser, corpus):
@@ -88,6 +108,8 @@ def test_every_record_is_marked_once(browser, corpus):
         for verdict in ("correct", "carried", "wrong"):
             n = o.page.locator(f"main button.num[data-verdict={verdict}][data-line]").count()
             assert n == truth["summary"][verdict]
+        unmatched = o.page.locator("main button.num[data-verdict=unmatched]").count()
+        assert unmatched == len(truth.get("unmatched", []))
         assert o.requests == [path.as_uri()]          # nothing else was even asked for
         assert o.errors == []
     finally:

@@ -18,13 +18,13 @@ def configure(p):
 
 
 def run(args) -> int:
-    from .check import spec_paths
+    from .check import spec_paths, load_specs
     from .latex import resolve_spec
     from .output import write_output
     from ..render.html import report_html
-    paths = spec_paths([resolve_spec(p) for p in args.paths])
-    text = report_html(paths, args.article, title=args.title, diagnose=not args.no_diagnosis)
+    specs = load_specs(spec_paths([resolve_spec(p) for p in args.paths]))   # check's errors
+    text = report_html(specs, args.article, title=args.title, diagnose=not args.no_diagnosis)
     write_output(args.output, text, args.force)
-    print(f"wrote {args.output} ({len(paths)} example{'s' if len(paths) != 1 else ''}, "
+    print(f"wrote {args.output} ({len(specs)} example{'s' if len(specs) != 1 else ''}, "
           f"{len(text) // 1024} kB)", file=sys.stderr)
     return 0

@@ -18,20 +18,15 @@ def report_html(specs, articles=(), *, title: str | None = None, diagnose: bool 
     (paths of the article files the specs' ``source`` names)."""
     from ...spec.load import load, Spec
     from ...errors import SpecError
-    examples, read, seen = [], [], {}
+    loaded, seen = [], {}
     for s in specs:
         spec = s if isinstance(s, Spec) else load(str(s))
         if spec.id in seen:
             raise SpecError(f"example id '{spec.id}' is also used by {seen[spec.id]}",
                             where=spec.path)
         seen[spec.id] = spec.path
-        ex, arts = collect(spec, list(articles), diagnose=diagnose)
-        examples.append(ex)
-        for a in arts:
-            if all(a.path != b.path for b in read):
-                read.append(a)
-    if articles and not read:
-        read = [read_article(str(p)) for p in articles]
+        loaded.append(spec)
+    examples, read = collect(loaded, [str(a) for a in articles], diagnose=diagnose)
     if title is None:
         title = "symattn report: " + (examples[0].spec.id if len(examples) == 1
                                       else f"{len(examples)} examples")

@@ -1,9 +1,10 @@
 """What a report shows of one spec: its records (as ``symattn check`` gives them), each
 step's LaTeX as MathML, the heatmaps of its weights steps; and the articles' lines.
 
-With ``--article``, records come from :func:`symattn.article.check_article` when that
-exists (numbers found in the article, with unmatched ones); otherwise from the spec's
-hand-written claims, placed on their article line by :func:`symattn.render.html.marks.locate`.
+With ``--article``, records come from the article matcher exactly as ``symattn check
+--article`` gets them (numbers found in the article, and those unmatched); without the
+matcher, from the spec's hand-written claims, placed on their article line by
+:func:`symattn.render.html.marks.locate`.
 """
 
 from __future__ import annotations
@@ -21,17 +22,18 @@ class Example:
     """One spec in the report."""
     spec: object
     records: list
-    unmatched: list = field(default_factory=list)    # article numbers no claim explains
     step_math: dict = field(default_factory=dict)    # step name -> [MathML]
     heatmaps: list = field(default_factory=list)     # [(step name, svg text)]
 
 
 @dataclass
 class Article:
-    """An article's lines (``symattn.article.source.Line``) by their line number."""
+    """An article's lines (``symattn.article.source.Line``) and its numbers that no
+    example explains (``unmatched``: objects with line, column, text, nearest)."""
     path: str
     name: str
     lines: list
+    unmatched: list = field(default_factory=list)
 
 
 def read_article(path: str) -> Article:
@@ -60,30 +62,50 @@ def read_article(path: str) -> Article:
 
 
 def article_api():
-    """The lead's article matcher, when it is there."""
+    """The article matcher (:mod:`symattn.article.check`, as ``symattn check --article``
+    uses it), when it is there."""
     try:
-        from ... import article
+        from ...article import check
     except ImportError:
         return None
-    return getattr(article, "check_article", None)
+    ok = all(hasattr(check, n) for n in ("check_articles", "read", "article_for"))
+    return check if ok else None
 
 
-def collect(spec, articles: list[str], *, diagnose: bool = True) -> tuple[Example, list]:
-    """The Example of a loaded spec, and the Articles the matcher read (may be empty)."""
+def collect(specs: list, articles: list[str], *, diagnose: bool = True) -> tuple[list, list]:
+    """The Examples of loaded specs and the Articles they are marked in.
+
+    With the article matcher, the specs of one article are checked together (each printed
+    number belongs to one example; the numbers no example explains are the article's
+    ``unmatched``); without it, each spec's hand-written claims, placed by the page.
+    """
     from ...claims.check import check_spec
-    ex = Example(spec, [])
-    read: list = []
     api = article_api() if articles else None
+    records: dict = {}
+    read: list = []
     if api is not None:
-        res = api(spec, articles)
-        ex.records, ex.unmatched = list(res.records), list(getattr(res, "unmatched", []))
-        for path, lines in getattr(res, "lines", {}).items():
-            read.append(Article(str(path), Path(str(path)).name, list(lines)))
-    else:
-        ex.records = check_spec(spec, diagnose=diagnose)
-    ex.step_math = step_mathml(spec)
-    ex.heatmaps = heatmaps(spec, ex.records)
-    return ex, read
+        lines = api.read([str(p) for p in articles])
+        groups: dict = {}
+        for spec in specs:
+            groups.setdefault(api.article_for(spec, lines), []).append(spec)
+        for path, group in groups.items():
+            if path is None:
+                continue
+            res = api.check_articles(group, {path: lines[path]}, diagnose)
+            for r in res.records:
+                records.setdefault(r.example, []).append(r)
+            read.append(Article(str(path), Path(str(path)).name, list(lines[path]),
+                                list(res.unmatched)))
+        read.sort(key=lambda a: [str(p) for p in articles].index(a.path))
+    out = []
+    for spec in specs:
+        recs = records.get(spec.id)
+        if recs is None:
+            recs = check_spec(spec, diagnose=diagnose)
+        out.append(Example(spec, recs, step_mathml(spec), heatmaps(spec, recs)))
+    if articles and api is None:
+        read = [read_article(str(p)) for p in articles]
+    return out, read
 
 
 def step_mathml(spec) -> dict:

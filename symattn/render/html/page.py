@@ -38,7 +38,8 @@ class Page:
             for r in ex.records:
                 self.ids[id(r)] = f"r{n}"
                 n += 1
-            for u in ex.unmatched:
+        for a in articles:
+            for u in a.unmatched:
                 self.ids[id(u)] = f"r{n}"
                 n += 1
         self.placed = self._place()
@@ -58,11 +59,10 @@ class Page:
                 if a is not None:
                     placed.setdefault(id(a), {}).setdefault(r.line, []).append(
                         (r, self.ids[id(r)], True))
-            for u in ex.unmatched:
-                a = self._article_for(getattr(u, "source", "") or "")
-                if a is not None:
-                    placed.setdefault(id(a), {}).setdefault(getattr(u, "line", 0), []).append(
-                        (u, self.ids[id(u)], False))
+        for a in self.articles:
+            for u in a.unmatched:
+                placed.setdefault(id(a), {}).setdefault(getattr(u, "line", 0), []).append(
+                    (u, self.ids[id(u)], False))
         return placed
 
     def in_article(self, r) -> bool:
@@ -95,7 +95,7 @@ class Page:
     def _summary(self) -> str:
         records = [r for ex in self.examples for r in ex.records]
         return ('<section id="summary"><h2>Summary</h2><div class="scroll">'
-                + counts_table(self.examples, self.anchors) + "</div>"
+                + counts_table(self.examples, self.anchors, self.articles) + "</div>"
                 + '<h3 id="causes">Wrong numbers by cause</h3>' + causes(records, self.ids)
                 + '<h3 id="corrections">Corrections, line by line</h3>'
                 + corrections(records, self.ids) + "</section>")
@@ -119,7 +119,7 @@ class Page:
 
     def _example(self, k: int, ex) -> str:
         spec = ex.spec
-        c = counts(ex.records, ex.unmatched)
+        c = counts(ex.records)
         line = ", ".join(f"{c[v]} {v}" for v in VERDICTS if c[v] or v in ("correct", "wrong"))
         parts = [f'<section class="example"><h2 id="{self.anchors[spec.id]}">{esc(spec.id)}</h2>',
                  f"<p>{esc(spec.title)}<br>article {esc(spec.source)}; {len(ex.records)} "
@@ -159,6 +159,7 @@ class Page:
                 self.templates.append(math_template(tid, f"{ex.spec.id}: step {name}", mathml))
             for r in ex.records:
                 out.append(record_detail(self.ids[id(r)], r, self.math.get((k, r.step))))
-            for u in ex.unmatched:
+        for a in self.articles:
+            for u in a.unmatched:
                 out.append(unmatched_detail(self.ids[id(u)], u))
         return "".join(out)

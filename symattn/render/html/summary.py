@@ -15,20 +15,20 @@ _RESTATES = re.compile(r"restates the (?:wrong )?number printed at line (\d+)")
 COUNTED = ("correct", "carried", "consistent", "wrong")
 
 
-def counts(records, unmatched=()) -> dict:
+def counts(records) -> dict:
     c = {v: 0 for v in VERDICTS}
     for r in records:
         c[r.verdict if r.verdict in c else "wrong"] += 1
-    c["unmatched"] += len(unmatched)
     return c
 
 
-def counts_table(examples, anchors: dict) -> str:
-    """One row per example: printed numbers and each verdict, then the total."""
+def counts_table(examples, anchors: dict, articles=()) -> str:
+    """One row per example (printed numbers and each verdict), one per article with numbers
+    no example explains (unmatched), then the total."""
     head = "".join(f"<th>{v}</th>" for v in VERDICTS)
     rows, total = [], {v: 0 for v in VERDICTS}
     for ex in examples:
-        c = counts(ex.records, ex.unmatched)
+        c = counts(ex.records)
         for v in VERDICTS:
             total[v] += c[v]
         cells = "".join(f'<td class="n{f" v-{v}" if c[v] else ""}">{c[v]}</td>' for v in VERDICTS)
@@ -36,6 +36,14 @@ def counts_table(examples, anchors: dict) -> str:
                     f'</a></th><td>{esc(ex.spec.source)}</td><td class="n">{len(ex.records)}</td>'
                     f"{cells}</tr>")
     n = sum(len(ex.records) for ex in examples)
+    for k, a in enumerate(articles):
+        if a.unmatched:
+            total["unmatched"] += len(a.unmatched)
+            n += len(a.unmatched)
+            cells = "".join(f'<td class="n">{len(a.unmatched) if v == "unmatched" else ""}</td>'
+                            for v in VERDICTS)
+            rows.append(f'<tr><th scope="row"><a href="#article-{k}">not explained</a></th>'
+                        f'<td>{esc(a.name)}</td><td class="n">{len(a.unmatched)}</td>{cells}</tr>')
     cells = "".join(f'<td class="n">{total[v]}</td>' for v in VERDICTS)
     rows.append(f'<tr class="total"><th scope="row">{len(examples)} examples</th><td></td>'
                 f'<td class="n">{n}</td>{cells}</tr>')
