@@ -109,6 +109,7 @@ def rec(line, printed, expected, diagnosis=None, example="ex", verdict="wrong"):
 def test_wrong_numbers_are_grouped_under_their_root():
     root = rec(10, "0.3383", "0.3382", ["last entry adjusted so the printed row sums to 1"])
     f1 = rec(12, "0.90", "0.89", ["follows from the wrong number printed at line 10"])
+    f1.root = {"step": "A", "at": ["x", "y"], "line": 10, "printed": "0.3383"}
     f2 = rec(14, "0.3383", "0.3382", ["restates the number printed at line 12"])
     other = rec(20, "1.5", "1.4", None)
     ok = rec(11, "0.1", "0.1", verdict="correct")
@@ -120,6 +121,9 @@ def test_wrong_numbers_are_grouped_under_their_root():
     assert 'href="#r0"' in first and 'href="#r1"' in first and 'href="#r2"' in first
     assert "2 more wrong because of it" in first and "last entry adjusted" in first
     assert 'href="#r3"' in second and "no known mistake" in second
+    f1.root, f1.diagnosis = None, None
+    f1.follows_from = [10]
+    assert "2 more wrong because of it" in causes(records, ids)
     fixes = corrections(records, ids)
     assert [m for m in re.findall(r"line (\d+)", fixes)] == ["10", "12", "14", "20"]
     assert "<del>0.3383</del> by <ins>0.3382</ins>" in fixes
@@ -198,3 +202,54 @@ def test_a_missing_article_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "none.txt" in err and "no such" in err and err.count("\n") == 1
     assert not out.exists()
+
+
+FOLLOWS = """
+[example]
+id = "follows"
+title = "a typo and what follows"
+source = "f.txt"
+tokens = ["a", "b"]
+
+[inputs]
+X = { value = [[1, 0], [0, 1]], rows = "tokens", line = 1 }
+V = { value = [[2, 0], [0, 4]], line = 1 }
+
+[[steps]]
+name = "A"
+expr = "softmax(X @ X.T)"
+
+[[steps]]
+name = "Z"
+expr = "A @ V"
+
+[[claims]]
+step = "A"
+at = "a"
+printed = "[0.7411, 0.2689]"
+line = 2
+
+[[claims]]
+step = "Z"
+at = "a"
+printed = "[1.4822, 1.0756]"
+line = 3
+"""
+
+
+def test_a_number_that_follows_from_a_wrong_one_is_grouped_under_it(tmp_path, capsys):
+    """0.7411 for softmax([1, 0])[0] = 0.7311 (by hand: 1/(1+e^-1) = 0.731058...), and
+    2 × 0.7411 = 1.4822 printed from it: one cause, line 3 follows from line 2."""
+    spec = tmp_path / "f.toml"
+    spec.write_text(FOLLOWS)
+    art = tmp_path / "f.txt"
+    art.write_text("weights and outputs\nA = [0.7411, 0.2689]\nZ = [1.4822, 1.0756]\n")
+    html, _ = report(tmp_path, capsys, str(spec), "--article", str(art))
+    p = Marks()
+    p.feed(html)
+    wrong = {(m["data-line"], m.get("data-follows")) for m in p.marks
+             if m["data-verdict"] == "wrong"}
+    assert wrong == {("2", None), ("3", "2")}
+    text = re.sub("<[^>]+>", "", html)
+    assert "2 wrong numbers from 1 cause" in text and "1 more wrong because of it" in text
+    assert "replace 0.7411 by 0.7311" in text and "replace 1.4822 by 1.4621" in text

@@ -71,6 +71,10 @@ def unmatched_detail(rid: str, n) -> str:
 
 
 def _nearest(v) -> str:
+    if isinstance(v, dict):
+        at = v.get("at")
+        at = ", ".join(str(a) for a in at) if isinstance(at, (list, tuple)) else str(at)
+        return f"{v.get('step', '')}[{at}] = {v.get('exact', '')}"
     if isinstance(v, (list, tuple)):
         return "; ".join(str(x) for x in v)
     return str(v)

@@ -20,12 +20,14 @@ def esc(s) -> str:
 
 
 def follows_line(record) -> int | None:
-    """The article line of the wrong number this record follows from, if it does (issue 11:
-    a field on the record, or its diagnosis text)."""
-    for name in ("root_line", "follows_from_line", "follows_from"):
-        v = getattr(record, name, None)
-        if isinstance(v, int) and not isinstance(v, bool):
-            return v
+    """The article line of the wrong number this record follows from, if it does: its
+    ``root`` ({step, at, line, printed}), ``follows_from`` (lines), or its diagnosis text."""
+    root = getattr(record, "root", None)
+    if isinstance(root, dict) and isinstance(root.get("line"), int):
+        return root["line"]
+    lines = getattr(record, "follows_from", None)
+    if isinstance(lines, (list, tuple)) and lines and isinstance(lines[0], int):
+        return min(lines)
     for d in getattr(record, "diagnosis", None) or []:
         m = _FOLLOWS.search(str(d))
         if m:
