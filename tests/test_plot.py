@@ -150,3 +150,30 @@ def test_sweep_command_does_not_overwrite(tmp_path, capsys):
     assert main(["sweep", "003-ch4-slider-q01", "--vary", "W_Q[1,0]=0:1", "-o", str(out)]) == 2
     assert "exists already" in capsys.readouterr().err
     assert out.read_text() == "mine"
+
+
+SYMBOL_SPEC = """
+[example]
+id = "slider-t"
+title = "softmax of [t, 0]"
+tokens = ["q"]
+
+[inputs]
+t = { symbol = "t" }
+X = { value = [[1, 0]], rows = "tokens" }
+
+[[steps]]
+name = "A"
+expr = "softmax(t * X)"
+"""
+
+
+def test_sweep_command_on_a_symbol_input(tmp_path, capsys):
+    spec = tmp_path / "t.toml"
+    spec.write_text(SYMBOL_SPEC)
+    out = tmp_path / "t.svg"
+    assert main(["sweep", str(spec), "--vary", "t=-3:3", "--step", "A", "--points", "7",
+                 "-o", str(out)]) == 0
+    assert "2 curves, 0 printed points" in capsys.readouterr().err
+    svg = out.read_text()
+    assert 'id="curve-0-0"' in svg and 'id="curve-0-1"' in svg

@@ -58,7 +58,7 @@ pre.tex{white-space:pre-wrap;font-size:12px}
  #panel,.noprint{display:none!important}
  main{max-width:none;padding:0}
  .num{border-bottom-width:1px;background:none!important}
- .v-wrong.num::after{content:" [wrong: " attr(title) "]";font-weight:400;font-size:.8em}
+ .v-wrong.num::after{content:" [wrong; expected " attr(data-expected) "]";font-weight:400;font-size:.8em}
  .v-carried.num::after{content:" [carried]";font-size:.8em}
  .article{border:0;font-size:10px}
  h2{break-after:avoid}figure,tr,li{break-inside:avoid}

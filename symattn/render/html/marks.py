@@ -95,6 +95,7 @@ def mark(rid: str, record, text: str | None = None) -> str:
              "data-verdict": verdict, "data-line": record.line,
              "data-example": record.example, "data-step": record.step,
              "data-detail": f"{rid}-d", "aria-haspopup": "dialog",
+             "data-expected": record.expected,
              "title": f"{record.verdict}: printed {record.printed}, expected {record.expected}"}
     if getattr(record, "column", None) is not None:
         attrs["data-column"] = record.column
