@@ -164,11 +164,13 @@ def _add_row(M, b):
     return arb_mat([[x + y for x, y in zip(r, row)] for r in M.tolist()])
 
 
-def flint_layer(inp: dict, digits: int) -> list:
+def flint_layer(inp: dict, digits: int, guard_bits: int = 0) -> list:
+    """``guard_bits`` beyond symattn's first precision: at real size (d = 512, d_ff = 2048)
+    one pass at that precision is not precise enough for the floor's strings, 16 more are."""
     import flint
     from flint import arb, arb_mat, fmpq
     old = flint.ctx.prec
-    flint.ctx.prec = _prec(digits)
+    flint.ctx.prec = _prec(digits) + guard_bits
     try:
         X = _arb_mat(inp["X"])
         dk = inp["d"] // inp["h"]
@@ -186,6 +188,24 @@ def flint_layer(inp: dict, digits: int) -> list:
         return _strings(_layer_norm(H + F2, eps), digits)
     finally:
         flint.ctx.prec = old
+
+
+# -- real size (issue 16) -------------------------------------------------------------------
+
+def real_head_inputs(T: int, d: int, seed: int = 16) -> dict:
+    """One causal head of T tokens and width d: Q, K, V with 2-decimal entries in ±0.99."""
+    rng = random.Random(seed * 100003 + T * 131 + d)
+    return {"T": T, "d": d, "Q": _mat(rng, T, d), "K": _mat(rng, T, d), "V": _mat(rng, T, d)}
+
+
+def torch_head(arr: dict, dtype: str):
+    """``F.scaled_dot_product_attention(..., is_causal=True)`` with the inputs rounded to
+    ``dtype`` (float32, bfloat16, float16), as such a kernel is fed: its output tensor."""
+    import torch
+    t = lambda a: torch.from_numpy(a).to(getattr(torch, dtype))[None]  # noqa: E731
+    with torch.inference_mode():
+        return torch.nn.functional.scaled_dot_product_attention(
+            t(arr["Q"]), t(arr["K"]), t(arr["V"]), is_causal=True)[0]
 
 
 # -- naive SymPy ---------------------------------------------------------------------------

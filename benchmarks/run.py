@@ -6,6 +6,7 @@ PyTorch on a paper-sized layer. One run measures everything and prints ratios.
     python benchmarks/run.py --quick         # T = d in {2, 4, 8, 16}, 50 digits, no paper layer
     python benchmarks/run.py --json > bench.json
     python benchmarks/run.py --sizes 16,64 --digits 50 --only head,cli
+    python benchmarks/run.py --real-size     # issue 16: Transformer-base layer, heads to T = 4096
 
 Times are medians over repeated runs (at least ``--repeat`` runs and ``--min-time``
 seconds per figure; naive SymPy runs once past a second). ``--clock cpu`` times the
@@ -37,6 +38,7 @@ if (ROOT / "symattn").is_dir():
     sys.path.insert(0, str(ROOT))
 
 import cases as C  # noqa: E402
+import real_size  # noqa: E402
 
 TARGETS = {
     "head64_50_vs_floor": 2.0,
@@ -556,10 +558,19 @@ def parse(argv=None):
     p.add_argument("--paper-digits", type=int, default=20)
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--json-out", metavar="FILE", help="also write the JSON to FILE")
+    p.add_argument("--real-size", action="store_true",
+                   help="only the real-size figures of issue 16 (about 10 minutes): the "
+                        "Transformer-base layer against the floor, causal heads up to T = 4096")
+    p.add_argument("--real-only", default="layer,head", help="comma list: layer, head")
+    p.add_argument("--real-heads", type=ints, default=[1024, 2048, 4096], help="T of the heads")
+    p.add_argument("--real-digits", type=int, default=30)
+    p.add_argument("--real-repeat", type=int, default=2, help="interleaved runs of the layer")
+    p.add_argument("--_real-head", type=int, help=argparse.SUPPRESS)
     p.add_argument("--_paper-child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--paper-no-error", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     a.only = {x.strip() for x in a.only.split(",") if x.strip()}
+    a.real_only = {x.strip() for x in a.real_only.split(",") if x.strip()}
     a.skip = {x.strip() for x in a.skip.split(",") if x.strip()}
     if a.quick:
         a.sizes = [s for s in a.sizes if s <= 16] or [2, 4, 8, 16]
@@ -573,6 +584,9 @@ def main(argv=None) -> int:
     if args._paper_child:
         print(json.dumps(paper_child(args)))
         return 0
+    if args._real_head:
+        print(json.dumps(real_size.head_child(args._real_head, args.real_digits, args.clock)))
+        return 0
     import flint
     prog = Progress(sys.stderr.isatty())
     res = {"machine": {"python": platform.python_version(), "platform": platform.platform(),
@@ -583,6 +597,8 @@ def main(argv=None) -> int:
            "settings": {"sizes": args.sizes, "digits": args.digits, "clock": args.clock,
                         "repeat": args.repeat, "min_time_s": args.min_time,
                         "sympy_budget_s": args.budget, "command": " ".join(sys.argv)}}
+    if args.real_size:
+        return real_size_main(args, res, prog)
     try:
         for kind in ("head", "layer"):
             if kind not in args.only:
@@ -603,6 +619,33 @@ def main(argv=None) -> int:
         sys.stdout.write(json.dumps(res, indent=1, ensure_ascii=False) + "\n")
     else:
         print_report(res)
+    return 0
+
+
+def real_size_main(args, res: dict, prog: Progress) -> int:
+    """``--real-size``: only the figures of issue 16 (see real_size.py)."""
+    res["settings"].update(real_heads=args.real_heads, real_digits=args.real_digits,
+                           real_repeat=args.real_repeat, load_average=os.getloadavg())
+    try:
+        res["real_size"] = real_size.run(args, prog)
+    finally:
+        prog.done()
+    res["targets"] = real_size.targets(res["real_size"])
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n")
+    if args.json:
+        sys.stdout.write(json.dumps(res, indent=1, ensure_ascii=False) + "\n")
+        return 0
+    s = res["settings"]
+    print(f"symattn real-size benchmark ({res['machine']['python']}, {res['machine']['cpus']} "
+          f"CPUs, python-flint {res['machine']['flint']}, {s['clock']} clock, load average "
+          f"{s['load_average'][0]:.1f} at the start)")
+    real_size.print_report(res["real_size"], sys.stdout.write)
+    print("\nTargets")
+    for t in res["targets"]:
+        mark = "-" if t["met"] is None else "met" if t["met"] else "MISSED"
+        v = "-" if t["value"] is None else f"{t['value']:.2f}"
+        print(f"  [{mark}] {t['what']}: {v} (at most {t['at_most']})")
     return 0
 
 

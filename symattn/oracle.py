@@ -38,14 +38,17 @@ DEFAULT_DIGITS = 30
 WORST = 10
 
 
-def compare(node: Tensor, reference="float64", digits: int = DEFAULT_DIGITS) -> "Comparison":
-    """Each entry of ``reference`` against the certified value of ``node`` (see module doc)."""
+def compare(node: Tensor, reference="float64", digits: int = DEFAULT_DIGITS,
+            evaluator=None) -> "Comparison":
+    """Each entry of ``reference`` against the certified value of ``node`` (see module doc);
+    an ``evaluator`` (:class:`~symattn.evaluation.evaluator.Evaluator`) that has the
+    values already is reused."""
     from .evaluation.evaluator import Evaluator, start_precision
     if not isinstance(node, Tensor):
         raise InputError("compare takes a symattn Tensor (the computation) first")
     if not isinstance(digits, int) or isinstance(digits, bool) or not 10 <= digits <= 1000:
         raise InputError(f"digits={digits!r}: give a whole number from 10 to 1000")
-    ev = Evaluator()
+    ev = evaluator or Evaluator()
     if isinstance(reference, str):
         if reference not in ("float64", "float32"):
             raise InputError(f"'{reference}' is not symattn's float path",

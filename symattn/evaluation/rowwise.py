@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from flint import arb, arb_mat, fmpq, fmpq_mat
 
 from ..errors import DomainError
@@ -62,10 +64,13 @@ def attention_pattern(node: Tensor) -> Pattern | None:
 
 
 def streamed_nodes(p: Pattern) -> list[Tensor]:
-    """The T_q×T_k nodes that row-by-row evaluation never holds whole."""
+    """The T_q×T_k nodes that row-by-row evaluation never holds whole (a constant mask is
+    read row by row from the graph)."""
     w = p.weights
     e = w.args[0]
     out = [w, e, w.args[1], e.args[0]]
+    if p.mask is not None and p.mask.op == "const":
+        out.append(p.mask)
     z = e.args[0].args[0]
     while z is not p.Q and z.op in ("add", "mul", "matmul"):
         out.append(z)
@@ -79,8 +84,9 @@ def streamed_nodes(p: Pattern) -> list[Tensor]:
 def fused_attention(ctx, node: Tensor, memo: dict):
     """``node``'s value block of rows by block of rows, or None when it is not attention
     or small. Row i is ``(Σ_j e_ij·v_j) / Σ_j e_ij`` with ``e_ij = exp(s·q_i·k_j + m_ij)``
-    (the division after the product, as fused kernels do); keys masked for every row of
-    a block (the causal future) are skipped: their weight is exactly 0."""
+    (the division after the product, as fused kernels do); masked keys cost nothing and
+    keys masked for every row of a block (the causal future) are left out of the product:
+    their weight is exactly 0."""
     p = attention_pattern(node)
     if p is None or p.weights.shape[0] * p.weights.shape[1] < ROWWISE_MIN:
         return None
@@ -90,26 +96,25 @@ def fused_attention(ctx, node: Tensor, memo: dict):
     Q, K, V = (run(ctx, t, memo) for t in (p.Q, p.K, p.V))
     ctx._no_mask(node, Q, K, V)
     s = run(ctx, p.scale, memo)[0][0] if p.scale is not None else None
-    mask = _mask_rows(ctx, p.mask, p.weights.shape, memo)
+    mask = MaskRows(ctx, p.mask, p.weights.shape[1], memo) if p.mask is not None else None
     Kt = _matrix(K).transpose()
     V_rows = [[to_arb(x) for x in r] for r in V]
     step = max(1, BLOCK_ENTRIES // len(K))
     out = []
     for start in range(0, len(Q), step):
         S = _scores(_matrix(Q[start:start + step]), Kt, s)
-        E, totals, k = [], [], 0
+        E, totals = [], []
         for r, row in enumerate(S):
-            e = _exps(ctx, row, mask(start + r) if mask is not None else None)
-            total = sum(e[1:], e[0])
+            e = [x.exp() for x in row] if mask is None else mask.exps(start + r, row)
+            total = sum(e[1:], e[0]) if e else ctx.zero
             if is_zero(total):
                 raise DomainError(p.weights.params["zero"] +
                                   f" (at [{p.weights.row_label(start + r)}, {p.weights.col_label(0)}])")
-            k = max(k, _last_kept(e) + 1)
             E.append(e)
             totals.append(total)
-        if k == 0:                      # every weight of the block is a rational 0
-            k = 1
-        prod = (arb_mat([e[:k] for e in E]) * arb_mat(V_rows[:k])).tolist()
+        k = max(len(e) for e in E)
+        E = [e + [ctx.zero] * (k - len(e)) for e in E]
+        prod = (arb_mat(E) * arb_mat(V_rows[:k])).tolist()
         out.extend([x / t for x in r] for r, t in zip(prod, totals))
     return out
 
@@ -124,52 +129,50 @@ def _scores(Qb, Kt, s) -> list:
     return S.tolist()
 
 
-def _exps(ctx, row: list, m: list | None) -> list:
-    if m is None:
-        return [x.exp() for x in row]
-    zero = ctx.zero
-    return [zero if y is NEG_INF else (x.exp() if y is None else (x + y).exp())
-            for x, y in zip(row, m)]
+class MaskRows:
+    """The exponentials of one row of scores plus a mask (0 or −∞ entries, or any values),
+    looked at through the ids of the mask's entries (NumPy, no Python loop over −∞)."""
 
+    def __init__(self, ctx, mask: Tensor, T_k: int, memo: dict):
+        if mask.op == "const":
+            self.entries = mask.params["entries"]
+        else:
+            from .base import run
+            self.entries = run(ctx, mask, memo)
+        self.ctx, self.T_k = ctx, T_k
+        self.one_row, self.one_col = mask.shape[0] == 1, mask.shape[1] == 1
+        self.values: dict = {id(NEG_INF): NEG_INF}      # id -> added value (None: 0)
+        self.keep_alive: list = []
 
-def _last_kept(e: list) -> int:
-    """The index of the last entry that is not an exact rational 0 (-1 if none)."""
-    for j in range(len(e) - 1, -1, -1):
-        if type(e[j]) is not fmpq:
-            return j
-    return -1
+    def _row(self, i: int):
+        r = self.entries[0 if self.one_row else i]
+        return r * self.T_k if self.one_col else r
 
-
-def _mask_rows(ctx, mask: Tensor | None, shape: tuple[int, int], memo: dict):
-    """A function i -> row i of the mask broadcast to T_k entries: −∞ kept, None for an
-    exact 0 (nothing to add); None instead of the function when there is no mask."""
-    if mask is None:
-        return None
-    cache: dict = {}
-
-    def scalar(v):
-        if v is NEG_INF:
-            return v
-        got = cache.get(id(v), cache)
-        if got is cache:
-            x = ctx.scalar(v) if not isinstance(v, (fmpq, arb)) else v
-            got = cache[id(v)] = None if type(x) is fmpq and x == 0 else x
-            cache[("keep", id(v))] = v          # the id stays this object's
+    def _value(self, v):
+        got = self.values.get(id(v), self)
+        if got is self:
+            x = v if isinstance(v, (fmpq, arb)) else self.ctx.scalar(v)
+            got = self.values[id(v)] = None if type(x) is fmpq and x == 0 else x
+            self.keep_alive.append(v)                   # its id stays its own
         return got
 
-    if mask.op == "const":
-        entries = mask.params["entries"]
-    else:
-        from .base import run
-        entries = run(ctx, mask, memo)
-    m, n = mask.shape
-    T_k = shape[1]
-    conv = lambda row: [scalar(v) for v in row]  # noqa: E731
-    if m == 1:
-        row = conv(entries[0])
-        row = row * T_k if n == 1 else row
-        return lambda i: row
-    return lambda i: conv(entries[i]) * T_k if n == 1 else conv(entries[i])
+    def exps(self, i: int, scores: list) -> list:
+        """e_ij = exp(score_j + m_ij), 0 where m_ij = −∞, cut after the last kept key."""
+        r = self._row(i)
+        ids = np.fromiter(map(id, r), dtype=np.uintp, count=len(r))
+        kept = np.flatnonzero(ids != id(NEG_INF))
+        if not len(kept):
+            return []
+        last = int(kept[-1]) + 1
+        u, first = np.unique(ids[kept], return_index=True)
+        adds = {int(x): self._value(r[int(kept[f])]) for x, f in zip(u, first)}
+        if len(kept) == last and all(a is None for a in adds.values()):
+            return [x.exp() for x in scores[:last]]     # a prefix of zeros: causal, padding
+        out = [self.ctx.zero] * last
+        for j in kept.tolist():
+            a = adds[int(ids[j])]
+            out[j] = scores[j].exp() if a is None else (scores[j] + a).exp()
+        return out
 
 
 def _all_rational(rows) -> bool:

@@ -131,7 +131,7 @@ def format_bytes(n: float) -> str:
 
 def format_seconds(s: float) -> str:
     if s < 60:
-        return f"{s:.1f} s" if s >= 0.1 else "under 0.1 s"
+        return f"{s:.2g} s"
     if s < 3600:
         return f"{s / 60:.0f} min"
     if s < 86400 * 2:

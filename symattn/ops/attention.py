@@ -27,6 +27,7 @@ def causal_mask(n: int, fill=None) -> Tensor:
     ``fill`` replaces −∞ (``fill=0`` is the common mistake of a 0 mask).
     """
     n = _count(n)
+    P.check_entries(n, n)             # before the rows are built
     zero = Fraction(0)                # one shared object: a T = 4096 mask is 16.7M entries
     f = NEG_INF if fill is None else exact(fill)
     return P.const([[zero] * (i + 1) + [f] * (n - i - 1) for i in range(n)], name="causal_mask")

@@ -21,6 +21,7 @@ from ..evaluation.size import max_entries, entry_bytes, format_bytes, MEMORY_BYT
 # whole computation is estimated before it is evaluated (evaluation.size.check_resources)
 MAX_ENTRIES = max_entries()
 
+_READY = {Fraction, type(NEG_INF)}
 UNARY = ("neg", "exp", "log", "sqrt", "sin", "cos", "abs", "relu", "finite")
 BINARY = ("add", "sub", "mul", "div")
 
@@ -45,25 +46,33 @@ def const(rows, row_labels=None, col_labels=None, name: str | None = None) -> Te
     width = len(rows[0])
     if width == 0:
         raise ShapeError("an empty row has no entries")
-    if len(rows) * width > MAX_ENTRIES:
-        need = len(rows) * width * entry_bytes(139)
-        raise LimitError(f"a {len(rows)}×{width} matrix has more than {MAX_ENTRIES} entries "
-                         f"(as balls about {format_bytes(need)} a copy; an evaluation may use "
-                         f"{format_bytes(MEMORY_BYTES)} here)",
-                         hint="raise symattn.ops.primitives.MAX_ENTRIES on purpose")
+    check_entries(len(rows), width)
     entries = []
     for i, row in enumerate(rows):
         if not isinstance(row, (list, tuple)):
             raise ShapeError(f"row {i} is not a list: mixed rows and numbers")
         if len(row) != width:
             raise ShapeError(f"ragged matrix: row 0 has {width} entries, row {i} has {len(row)}")
-        entries.append(tuple(v if v is NEG_INF or type(v) is Fraction else exact(v)
-                             for v in row))
+        if set(map(type, row)) <= _READY:            # exact already (a mask): no Python loop
+            entries.append(tuple(row))
+        else:
+            entries.append(tuple(v if v is NEG_INF or type(v) is Fraction else exact(v)
+                                 for v in row))
     shape = (len(entries), width)
     t = Tensor("const", (), {"entries": tuple(entries)}, shape, name=name)
     if row_labels is not None or col_labels is not None:
         t = t.named(name, row_labels, col_labels)
     return t
+
+
+def check_entries(m: int, n: int) -> None:
+    """Refuse an m×n matrix beyond :data:`MAX_ENTRIES`, saying what its balls would take."""
+    if m * n > MAX_ENTRIES:
+        need = m * n * entry_bytes(139)
+        raise LimitError(f"a {m}×{n} matrix has more than {MAX_ENTRIES} entries "
+                         f"(as balls about {format_bytes(need)} a copy; an evaluation may use "
+                         f"{format_bytes(MEMORY_BYTES)} here)",
+                         hint="raise symattn.ops.primitives.MAX_ENTRIES on purpose")
 
 
 def _broadcast(op: str, a: Tensor, b: Tensor) -> tuple[int, int]:
