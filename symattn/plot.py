@@ -29,10 +29,13 @@ CURVE_DIGITS = 12          # certified digits per point of a curve (far below a 
 
 def _figure(width: float, height: float):
     from matplotlib.figure import Figure
-    import matplotlib
-    matplotlib.rcParams["svg.fonttype"] = "none"          # numbers stay text in an SVG
-    matplotlib.rcParams["font.family"] = _families()
     return Figure(figsize=(width, height), layout="constrained")
+
+
+def _style():
+    """Our fonts for the figure being drawn, without touching the user's rcParams."""
+    import matplotlib
+    return matplotlib.rc_context({"font.family": _families()})
 
 
 def _families() -> list[str]:
@@ -67,6 +70,12 @@ def heatmap(A: Tensor, *, decimals: int = 4, mode: str = "half-up", printed: dic
     values = [[0.0 if (i, j) in masked else float(rounded[i][j].value) for j in range(n)]
               for i in range(m)]
     printed, wrong = printed or {}, wrong or set()
+    with _style():
+        return _draw_heatmap(A, rounded, values, masked, printed, wrong, title, gid)
+
+
+def _draw_heatmap(A, rounded, values, masked, printed, wrong, title, gid):
+    m, n = A.shape
     fig = _figure(1.2 + 0.95 * n, 0.9 + 0.62 * m)
     ax = fig.add_subplot()
     ax.pcolormesh([j - 0.5 for j in range(n + 1)], [i - 0.5 for i in range(m + 1)], values,
@@ -110,7 +119,8 @@ def svg_text(fig, salt: str = "") -> str:
     import warnings
     import matplotlib
     buf = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": salt or "symattn"}), warnings.catch_warnings():
+    with matplotlib.rc_context({"svg.hashsalt": salt or "symattn", "svg.fonttype": "none"}), \
+            warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Glyph .* missing")   # text stays text
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None,
                                                   "Format": None, "Type": None})
@@ -197,6 +207,11 @@ def sweep(y: Tensor, x: Tensor, frm, to, *, points: int = 81, entries=None, cell
             raise ShapeError(f"{m}×{n} entries is too many curves", hint="choose entries")
         entries = [(i, j) for i in range(m) for j in range(n)]
     data = sweep_values(y, x, grid(frm, to, points), entries, cell)
+    with _style():
+        return _draw_sweep(y, x, data, printed, xlabel, title)
+
+
+def _draw_sweep(y, x, data, printed, xlabel, title):
     fig = _figure(6.4, 4.0)
     ax = fig.add_subplot()
     name = y.name or "y"
