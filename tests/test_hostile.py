@@ -9,11 +9,13 @@ docs/security.md states the promises these cases hold symattn to.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import subprocess
 import sys
 import time
+import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -327,8 +329,7 @@ IMPORT_CASES = [
     icase("import-mismatched", "\\begin{bmatrix} 1 \\end{pmatrix}", r"closes \\begin\{bmatrix\}", 1),
     icase("import-utf8", b"x\n\\begin{bmatrix} 1 \xff \\end{bmatrix}", r"invalid UTF-8", 2),
 ]
-# Known problems of `symattn import` (not of the spec reader): no line in whole-file messages,
-# and time that grows faster than the input on deep braces and large matrices.
+# Whole-file problems of `symattn import`, deep braces and huge matrices.
 IMPORT_KNOWN = [
     pytest.param(icase("import-no-matrix", "just text\n", r"no bmatrix", 1),
                  ),
@@ -347,6 +348,26 @@ LONG_LABELS = BASE.replace('tokens = ["a", "b"]', "tokens = [" + ", ".join(f'"t{
     .replace('value = [[1.0, 0.5], [0.8, 1.2]]', "value = [" + ", ".join(["[1]"] * 3000) + "]")
 CASES.append(Case("message-label-list", LONG_LABELS + '[[steps]]\nname = "S"\nexpr = \'X["zz"]\'\n',
                   r"no row labelled 'zz' .*labels: t0, t1, .*3000 in all", STEPS))
+
+
+DOMAIN = BASE.replace('value = [[1.0, 0.5], [0.8, 1.2]]', 'value = [[1.0, 0.5, 0.2, 0.1], [0.8, 1.2, 0.3, 0.4]]') \
+    + 'Z = [[0, 0], [0, 0]]\nN = [[-1, 2], [3, 4]]\n'
+for _id, _expr, _problem, _line in [
+        ("domain-ddof", "var(X, ddof=5)", r"var: ddof = 5 must be ≥ 0 and smaller than the number of "
+         r"entries in a row \(4\)", STEPS),
+        ("domain-ddof-equal", "var(X, ddof=4)", r"ddof = 4 must be", STEPS),
+        ("domain-zero-inverse", "Z ** -1", r"0 to the negative power -1: an entry is exactly 0", CLAIMS),
+        ("domain-negative-root", "N ** 0.5", r"a negative number to the fractional power 1/2", CLAIMS),
+        ("domain-pe-base-0", "positional_encoding(2, 4, base=0)", r"base = 0 must be > 1", STEPS),
+        ("domain-pe-base-negative", "positional_encoding(2, 4, base=-1)", r"base = -1 must be > 1", STEPS),
+        ("domain-pe-base-1", "positional_encoding(2, 4, base=1)", r"base = 1 must be > 1", STEPS)]:
+    CASES.append(Case(_id, DOMAIN + f'\n[[steps]]\nname = "S"\nexpr = "{_expr}"\n\n[[claims]]\nstep = "S"\n'
+                      'at = [0, 0]\nprinted = "0.5"\nline = 3\n', _problem, _line))
+CASES.append(Case("line-header-in-multiline-string",
+                  BASE.replace('id = "hostile"', 'id = "h"\ntitle = """A title\n[[steps]]\nend"""')
+                  + '[[steps]]\nname = "S"\nexpr = "X"\nnote = \'\'\'\n[[steps]]\nname = "fake"\n\'\'\'\n\n'
+                  '[[steps]]\nname = "T"\nexpr = "S @ nothing"\n', r"unknown name 'nothing'",
+                  '[[steps]]\nname = "T"'))
 
 
 def snapshot(folder: Path) -> dict:
@@ -497,7 +518,7 @@ def test_dev_zero_is_refused_quickly(tmp_path: Path):
     if not Path("/dev/zero").exists():
         pytest.skip("no /dev/zero")
     r, elapsed = run_cli(["check", "/dev/zero"], tmp_path)
-    assert_one_line(r, "/dev/zero", 1, r"longer than 4000000 bytes")
+    assert_one_line(r, "/dev/zero", 1, r"is not a regular file \(a pipe, a socket or a device\)")
     assert elapsed < BOUND
 
 
@@ -663,3 +684,275 @@ def test_timeout_argument_is_checked(tmp_path: Path, value: str):
     (tmp_path / "spec.toml").write_text(step("X"), encoding="utf-8")
     r, _ = run_cli(["check", "--timeout", value, "spec.toml"], tmp_path)
     assert r.returncode in (0, 2) and r.stderr.count(b"\n") <= 1, r.stderr
+
+
+# -- round two (issue 15): memory, one deadline, linear reading, safe messages and outputs ----
+
+MEMORY_CAP = 1536 << 20          # bytes of address space a hostile run gets (python + SymPy + FLINT)
+
+
+def run_capped(args: list[str], cwd: Path, timeout: float = BOUND, stdout=subprocess.PIPE):
+    """The CLI in a subprocess under MEMORY_CAP (RLIMIT_AS) and the time bound."""
+    import resource
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+    e = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "symattn", *args], cwd=cwd, stdout=stdout,
+                          stderr=subprocess.PIPE, timeout=timeout, env=e, preexec_fn=cap,
+                          stdin=subprocess.DEVNULL)
+
+
+def claimed(expr: str, at: str, printed: str) -> str:
+    return BASE + f'M = [["0", "-1e9"], ["0", "0"]]\n\n[[steps]]\nname = "S"\nexpr = "{expr}"\n' \
+        f'\n[[claims]]\nstep = "S"\nat = {at}\nprinted = "{printed}"\nline = 3\n'
+
+
+def _mp_softmax_entry(row: list, j: int, scale) -> "object":
+    import mpmath
+    z = [mpmath.mpf(x) * scale for x in row]
+    top = max(z)
+    return mpmath.exp(z[j] - top) / mpmath.fsum(mpmath.exp(v - top) for v in z)
+
+
+@pytest.mark.parametrize("expr, row, scale, mask", [
+    ("softmax(X, T=1e-6)", ["1.0", "0.5"], 10**6, None),           # T = 1e-6, as the T = 0 message advises
+    ("softmax(X * 1e6)", ["1.0", "0.5"], 10**6, None),
+    ("softmax(X + M)", ["1.0", "0.5"], 1, -10**9),                   # an additive −1e9 mask
+], ids=["T-1e-6", "logits-x-1e6", "mask-1e9"])
+def test_tiny_values_cost_the_digits_asked_not_the_exponent(tmp_path: Path, expr, row, scale, mask):
+    """exp(−500000) and exp(−10⁹) round to 0.00 within the memory cap in well under the bound;
+    the exact value is given in scientific notation, its digits right (mpmath)."""
+    import mpmath
+    mpmath.mp.dps = 40
+    (tmp_path / "spec.toml").write_text(claimed(expr, "[0, 1]", "0.00"), encoding="utf-8")
+    r = run_capped(["check", "--json", "spec.toml"], tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rec = json.loads(r.stdout)["claims"][0]
+    assert rec["verdict"] == "correct" and rec["expected"] == "0.00"
+    z = [mpmath.mpf(row[0]), mpmath.mpf(row[1]) + (mask or 0)]
+    truth = _mp_softmax_entry([str(x) for x in z], 1, scale)
+    mant, exp = rec["exact"].split("e")
+    assert int(exp) == int(mpmath.floor(mpmath.log10(truth)))
+    assert abs(mpmath.mpf(rec["exact"]) / truth - 1) < mpmath.mpf(10) ** -15
+
+
+def test_exponent_limits_are_symmetric(tmp_path: Path):
+    """exp(−10¹⁰⁰⁰) rounds to 0.0 (its digits cost nothing); exp(10¹⁰⁰⁰) needs them all and is
+    refused in one line, as rounding the huge value to significant digits would be."""
+    (tmp_path / "tiny.toml").write_text(claimed("exp(-10**1000) * X", "[0, 1]", "0.0"), encoding="utf-8")
+    r = run_capped(["check", "tiny.toml"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    huge = claimed("exp(10**1000) * X", "[0, 1]", "0.0")
+    (tmp_path / "huge.toml").write_text(huge, encoding="utf-8")
+    r = run_capped(["check", "huge.toml"], tmp_path)
+    assert_one_line(r, "huge.toml", huge[:huge.index(CLAIMS)].count("\n") + 1, r"a value beyond 2\^±262144 in size cannot be rounded.*"
+                    r"MAX_EXPONENT_BITS on purpose")
+
+
+def test_huge_negative_logits_never_exit_3(tmp_path: Path):
+    """logits × −1e100 reached an OverflowError inside SymPy's simplify (exit 3)."""
+    (tmp_path / "spec.toml").write_text(claimed("softmax(X * -1e100)", "[0, 1]", "0.5"), encoding="utf-8")
+    r = run_capped(["check", "spec.toml"], tmp_path)
+    assert r.returncode in (1, 2), r.stderr
+    assert r.stderr.count(b"\n") <= 1 and len(r.stderr) < 600, r.stderr
+
+
+@pytest.mark.parametrize("command, filename, text", [
+    ("latex", "chain.toml", chain(18, "{p} @ {p}")),                            # squares: 2^18 digits
+    ("check", "chain.toml", chain(30, "{p} @ {p} + W") + CLAIMS
+     + '\nstep = "s29"\nat = [0, 0]\nprinted = "1"\nline = 1\n'),
+    ("grad", "chain.toml", chain(22, "{p} @ {p}")),
+    ("import", "frag.tex", "x = 1\n" + "".join(f"A = \\begin{{bmatrix}} {k} \\end{{bmatrix}}\n"
+                                             for k in range(90_000))),
+], ids=["latex", "check", "grad", "import"])
+def test_every_command_keeps_its_deadline(tmp_path: Path, command, filename, text):
+    """--timeout 2 ends the command in one line and exit 2 within a few seconds of it (or it
+    finishes: then it answered in full)."""
+    (tmp_path / filename).write_text(text, encoding="utf-8")
+    args = [command, filename, "--timeout", "2"]
+    if command == "grad":
+        args += ["--loss", "sum(s21)", "--wrt", "X"]
+    start = time.monotonic()
+    r = run_capped(args, tmp_path, timeout=BOUND)
+    took = time.monotonic() - start
+    if r.returncode != 0:
+        err = r.stderr.decode()
+        assert r.returncode == 2 and err.count("\n") == 1, err[-2000:]
+        assert "took longer than 2 s (--timeout)" in err or "beyond 2^±" in err or "refused" in err \
+            or "too large" in err, err
+    assert took < 2 + 12, took                  # the interpreter's start, then at most a step
+
+
+def test_timeout_argument_on_every_subcommand():
+    from symattn.cli import COMMANDS, _build
+    for name in COMMANDS:
+        sp = _build(name)._subparsers._group_actions[0].choices[name]
+        assert any("--timeout" in a.option_strings for a in sp._actions), name
+
+
+def test_the_deadline_error_is_no_exception():
+    """No `except Exception` / `except SymattnError` (the diagnosis search) can swallow it."""
+    from symattn import deadline
+    from symattn.errors import SymattnError
+    assert not issubclass(deadline.Exceeded, Exception)
+    assert not issubclass(deadline.Exceeded, SymattnError)
+    with pytest.raises(deadline.Exceeded):
+        with deadline.limit(0.01, "test"):
+            try:
+                time.sleep(0.2)
+                deadline.check("x.toml:3")
+            except Exception:                  # noqa: BLE001 - what the diagnosis loop does
+                pytest.fail("swallowed")
+
+
+def _corpus_with_diagnoses() -> list:
+    from symattn.cli.check import bundled
+    return [p for p in bundled() if p.name in ("000-self-attention.toml", "002-exercise.toml")]
+
+
+def test_timeout_never_changes_an_answer_that_was_given():
+    """A property: for any deadline, check either gives exactly the answer it gives without
+    one (verdicts and diagnoses), or ends with the deadline's error; never a third thing."""
+    from hypothesis import given, settings, strategies as st, HealthCheck
+    from symattn import deadline
+    from symattn.claims.check import check_spec
+    from symattn.spec.load import load
+    specs = [load(str(p)) for p in _corpus_with_diagnoses()]
+    full = [[r.to_json() for r in check_spec(s)] for s in specs]
+    assert any(rec.get("diagnosis") for recs in full for rec in recs)
+
+    @given(st.floats(0.001, 3.0), st.integers(0, len(specs) - 1))
+    @settings(max_examples=12, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow])
+    def prop(seconds, k):
+        spec = load(str(_corpus_with_diagnoses()[k]))          # fresh: no shared memo
+        try:
+            with deadline.limit(seconds, "check"):
+                got = [r.to_json() for r in check_spec(spec)]
+        except deadline.Exceeded as e:
+            assert "\n" not in str(e) and "--timeout" in str(e)
+            return
+        assert got == full[k]
+    prop()
+
+
+def test_import_is_linear_in_its_input(tmp_path: Path):
+    """Shapes that were quadratic: 20,000 matrices, one repeated name, 200,000 `\\\\[` row ends,
+    20,000 nested environments around 2,000 matrices: each within the bound, under the cap."""
+    many = "".join(f"A = \\begin{{bmatrix}} {k} & 1 \\end{{bmatrix}}\n" for k in range(20_000))
+    rows = "\\begin{bmatrix}\n" + "1 & 2 \\\\[\n" * 200_000 + "1 & 2\n\\end{bmatrix}\n"
+    nested = "\\begin{aligned}" * 20_000 + "".join(f"\\begin{{bmatrix}} {k} \\end{{bmatrix}}"
+                                                   for k in range(2_000)) + "\\end{aligned}" * 20_000
+    for name, text in (("many.tex", many), ("rows.tex", rows), ("nested.tex", nested)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        r = run_capped(["import", name, "--timeout", "none"], tmp_path)
+        assert r.returncode in (0, 2) and r.returncode != 3, r.stderr
+        if name == "many.tex":
+            out = tomllib.loads(r.stdout.decode())
+            assert len(out["inputs"]) == 20_000 and "A_20000" in out["inputs"]
+        else:
+            assert r.stderr.count(b"\n") <= 1, r.stderr
+
+
+@pytest.mark.parametrize("command", ["check", "import", "latex"])
+def test_a_fifo_is_refused_not_waited_for(tmp_path: Path, command):
+    name = "spec.toml" if command != "import" else "frag.tex"
+    os.mkfifo(tmp_path / name)
+    r = run_capped([command, name], tmp_path, timeout=BOUND)
+    err = r.stderr.decode()
+    assert r.returncode == 2 and err == f"symattn: {name}:1: is not a regular file (a pipe, a socket " \
+        "or a device); save it to a file first\n", err
+    if command == "check":                      # and in a folder
+        r = run_capped(["check", "."], tmp_path, timeout=BOUND)
+        assert r.returncode == 2 and b"is not a regular file" in r.stderr
+
+
+@pytest.mark.parametrize("label, shown_as", [
+    ("a\u202eb", "a\\u202eb"), ("a\u2028b", "a\\u2028b"), ("a\u2066b", "a\\u2066b"),
+    ("a\x85b", "a\\x85b"), ("z" * 5000, "z" * 60 + "…"),
+], ids=["rlo", "line-separator", "isolate", "c1", "long"])
+def test_messages_quote_labels_escaped_and_cut(tmp_path: Path, label, shown_as):
+    spec = claim(f'step = "S"\nat = {json.dumps(label)}\nprinted = "1"\nline = 1\n')
+    (tmp_path / "spec.toml").write_text(spec, encoding="utf-8")
+    r = run_capped(["check", "spec.toml"], tmp_path)
+    msg = assert_one_line(r, "spec.toml", spec[:spec.index(CLAIMS)].count("\n") + 1,
+                          r"no row labelled|contains the control character")
+    assert f"'{shown_as}'" in msg, msg
+    assert all(c.isprintable() for c in msg), msg
+
+
+def test_file_names_and_latex_cells_reach_messages_escaped(tmp_path: Path):
+    name = "frag\n\x1b[31mred\u202e.tex"
+    (tmp_path / name).write_text("\\begin{bmatrix} 1 & \x1b[2J \\end{bmatrix}", encoding="utf-8")
+    r = run_capped(["import", name], tmp_path)
+    err = r.stderr.decode()
+    assert r.returncode == 2 and err.count("\n") == 1, err
+    assert err.startswith("symattn: frag\\n\\x1b[31mred\\u202e.tex:1: ") and "'\\x1b[2J'" in err, err
+    assert all(c.isprintable() for c in err[:-1]), err
+
+
+def test_memory_error_names_file_and_line(tmp_path: Path):
+    """A MemoryError (here forced by a tiny cap after start-up) is one line with the spec."""
+    (tmp_path / "spec.toml").write_text(claimed("softmax(X)", "[0, 1]", "0.38"), encoding="utf-8")
+    code = ("import resource, sys\nfrom symattn.cli import main\nimport symattn.claims.check as C\n"
+            "orig = C.Checker._verdict\n"
+            "def boom(self, e):\n    orig(self, e)\n    raise MemoryError()\n"
+            "C.Checker._verdict = boom\nsys.exit(main(['check', 'spec.toml']))\n")
+    e = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, env=e,
+                       timeout=BOUND)
+    text = claimed("softmax(X)", "[0, 1]", "0.38")
+    assert_one_line(r, "spec.toml", text[:text.index(CLAIMS)].count("\n") + 1, r"input too large or too deeply nested \(MemoryError\)")
+
+
+def test_stdout_write_failures(tmp_path: Path):
+    """A full disk is one line and exit 2; a closed pipe is silence (exit 141 or, when all of
+    the output fit in the pipe, the verdict's code): never exit 3, never a traceback."""
+    with open("/dev/full", "wb") as full:
+        r = run_capped(["check", "--json"], tmp_path, stdout=full)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == b"symattn: cannot write the output (stdout): No space left on device\n"
+    e = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.Popen([sys.executable, "-m", "symattn", "latex", "000-self-attention",
+                          "--rows", "all"], cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=e)
+    p.stdout.read(10)
+    p.stdout.close()
+    err = p.stderr.read()
+    assert p.wait(timeout=BOUND) in (0, 141), err
+    assert err == b"", err
+
+
+def test_markdown_output_escapes_labels(tmp_path: Path):
+    spec = BASE.replace('tokens = ["a", "b"]', 'tokens = ["<img src=x onerror=alert(1)>", "<script>b</script>"]') \
+        .replace('id = "hostile"', 'id = "x"\ntitle = "<script>alert(2)</script>"') \
+        + '[[steps]]\nname = "S"\nexpr = "softmax(X)"\nnote = "[a](javascript:alert(3))"\n'
+    (tmp_path / "spec.toml").write_text(spec, encoding="utf-8")
+    r = run_capped(["latex", "spec.toml", "--format", "markdown"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.decode()
+    assert not re.search(r"(?<!\\)[<>]", out) and "](javascript" not in out, out   # only \< \>
+    assert r"\textless{}img src=x onerror=alert(1)\textgreater{}" in out
+
+
+def test_import_writes_toml_that_check_reads(tmp_path: Path):
+    """Unicode digits and names, a newline in the fragment's file name: the output is TOML
+    whose inputs check loads, with the values read from the fragment (round trip)."""
+    from fractions import Fraction
+    name = "frag\nevil = 1\n[[steps]]\n.tex"
+    (tmp_path / name).write_text("W_{猫} = \\begin{bmatrix} ١.٥ & ２ \\\\ 3 & \\frac{1}{3} \\end{bmatrix}\n"
+                                 "\\alpha = \\begin{bmatrix} 0.25 \\end{bmatrix}\n", encoding="utf-8")
+    r = run_capped(["import", name], tmp_path)
+    assert r.returncode == 0, r.stderr
+    snippet = r.stdout.decode()
+    assert not any(line.startswith(("evil", "[[steps]]")) for line in snippet.splitlines()), snippet
+    (tmp_path / "spec.toml").write_text('[example]\nid = "rt"\n\n' + snippet + '\n[[steps]]\nname = "S"\n'
+                                        'expr = "alpha"\n', encoding="utf-8")
+    from symattn.spec.load import load
+    spec = load(str(tmp_path / "spec.toml"))
+    assert sorted(spec.inputs) == ["W_猫", "alpha"]
+    W = spec.inputs["W_猫"].params["entries"]
+    assert [list(r) for r in W] == [[Fraction(3, 2), Fraction(2)], [Fraction(3), Fraction(1, 3)]]
+    r = run_capped(["check", "spec.toml"], tmp_path)
+    assert r.returncode == 0, r.stderr

@@ -115,7 +115,7 @@ def read_regular(path: str, limit: int, what: str = "a file") -> bytes:
         if stat.S_ISDIR(mode):
             raise SpecError(f"is a folder, not {what}", where=path)
         if not stat.S_ISREG(mode):
-            raise SpecError("is not a regular file (a pipe, a socket or a device)", where=path,
+            raise SpecError("is not a regular file (a pipe, a socket or a device)", where=f"{path}:1",
                             hint="save it to a file first")
         chunks, size = [], 0
         while size <= limit:
