@@ -9,7 +9,7 @@ from .tokens import Number
 from ..spec.load import Claim
 
 MAX_SEEDS = 6                     # numbers of a group looked at to propose alignments
-MAX_PLACES = 400                  # alignments tried from one number
+MAX_PLACES = 120                  # alignments tried from one number
 
 
 def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
@@ -41,9 +41,9 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
     for k, row in enumerate(g.rows):
         for p, n in enumerate(row):
             if n is not None and len(seeds) < MAX_SEEDS:
-                seeds.append((len(m.correct(n, loose=True)) or 10 ** 9, k, p, n))
+                seeds.append((len(m.candidates(n, 1.0)) or 10 ** 9, k, p, n))
     places = {}
-    for _, k, p, n in sorted(seeds, key=lambda x: x[0])[:2]:
+    for _, k, p, n in sorted(seeds, key=lambda x: x[0])[:1]:
         for c in m.correct(n, loose=True)[:MAX_PLACES]:
             places[(c.name, c.i - k, c.j - p, "rows")] = None
             if len(g.rows) == 1:
@@ -51,7 +51,7 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
     best, best_key = None, None
     for place in places:
         cells = _cells(m, g, place)
-        if cells is None:
+        if cells is None or _surely_off(m, cells):
             continue
         misses = [(c, n) for c, n in cells.values() if not m.rounds_to(n, c, loose=True)]
         ok = len(cells) - len(misses)
@@ -67,6 +67,19 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
         if best_key is None or key > best_key:
             best, best_key = cells, key
     return best
+
+
+def _surely_off(m: Matcher, cells: dict) -> bool:
+    """More numbers than a placement may miss are farther than half a unit from their
+    cells (a float screen before any certified rounding)."""
+    allowed, off = max(1, len(cells) // 3), 0
+    for c, n in cells.values():
+        x = m.approx[c.name][c.i][c.j]
+        if x is None or abs(x - m.value(n)) > m.half_unit(n) * 1.001 + 1e-12:
+            off += 1
+            if off > allowed:
+                return True
+    return False
 
 
 def _cells(m: Matcher, g: Group, place) -> dict | None:
@@ -108,6 +121,7 @@ def _single(m, n, role, lines, got, restated, pending, found):
             pending.append(n)
         return
     prefer_input = role in ("operand", "text")
+    cands = _best_named(m, n, cands, text)
 
     def key(c):
         is_input = c.name in m.spec.inputs
@@ -124,6 +138,16 @@ def _single(m, n, role, lines, got, restated, pending, found):
     got[id(n)] = best
     m.saw(n, best)
     restated.setdefault(n.printed, best)
+
+
+def _best_named(m: Matcher, n: Number, cands: list, text: str) -> list:
+    """The candidates of the steps (and inputs) the text names most: a step's name outweighs
+    its labels (3 against at most 2), so the others cannot win."""
+    if len(cands) <= 8:
+        return cands
+    score = {name: m._name_score(n, name, text) for name in {c.name for c in cands}}
+    top = max(score.values())
+    return [c for c in cands if score[c.name] >= top - 2]
 
 
 def _significant(n: Number) -> int:

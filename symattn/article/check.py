@@ -80,14 +80,14 @@ def _check(spec: Spec, f, diagnose: bool):
     try:
         if f.tentative:
             spec.claims = hand + claims
-            first = check_spec(spec, diagnose=False)
+            first = check_spec(spec, diagnose=False, ev=f.ev)
             bad = {(r.line, r.column) for r in first
                    if r.found and (r.line, r.column) in f.tentative and r.verdict not in KEPT}
             claims = [c for c in claims if (c.line, c.columns[0]) not in bad]
             m = Matcher(spec)
             lost = [unmatched(m, f.pending[k]) for k in sorted(bad)]
         spec.claims = hand + claims
-        return check_spec(spec, diagnose), lost
+        return check_spec(spec, diagnose, ev=f.ev), lost
     finally:
         spec.claims = hand
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import NamedTuple
 
 from .groups import Group, groups_of
 from .source import Line
@@ -27,9 +28,9 @@ from ..tensor import NEG_INF
 NEAR = Fraction(1, 4)         # a near miss: within a quarter of the value, or 10 last places
 
 
-@dataclass(frozen=True, order=True)
-class Cell:
-    name: str                 # the step or input
+class Cell(NamedTuple):
+    """An entry of a step or an input: ``name[i, j]``."""
+    name: str
     i: int
     j: int
 
@@ -52,6 +53,7 @@ class Found:
     """The claims an example makes in an article, and the numbers left unmatched."""
     claims: list = field(default_factory=list)
     unmatched: list = field(default_factory=list)
+    ev: object = None                                 # the evaluator the matcher filled
     inputs: list = field(default_factory=list)        # numbers that print an input
     tentative: set = field(default_factory=set)       # (line, column) kept only if carried
     pending: dict = field(default_factory=dict)       # (line, column) -> Number
@@ -66,8 +68,8 @@ class Matcher:
         self.order = {n: k for k, n in enumerate(spec.tensors)}
         self.lines: dict | None = None           # article line number -> Line
         self._balls: dict = {}
-        self._named_memo: dict = {}
         self._rounds: dict = {}
+        self._memo: dict = {}
         self._parsed: dict = {}
         self.approx = {n: self._approx(n, t) for n, t in spec.tensors.items()}
         self.hints = {s.name: s.article_line for s in spec.steps if s.article_line}
@@ -140,8 +142,11 @@ class Matcher:
         return r is not None and r.value == p.value
 
     def value(self, n: Number) -> float:
-        v = float(n.value)
-        return v / 100 if n.printed.endswith("%") else v
+        """The printed value as a float in the step's unit (a percent divided by 100)."""
+        if n.approx is None:
+            v = float(n.value)
+            n.approx = v / 100 if n.printed.endswith("%") else v
+        return n.approx
 
     def _printed(self, text: str):
         p = self._parsed.get(text)
@@ -150,6 +155,12 @@ class Matcher:
         return p
 
     def half_unit(self, n: Number) -> float:
+        """Half a unit of the last printed place, in the step's unit."""
+        if n.half is None:
+            n.half = self._half_unit(n)
+        return n.half
+
+    def _half_unit(self, n: Number) -> float:
         p = self._printed(n.printed)
         if "e" in n.printed.lower():                # significant digits as printed
             digits = len(n.printed.lower().split("e")[0].strip("-").replace(".", "").lstrip("0")) or 1
@@ -195,17 +206,32 @@ class Matcher:
         and column labels before it on its line, its table column's header, the lines just
         above a matrix or table."""
         t = self.spec.tensors[c.name]
-        before = fold(text[:n.start])[-80:]
-        score = 3 * _names(before, c.name)
+        score = self._name_score(n, c.name, text)
         for lab in (t.row_label(c.i), t.col_label(c.j)):
-            if mentions(before, lab):
-                score += 1
-        header = self.header(n, text)
-        if header:
-            score += 3 * _names(header, c.name)
-        elif not before.strip(" $\\{}[(bmatrix") or not _words(before):
-            score += 2 * _names(self.above(n.line), c.name)
+            key = (id(n), "label", lab)
+            if key not in self._memo:
+                self._memo[key] = mentions(self._around(n, text)[0], lab)
+            score += self._memo[key]
         return score
+
+    def _name_score(self, n: Number, name: str, text: str) -> int:
+        key = (id(n), "name", name)
+        if key not in self._memo:
+            before, header, above = self._around(n, text)
+            self._memo[key] = 3 * _names(before, name) + 3 * _names(header, name) + \
+                2 * _names(above, name)
+        return self._memo[key]
+
+    def _around(self, n: Number, text: str) -> tuple:
+        """The words before ``n`` on its line, its table column's header, and (for a
+        number that opens its line) the caption lines above it."""
+        key = (id(n), "around")
+        if key not in self._memo:
+            before = fold(text[:n.start])[-80:]
+            header = self.header(n, text)
+            bare = not header and (not before.strip(" $\\{}[(bmatrix") or not _words(before))
+            self._memo[key] = (before, header, self.above(n.line) if bare else "")
+        return self._memo[key]
 
     def header(self, n: Number, text: str) -> str:
         """The header of the table column ``n`` stands in (tab- or ``|``-separated rows)."""
@@ -219,7 +245,7 @@ class Matcher:
                 if ln is not None and not ln.text.strip():
                     continue
                 return ""
-            if not any(ch.isdigit() for ch in ln.text.replace("1：", "")) or back == 11:
+            if not any(ch.isdigit() for ch in ln.text) or back == 11:
                 parts = ln.text.split(sep)
                 return parts[k] if k < len(parts) else ""
         return ""
@@ -235,27 +261,32 @@ class Matcher:
                     break
         return " ".join(got)
 
-    def last_row_named(self, n: Number, c: Cell) -> bool:
-        """Is ``c``'s row the one whose label the text named last (this line before ``n``,
-        or the 30 lines above)?"""
+    def last_row_named(self, n: Number, c: Cell) -> int:
+        """Are ``c``'s row and column the ones whose labels the text named last (this line
+        before ``n``, or the 30 lines above)? 0, 1 or 2."""
         t = self.spec.tensors[c.name]
-        return bool(t.rows) and self._named(n.line, n.start, t.rows) == t.rows[c.i]
+        return (bool(t.rows) and self._named(n.line, n.start, t.rows) == t.rows[c.i]) + \
+            (bool(t.cols) and self._named(n.line, n.start, t.cols) == t.cols[c.j])
 
     def _named(self, line: int, start: int, rows: tuple):
-        key = (line, start, rows)
-        if key not in self._named_memo:
-            self._named_memo[key] = None
-            for back in range(0, 31):
-                ln = self.lines.get(line - back) if self.lines else None
-                if ln is None:
-                    continue
-                text = ln.text[:start] if back == 0 else ln.text
-                at = {lab: _last(text, lab) for lab in set(rows)}
-                at = {k: v for k, v in at.items() if v >= 0}
-                if at:
-                    self._named_memo[key] = max(at, key=at.get)
-                    break
-        return self._named_memo[key]
+        """The label of ``rows`` the text named last before ``start`` on ``line`` (or on
+        the 30 lines above), or None."""
+        here = [lab for pos, lab in self._mentions_on(line, rows) if pos < start]
+        if here:
+            return here[-1]
+        for back in range(1, 31):
+            got = self._mentions_on(line - back, rows)
+            if got:
+                return got[-1][1]
+        return None
+
+    def _mentions_on(self, line: int, rows: tuple) -> list:
+        key = (line, rows)
+        if key not in self._memo:
+            ln = self.lines.get(line) if self.lines else None
+            self._memo[key] = [] if ln is None else sorted(
+                (pos, lab) for lab in set(rows) for pos in _positions(ln.text, lab))
+        return self._memo[key]
 
     def saw(self, n: Number, c: Cell):
         """Remember the row the article last printed (the one it is talking about)."""
@@ -298,16 +329,21 @@ def mentions(text: str, label: str) -> bool:
 
 
 def _last(text: str, label: str) -> int:
+    found = _positions(text, label)
+    return found[-1] if found else -1
+
+
+def _positions(text: str, label: str) -> list[int]:
+    """Where ``text`` names ``label`` (see :func:`mentions`), in order."""
     import re
-    if not label or label.isdigit():
-        return -1
+    if not label or label.isdigit() or label not in text:
+        return []
     if len(label) == 1:
-        hits = [text.rfind(q[0] + label + q[1]) for q in ("「」", "『』", "“”", '""', "{}", "()")]
-        return max(hits)
+        quoted = "|".join(re.escape(q[0] + label + q[1]) for q in ("「」", "『』", "“”", '""', "{}", "()"))
+        return [m.start() for m in re.finditer(quoted, text)]
     if label.isascii():
-        found = [m.start() for m in re.finditer(r"(?<![A-Za-z])" + re.escape(label) + r"(?![A-Za-z])", text)]
-        return found[-1] if found else -1
-    return text.rfind(label)
+        return [m.start() for m in re.finditer(r"(?<![A-Za-z])" + re.escape(label) + r"(?![A-Za-z])", text)]
+    return [m.start() for m in re.finditer(re.escape(label), text)]
 
 
 def _words(text: str) -> bool:
@@ -321,7 +357,9 @@ def find_claims(spec: Spec, lines: list[Line]) -> Found:
     inside = [ln for ln in lines if _in_range(spec, ln.number)]
     m = Matcher(spec)
     m.lines = {ln.number: ln for ln in inside}
-    return assign(m, groups_of(inside), m.lines)
+    found = assign(m, groups_of(inside), m.lines)
+    found.ev = m.ev
+    return found
 
 
 def _in_range(spec: Spec, line: int) -> bool:

@@ -65,6 +65,8 @@ class Number:
     exponent: bool = False          # the exponent of e: prints an operand
     integer: bool = False
     neg_inf: bool = False           # −∞: a masked score
+    approx: float | None = None     # the matcher's float of the value (memo)
+    half: float | None = None       # the matcher's half unit of the last place (memo)
 
 
 def fold(text: str) -> str:
@@ -140,7 +142,7 @@ def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | No
         return None
     return Number(line.text[start:m.end()].strip(), printed, value, line.number,
                   line.column(start), start, m.end(), line.kind, exponent,
-                  integer="." not in digits and not e)
+                  integer="." not in digits and not e and not pct)
 
 
 def _in_exponent(before: str) -> bool | None:

@@ -172,10 +172,10 @@ def _cells(t: Tensor, at):
 class Checker:
     """Checks every claim of one spec; evaluations are shared across claims."""
 
-    def __init__(self, spec: Spec, diagnose: bool = True):
+    def __init__(self, spec: Spec, diagnose: bool = True, ev: Evaluator | None = None):
         from .carried import Carrier
         self.spec = spec
-        self.ev = Evaluator()
+        self.ev = ev or Evaluator()
         self.diagnose = diagnose
         self.entries = [resolve(spec, c) for c in spec.claims]
         precision(spec, [e for es in self.entries for e in es])
@@ -391,5 +391,6 @@ class Summary:
                 "carried": self.carried, "consistent": self.consistent, "wrong": self.wrong}
 
 
-def check_spec(spec: Spec, diagnose: bool = True) -> list[Record]:
-    return Checker(spec, diagnose).run()
+def check_spec(spec: Spec, diagnose: bool = True, ev: Evaluator | None = None) -> list[Record]:
+    """Every claim of ``spec`` checked (``ev``: an evaluator whose values can be reused)."""
+    return Checker(spec, diagnose, ev).run()

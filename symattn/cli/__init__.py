@@ -15,6 +15,7 @@ import sys
 COMMANDS = {
     "check": ("symattn.cli.check", "verdict for every printed number of specs (default: the bundled corpus)"),
     "new": ("symattn.cli.new", "start a spec from a template"),
+    "scan": ("symattn.cli.scan", "write the claims found in an article into a spec, to review and keep"),
     "latex": ("symattn.cli.latex", "every step of a spec as LaTeX with the numbers substituted"),
     "import": ("symattn.cli.import_latex", "read the matrices of a LaTeX fragment into spec inputs"),
     "prove": ("symattn.cli.prove", "derive the identities the articles state (proofs/)"),
