@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from flint import arb, arb_mat, fmpq, fmpq_mat
 
 from ..errors import DomainError
@@ -158,6 +156,7 @@ class MaskRows:
 
     def exps(self, i: int, scores: list) -> list:
         """e_ij = exp(score_j + m_ij), 0 where m_ij = −∞, cut after the last kept key."""
+        import numpy as np                       # only for large attention: --help stays fast
         r = self._row(i)
         ids = np.fromiter(map(id, r), dtype=np.uintp, count=len(r))
         kept = np.flatnonzero(ids != id(NEG_INF))
