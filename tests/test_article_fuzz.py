@@ -108,3 +108,43 @@ def test_slow_readers_and_starter(tmp_path, text, suffix):
     _raw_lines(tmp_path, text)
     _html_columns(text)
     _starter(tmp_path, text, suffix)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from(FRAGMENTS) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["cells", "cell_type", "source", "outputs", "output_type", "text", "data",
+                         "text/plain", "metadata", "nbformat", "nbformat_minor", "name"]) | st.text(max_size=4),
+        inner, max_size=5), max_leaves=30)
+notebooks = st.fixed_dictionaries({"cells": st.lists(
+    st.fixed_dictionaries({"cell_type": st.sampled_from(["code", "markdown", "raw", 3]),
+                           "source": json_values,
+                           "outputs": st.lists(st.fixed_dictionaries({
+                               "output_type": st.sampled_from(["stream", "execute_result", "display_data", "error"]),
+                               "text": json_values, "data": json_values}) | json_values, max_size=3)})
+    | json_values, max_size=4)}, optional={"nbformat": json_values, "metadata": json_values})
+
+
+def _notebook(tmp_path, nb):
+    import json
+    path = _write(tmp_path, "ipynb", json.dumps(nb))
+    try:
+        lines = read_article(path)
+    except SymattnError as e:
+        assert "\n" not in str(e)
+        return
+    assert len({l.number for l in lines}) == len(lines)
+    assert all(l.kind in ("text", "math", "code", "table", "output") for l in lines)
+
+
+@fuzz(150)
+@given(notebooks)
+def test_any_notebook_json_gives_lines_or_one_clean_error(tmp_path, nb):
+    _notebook(tmp_path, nb)
+
+
+@pytest.mark.slow
+@slow()
+@given(notebooks)
+def test_slow_notebooks(tmp_path, nb):
+    _notebook(tmp_path, nb)

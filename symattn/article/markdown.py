@@ -11,6 +11,7 @@ are ``table``; ``$$ … $$`` blocks and ``\\begin{aligned}``/bmatrix/pmatrix blo
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .latex import math_flags, source_lines
@@ -22,6 +23,7 @@ _OUTPUT_MARK = re.compile(r"\s*(?:\*\*|_)?(?:Out\s*\[\s*\d*\s*\]\s*:?|Output\s*:
                           r"(?:\*\*|_)?\s*$", re.I)
 
 
+@functools.lru_cache(maxsize=1)
 def _parser():
     from markdown_it import MarkdownIt
     from mdit_py_plugins.dollarmath import dollarmath_plugin

@@ -20,25 +20,31 @@ the notebook apart (``S/2`` above the longest); ``S`` is the same for the whole 
 from __future__ import annotations
 
 import json
+import warnings
 
 from ..errors import SpecError
+from ..numbers import shown
 from . import markdown
 from .latex import source_lines
 from .source import Line
 
 
 def _text(value) -> str:
-    return "".join(value) if isinstance(value, list) else value if isinstance(value, str) else ""
+    if isinstance(value, list):
+        return "".join(v for v in value if isinstance(v, str))
+    return value if isinstance(value, str) else ""
 
 
 def _output_lines(cell) -> list[str]:
     lines: list[str] = []
-    for out in cell.get("outputs", []) or []:
-        kind = out.get("output_type")
+    outputs = cell.get("outputs")
+    for out in outputs if isinstance(outputs, list) else []:
+        kind = out.get("output_type") if isinstance(out, dict) else None
+        data = out.get("data") if kind in ("execute_result", "display_data") else None
         if kind == "stream":
             text = _text(out.get("text"))
-        elif kind in ("execute_result", "display_data"):
-            text = _text((out.get("data") or {}).get("text/plain"))
+        elif isinstance(data, dict):
+            text = _text(data.get("text/plain"))
         else:
             continue
         if text:
@@ -68,19 +74,25 @@ def parse(text: str, path: str):
     if not isinstance(data, dict) or not isinstance(data.get("cells", data.get("worksheets")), list):
         raise SpecError("not a Jupyter notebook: no list of cells", where=f"{path}:1")
     try:
-        return nbformat.reads(text, as_version=4, capture_validation_error={})
+        with warnings.catch_warnings():              # nbformat's notes on ids are not ours
+            warnings.simplefilter("ignore")
+            return nbformat.reads(text, as_version=4, capture_validation_error={})
     except Exception as e:  # noqa: BLE001 - nbformat raises many kinds for a malformed file
+        if isinstance(data.get("cells"), list):
+            return data          # a v4 notebook with a missing key: its cells are still read
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise SpecError(f"not a Jupyter notebook nbformat can read: {first[:200]}",
+        raise SpecError(f"not a Jupyter notebook nbformat can read: {shown(first, 200)}",
                         where=f"{path}:1") from None
 
 
 def read(text: str, path: str = "") -> list[Line]:
     """The lines of every cell and output, numbered as the module docstring says."""
-    cells = [c for c in parse(text, path).get("cells", []) if isinstance(c, dict)]
-    scale = _scale(cells)
+    cells = parse(text, path).get("cells", [])
+    scale = _scale([c for c in cells if isinstance(c, dict)])
     out: list[Line] = []
     for c, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict):
+            continue
         base = scale * c
         src = source_lines(_text(cell.get("source")))
         kind = cell.get("cell_type")
