@@ -55,7 +55,7 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
             continue
         misses = [(c, n) for c, n in cells.values() if not m.rounds_to(n, c, loose=True)]
         ok = len(cells) - len(misses)
-        exact = sum(m.rounds_to(n, c) for c, n in cells.values() if n.integer)
+        exact = sum(m.equals(n, c) for c, n in cells.values())
         if misses and (len(misses) > max(1, len(cells) // 3) or ok < min(2, len(cells) - 1) or
                        not all(m.near_miss(n, c) for c, n in misses)):
             continue
@@ -120,12 +120,15 @@ def _single(m, n, role, lines, got, restated, pending, found):
         elif _looks_like_claim(n, role):
             pending.append(n)
         return
-    prefer_input = role in ("operand", "text")
+    prefer_input = role in ("operand", "text", "factor")
     cands = _best_named(m, n, cands, text)
 
     def key(c):
         is_input = c.name in m.spec.inputs
-        return (m.context_score(n, c, text), m.here(n, c.name), m.last_row_named(n, c),
+        if role == "factor":                     # a product's factors: inputs first
+            return (m.equals(n, c), is_input, m.context_score(n, c, text), m.here(n, c.name),
+                    m.line_score(n, c.name), -m.order[c.name])
+        return (m.equals(n, c), m.context_score(n, c, text), m.here(n, c.name), m.last_row_named(n, c),
                 m.recent_row(n, c),
                 is_input == prefer_input,
                 m.line_score(n, c.name), -m.order[c.name])

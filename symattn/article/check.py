@@ -22,7 +22,7 @@ from ..claims.printed import parse_printed
 from ..errors import SpecError, SymattnError
 from ..spec.load import Spec
 
-KEPT = ("correct", "carried", "consistent")
+KEPT = ("carried", "consistent")          # a tentative claim stays only as these
 
 
 @dataclass

@@ -5,8 +5,8 @@ A :class:`Group` is what an article prints as one thing: ``[0.92, 1.24]`` (one r
 Rows keep the printed order; ``None`` stands where a row has an entry that is not a lone
 number (``0.212 + 0 + 0.576``, a label), so positions stay those of the print. A number
 inside such an expression, or outside any bracket, is a group of its own with a ``role``:
-``result`` (right after ``=``, ``≈``, ``→``), ``operand`` (beside ``×``, ``+``, …, or in
-the exponent of e) or ``text``.
+``result`` (right after ``=``, ``≈``, ``→``), ``factor`` (beside ``×``, ``·``, ``/``),
+``operand`` (beside ``+``, ``-``, or in the exponent of e) or ``text``.
 
 >>> from .source import Line
 >>> gs = groups_of([Line(1, r"\\begin{bmatrix} 1.0 & 0.2 \\\\"), Line(2, r"0.1 & 0.9 \\end{bmatrix} = 3")])
@@ -222,7 +222,9 @@ def _role(s: str, n: Number) -> str:
     op_after = bool(after) and (after[0] in "+×·*/÷" or after.startswith(("\\cdot", "\\times", "\\div")))
     if _RESULT_MARK.search(before) and not op_after:
         return "result"
-    if (before and before[-1] in "+×·*/÷-") or before.endswith(("\\cdot", "\\times", "\\div")) \
-            or op_after:
+    times = ("×", "·", "*", "/", "÷", "\\cdot", "\\times", "\\div")
+    if before.endswith(times) or after.startswith(times):
+        return "factor"                     # 1×0: a factor of a product, usually an input
+    if (before and before[-1] in "+-") or op_after:
         return "operand"
     return "text"

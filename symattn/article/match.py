@@ -141,6 +141,12 @@ class Matcher:
                                 scale=scale)
         return r is not None and r.value == p.value
 
+    def equals(self, n: Number, c: Cell) -> bool:
+        """Is the entry the printed value itself (not only rounded to it)? For ranking
+        candidates only, never for a verdict."""
+        x = self.approx[c.name][c.i][c.j]
+        return x is not None and abs(x - self.value(n)) <= 1e-12 * (1 + abs(x))
+
     def value(self, n: Number) -> float:
         """The printed value as a float in the step's unit (a percent divided by 100)."""
         if n.approx is None:
