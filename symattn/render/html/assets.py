@@ -19,6 +19,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}
 .v-carried.num{border-color:var(--car);background:var(--car-bg)}
 .v-consistent.num{border-color:var(--con);background:var(--con-bg)}
 .v-wrong.num{border-color:var(--bad);background:var(--bad-bg);font-weight:600}
+.v-wrong.num[data-follows]{border-bottom-style:double;border-bottom-width:3px;font-weight:500}
 .v-unmatched.num{border-bottom-style:dashed;border-color:var(--un);background:var(--un-bg)}
 td.v-wrong{color:var(--bad);font-weight:600}
 .article{font:13px/1.6 ui-monospace,SFMono-Regular,Menlo,Consolas,"Noto Sans Mono CJK JP",monospace;border:1px solid var(--line);border-radius:4px;overflow-x:auto}

@@ -124,8 +124,9 @@ def line_html(line, items: list) -> str:
     """One article line with its marks. ``items``: ``(record_or_number, rid, is_record)``;
     those not found on the line are put after it, flagged."""
     used, placed, loose = [], [], []
-    # numbers with a known column first, so that a search for the others cannot take their place
-    items = sorted(items, key=lambda it: getattr(it[0], "column", None) is None)
+    # checked numbers before unmatched ones, those with a known column first: a search for
+    # the others cannot take their place
+    items = sorted(items, key=lambda it: (not it[2], getattr(it[0], "column", None) is None))
     for obj, rid, is_record in items:
         probe = obj if is_record else _AsRecord(obj)
         span = locate(probe, line, used)
