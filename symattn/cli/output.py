@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import SpecError
 
 MAX_MESSAGE = 400          # characters of one message line (quoted text inside: 60 each)
-_QUOTED = re.compile(r"'([^']{61,})'")
+_QUOTED = re.compile(r"(?<!\w)'([^']{61,})'(?!\w)")     # not the apostrophe of "loss's"
 
 
 def one_line(text: str) -> str:
