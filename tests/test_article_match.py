@@ -60,6 +60,10 @@ def test_columns_are_the_source_columns():
     assert [(n.column, n.line) for n in numbers_in(line)] == [(6, 3), (12, 3)]
 
 
+def test_a_percent_glued_to_its_label_is_read():
+    assert [n.printed for n in numbers_in(Line(1, "The19.9% cat40.3% x2"))] == ["19.9%", "40.3%"]
+
+
 def test_glued_table_text_splits_label_index_and_value():
     got = [n.printed for n in numbers_in(Line(1, "成分1-1.2624成分21.27成分30.626"))]
     assert got == ["-1.2624", "1.27", "0.626"]
@@ -172,8 +176,8 @@ def test_corpus_found_in_the_articles(tmp_path):
         if pool[k] > 0:
             pool[k] -= 1
             same += 1
-    # Measured 943 of 976 (96.6%) when this was written; the goal is 98%.
-    assert same >= 938, same
+    # Measured 946 of 976 (96.9%) when this was written; the goal is 98%.
+    assert same >= 941, same
     # no printed number of the corpus assigned to an entry of another value
     exact_at = {(h["source"], h["line"], value(h)): h["exact"] for h in hand}
     other = [c for c in found if (c["source"], c["line"], value(c)) in exact_at

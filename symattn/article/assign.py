@@ -128,8 +128,8 @@ def _single(m, n, role, lines, got, restated, pending, found):
         if role == "factor":                     # a product's factors: inputs first
             return (m.equals(n, c), is_input, m.context_score(n, c, text), m.here(n, c.name),
                     m.line_score(n, c.name), -m.order[c.name])
-        return (m.equals(n, c), m.context_score(n, c, text), m.here(n, c.name), m.last_row_named(n, c),
-                m.recent_row(n, c),
+        return (m.equals(n, c), m.context_score(n, c, text), m.here(n, c.name), m.recent_row(n, c),
+                m.last_row_named(n, c),
                 is_input == prefer_input,
                 m.line_score(n, c.name), -m.order[c.name])
     best = max(cands, key=key)

@@ -43,6 +43,7 @@ _GLUED_FIRST = re.compile(r"([^\W\d_]{1,12})1(?=-?\d)")
 _GLUED_VALUE = re.compile(r"-?\d+(?:\.\d+)?(?![\d.])")
 _COMMAND_GLUED = re.compile(r"\\(?:approx|times|cdot|div|to|quad|qquad|leq|geq|le|ge|simeq|"
                             r"fallingdotseq|mp|pm)(?=[-+]?\.?\d)")
+_WORD_PERCENT = re.compile(r"(?<=[A-Za-z])(\d+\.\d+\s*%)")
 _ENV_OPEN = re.compile(r"\\begin\{[A-Za-z*]+\}(\{[^}]*\})?$")
 _SIGN_AFTER = set("([{,=&|:;<>~≈≒\\ \t/*×·÷+") | {"", "\n"}
 _LIST_MARK = re.compile(r"\s*(?:[-*+]\s+)?\d+[.)]\s")
@@ -95,6 +96,10 @@ def numbers_in(line: Line) -> list[Number]:
         n = _number(line, s, m, glued=True) if m else None
         if n is not None and not any(o.start <= n.start < o.end for o in out):
             out = [o for o in out if not n.start <= o.start < n.end] + [n]
+    for m in _WORD_PERCENT.finditer(s):           # The19.9%: a table cell glued to its label
+        n = _number(line, s, _BARE.match(s, m.start(1)), glued=True)
+        if n is not None and not any(o.start <= n.start < o.end for o in out):
+            out.append(n)
     for m in _NEG_INF.finditer(s):
         out.append(Number(line.text[m.start():m.end()], "-∞", Fraction(0), line.number,
                           line.column(m.start()), m.start(), m.end(), line.kind, neg_inf=True))
