@@ -153,6 +153,10 @@ def test_clicking_a_wrong_number_shows_its_diagnosis(browser, corpus):
         assert panel.locator("math").count() >= 1      # the step's LaTeX as MathML
         o.page.keyboard.press("Escape")
         assert panel.is_hidden()
+        o.page.locator("#corrections + ol a").first.click()         # a correction's link
+        assert panel.is_visible() and first["expected"] in panel.inner_text()
+        assert o.page.evaluate("document.activeElement.dataset.verdict") == "wrong"
+        o.page.keyboard.press("Escape")
         o.page.locator("main button.num[data-verdict=correct]").first.focus()
         assert panel.is_visible() and "correct" in panel.inner_text()
     finally:

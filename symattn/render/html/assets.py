@@ -93,5 +93,8 @@ document.addEventListener('focusin',function(e){
  if(b&&b!==current)fill(b);
 });
 document.addEventListener('keydown',function(e){if(e.key==='Escape')panel.hidden=true;});
+function go(){var t=location.hash&&document.getElementById(location.hash.slice(1));
+ if(t&&t.matches('button.num')){t.focus();fill(t);}}
+window.addEventListener('hashchange',go);go();
 })();
 """
