@@ -221,3 +221,14 @@ def test_printouts_lists_and_labelled_vectors(tmp_path):
     assert found[("Q", 8)] == (((F("1.05"), F("0.65")), (F("0.92"), F("1.24"))), ("I", "love"))
     assert found[("K", 8)][0] == ((F("0.45"), F("0.6")), (F("0.12"), F("1.28")))
     assert len(found) == 4
+
+
+def test_a_table_is_named_by_its_caption(tmp_path):
+    from symattn.article.matrices import find
+    from symattn.article.read import read_article
+    article = tmp_path / "notes.md"
+    article.write_text("Embeddings H:\n\n| I | 1 | 2 |\n|---|---|---|\n| love | 3 | 4.5 |\n\n"
+                       "重み W_O：\n\n| 0.5 | 0 |\n|---|---|\n| 0 | 0.5 |\n", encoding="utf-8")
+    found = [(p.name, p.line, p.values, p.rows) for p in find(read_article(str(article)))]
+    assert found == [("H", 3, ((F(1), F(2)), (F(3), F("4.5"))), ("I", "love")),
+                     ("W_O", 9, ((F("0.5"), F(0)), (F(0), F("0.5"))), None)]

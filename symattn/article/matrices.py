@@ -129,8 +129,18 @@ def _blob(lines: list[Line]) -> tuple[str, list[int]]:
     return "\n".join(l.text for l in lines), [l.number for l in lines]
 
 
-def _at(blob: str, pos: int) -> int:
-    return blob.count("\n", 0, pos)
+def _line_counter(blob: str):
+    """``at(pos)``: the 0-based line of ``blob[pos]``, for positions that only grow (each
+    newline is counted once: linear over the whole blob)."""
+    state = [0, 0]                                   # position counted up to, lines before it
+
+    def at(pos: int) -> int:
+        if pos < state[0]:
+            return blob.count("\n", 0, pos)
+        state[1] += blob.count("\n", state[0], pos)
+        state[0] = pos
+        return state[1]
+    return at
 
 
 _ENV_BEGIN = re.compile(r"\\begin\s*\{(" + "|".join(re.escape(e) for e in sorted(MATRIX_ENVS)) + r")\}")
@@ -151,7 +161,7 @@ def latex(lines: list[Line]) -> list[Printed]:
 
 
 def _one_by_one(text: str) -> list:
-    out, prev_end = [], 0
+    out, prev_end, at = [], 0, _line_counter(text)
     for k, m in enumerate(_ENV_BEGIN.finditer(text)):
         if m.start() < prev_end or k >= MAX_MATRICES:
             continue
@@ -161,7 +171,7 @@ def _one_by_one(text: str) -> list:
         end += len(m.group(1)) + 6
         start = max(prev_end, text.rfind("\n", 0, max(prev_end, m.start() - 300)) + 1)
         try:
-            out += [(x, _at(text, start)) for x in read_matrices(text[start:end], None)]
+            out += [(x, at(start)) for x in read_matrices(text[start:end], None)]
         except SymattnError:
             pass
         prev_end = end
@@ -175,7 +185,7 @@ _ASSIGN = re.compile(r"([A-Za-z_]\w*)\s*=\s*(?:(?:torch|np|numpy|jnp)\.\w+\s*\(\
 def bracket_lists(lines: list[Line]) -> list[Printed]:
     """Bracket lists in code and output lines (several lines may hold one list)."""
     text, numbers = _blob(lines)
-    out, i = [], 0
+    out, i, at = [], 0, _line_counter(text)
     while len(out) < MAX_MATRICES:
         i = text.find("[", i)
         if i < 0:
@@ -189,17 +199,22 @@ def bracket_lists(lines: list[Line]) -> list[Printed]:
         wrapped = _CALL.search(left)
         mat = as_matrix(value)
         if mat and (isinstance(value[0], list) or name or wrapped):
-            out.append(Printed(name.group(1) if name else "", numbers[_at(text, i)], *mat, form="list"))
+            out.append(Printed(name.group(1) if name else "", numbers[at(i)], *mat, form="list"))
         i = end
     return out
 
 
+_RULE = re.compile(r"\s*:?-{2,}:?\s*")
+
+
 def _cells(line: Line) -> list[str] | None:
+    """The cells of a table row, a tab-separated row or ``label = [vector]``; [] for a
+    table's rule; None for other lines."""
     s = line.text
     if line.kind == "table" and "|" in s:
         cells = s.strip().strip("|").split("|")
-        if all(re.fullmatch(r"\s*:?-{2,}:?\s*", c) for c in cells):
-            return None                              # the |---|---| rule
+        if all(_RULE.fullmatch(c) for c in cells):
+            return []                                # the |---|---| rule: no cells
         return [c.strip() for c in cells]
     if "\t" in s.strip():
         return [c.strip() for c in s.strip().split("\t") if c.strip()]
@@ -229,6 +244,8 @@ def tables(lines: list[Line]) -> list[Printed]:
     caption = ""
     for line in lines + [Line(0, "")]:
         cells = _cells(line) if line.kind in ("text", "table", "math") else None
+        if cells == []:
+            continue                                 # a rule joins the rows around it
         row = _row(cells) if cells else None
         if row and run and _shape(row) == _shape(run[0][1]):
             run.append((line, row))
@@ -291,8 +308,8 @@ def _plain_name(text: str | None) -> str | None:
 
 
 def _name(caption: str) -> str | None:
-    """``X =`` or ``X:`` ending the line above a table."""
-    return _name_before(caption.rstrip().rstrip("：").rstrip() + (" =" if caption.rstrip().endswith("：") else ""))
+    """``X =`` or ``X:`` (or ``X：``) ending the line above a table."""
+    return _name_before(caption.rstrip().replace("：", ":"))
 
 
 def find(lines: list[Line]) -> list[Printed]:
