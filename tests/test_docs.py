@@ -93,7 +93,10 @@ RUN = [b for b in ALL if b.kind and not b.no_run]
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
     """A folder linking the repository's top-level entries, with symattn and python on PATH."""
-    d = tmp_path_factory.mktemp("docs")
+    d = tmp_path_factory.mktemp("docs") / "repo"      # ../shared beside it, as beside a clone
+    d.mkdir()
+    if (ROOT.parent / "shared").is_dir():
+        (d.parent / "shared").symlink_to(ROOT.parent / "shared")
     for entry in ROOT.iterdir():
         if not entry.name.startswith("."):
             (d / entry.name).symlink_to(entry)
