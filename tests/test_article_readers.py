@@ -285,3 +285,12 @@ def test_a_line_of_a_million_digits_is_read_as_it_is(tmp_path, suffix):
     long = [l for l in lines if digits in l.text]
     assert len(long) == 1 and long[0].number == 2
     assert reader_places(lines, "0.25")[0][0] == 3
+
+
+def test_minified_html_keeps_rows_and_paragraphs_apart(tmp_path):
+    source = "<table><tr><td>I</td><td>1.0</td></tr><tr><td>love</td><td>0.8</td></tr></table><p>a 2.5</p><p>b 3.5</p>"
+    lines = read_article(write(tmp_path, "min.html", source))
+    assert [(l.number, l.kind, l.text) for l in lines] == [
+        (1, "table", "I | 1.0"), (1, "table", "love | 0.8"), (1, "text", "a 2.5"), (1, "text", "b 3.5")]
+    for token in ("1.0", "0.8", "2.5", "3.5"):
+        assert reader_places(lines, token)[0][1] == source.index(token) + 1

@@ -6,8 +6,8 @@ entity's decoded character points at its ``&``). ``<script>``, ``<style>``, ``<h
 ``<template>`` and comments are skipped. Text inside ``<pre>``/``<code>`` is ``code``
 (``output`` when it is a ``tensor(``/``array(``/``[[`` printout), inside ``<table>`` it is
 ``table`` with the cells of a row on one source line joined by `` | `` (so the tokenizer sees
-a table row), everything else ``text``. A block tag (``<p>``, ``<br>``, ``<li>``, ``<div>``
-…) between two pieces of text on one line becomes a space. MathJax/KaTeX source
+a table row), everything else ``text``. A block tag (``<p>``, ``<br>``, ``<li>``, ``<tr>``
+…) between two pieces of text on one line starts a new Line with the same number. MathJax/KaTeX source
 (``\\(…\\)``, ``$$…$$``) stays as written.
 """
 
@@ -58,8 +58,16 @@ class _Reader(HTMLParser):
         """``sep`` at the tag's position, if the tag's line already has text."""
         line, col0 = self.getpos()
         have = self.chars.get(line)
-        if have and not self.open["skip"] and not have[-1][0].isspace():
+        if have and not self.open["skip"] and have[-1][0] is not None and not have[-1][0].isspace():
             self._put(sep, line, col0, fixed=True)
+
+    def _break(self) -> None:
+        """A block tag ends the Line here: text after it on the same source line is a new
+        Line with the same number (a minified page keeps its paragraphs and rows apart)."""
+        line, col0 = self.getpos()
+        have = self.chars.get(line)
+        if have and not self.open["skip"] and have[-1][0] is not None:
+            have.append((None, col0 + 1, "break"))
 
     def handle_starttag(self, tag, attrs):
         self._tag(tag, +1)
@@ -69,18 +77,18 @@ class _Reader(HTMLParser):
                 self._gap(" | ")
         elif tag == "tr":
             self.cell_in_row = 0
-            self._gap(" ")
+            self._break()
         elif tag in _BLOCK:
-            self._gap(" ")
+            self._break()
 
     def handle_startendtag(self, tag, attrs):
         if tag in _BLOCK:
-            self._gap(" ")
+            self._break()
 
     def handle_endtag(self, tag):
         self._tag(tag, -1)
         if tag in _BLOCK:
-            self._gap(" ")
+            self._break()
 
     def _tag(self, tag: str, step: int) -> None:
         if tag in _VOID:
@@ -125,9 +133,17 @@ def _runs(chars: list) -> list[list]:
     a run's kind is that of its first visible character)."""
     runs: list[list] = []
     kinds: list[str | None] = []
+    fresh = True
     for item in chars:
         ch, _, kind = item
-        if runs and (ch.isspace() or kinds[-1] in (None, kind)):
+        if ch is None:                               # a block tag: the next text is a new Line
+            fresh = True
+            continue
+        if fresh:
+            runs.append([item])
+            kinds.append(None if ch.isspace() else kind)
+            fresh = False
+        elif ch.isspace() or kinds[-1] in (None, kind):
             runs[-1].append(item)
             if kinds[-1] is None and not ch.isspace():
                 kinds[-1] = kind
