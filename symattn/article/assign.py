@@ -10,6 +10,7 @@ from ..spec.load import Claim
 
 MAX_SEEDS = 6                     # numbers of a group looked at to propose alignments
 MAX_PLACES = 120                  # alignments tried from one number
+STRONG_KEYS = 5                   # of a lone number's ranking: what the text says (see _single)
 
 
 def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
@@ -19,19 +20,31 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
     found = Found()
     numbers = {}
     for g in groups:
+        if g.readings:                     # a table's cells: results, not operands
+            g = Group([[n] for n in _reading(m, g)], "result")
         for n in g.numbers:
             numbers[id(n)] = n
-        if len(g.numbers) >= 2:
+        if len(g.numbers) >= 2 and g.role != "result":
             cells = _align(m, g, lines)
             if cells is not None:
                 _take(m, g, cells, got, restated, found)
                 continue
         for n in g.numbers:
-            _single(m, n, g.role if len(g.numbers) == 1 else "text", lines, got, restated,
+            role = g.role if len(g.numbers) == 1 or g.role == "result" else "text"
+            _single(m, n, role, lines, got, restated,
                     pending, found)
     _tentative(m, pending, got, found)
     found.claims = _claims(m, got, numbers, found.tentative)
     return found
+
+
+def _reading(m: Matcher, g: Group) -> list:
+    """The reading of glued cells whose numbers all print entries (fewest numbers first);
+    without one, the cells as one number."""
+    for way in g.readings:
+        if all(m.correct(n) for n in way):
+            return way
+    return g.readings[0]
 
 
 # -- groups ------------------------------------------------------------------------
@@ -136,11 +149,30 @@ def _single(m, n, role, lines, got, restated, pending, found):
     if best.name in m.spec.inputs:
         found.inputs.append(n)
         return
-    if n.integer and role == "text" and not (m.context_score(n, best, text) or m.here(n, best.name)):
-        return                                       # "3 tokens", "1番目": not a claim
+    if n.integer and role in ("text", "factor") and not (
+            m.context_score(n, best, text) or m.here(n, best.name)):
+        return                                       # "3 tokens", "1番目", 1×0: not a claim
+    if _ambiguous(m, n, cands, best, key):
+        found.unmatched.append(unmatched(m, n))
+        return
     got[id(n)] = best
     m.saw(n, best)
     restated.setdefault(n.printed, best)
+
+
+def _ambiguous(m: Matcher, n: Number, cands: list, best, key) -> bool:
+    """Do the words around ``n`` leave a candidate of another value as likely as ``best``?
+    (They agree on everything the text says; only the order of the steps would choose.)"""
+    top = key(best)[:STRONG_KEYS]
+    x = m.approx[best.name][best.i][best.j]
+    return any(key(c)[:STRONG_KEYS] == top and _differ(m.approx[c.name][c.i][c.j], x)
+               for c in cands if c != best)
+
+
+def _differ(a, b) -> bool:
+    if a is None or b is None:                   # −∞
+        return (a is None) != (b is None)
+    return abs(a - b) > 1e-12 * (1 + abs(b))
 
 
 def _best_named(m: Matcher, n: Number, cands: list, text: str) -> list:

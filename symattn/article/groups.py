@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from .source import Line
+from .glued import glued_rows, readings
 from .tokens import Number, numbers_in, fold
 
 _MATRIX_ENV = re.compile(r"\\(begin|end)\{([bpvBV]?matrix|smallmatrix|array)\*?\}(\{[^}]*\})?")
@@ -34,8 +35,9 @@ _TABLE_SEP = re.compile(r"\s*\|\s*|\s{2,}|\t")
 @dataclass
 class Group:
     rows: list                          # [[Number | None]]
-    role: str = "vector"                # vector | matrix | result | operand | text
+    role: str = "vector"                # vector | matrix | list | result | factor | operand | text | glued
     numbers: list = field(default_factory=list)
+    readings: list | None = None        # glued cells: every way they split, fewest first
 
     def __post_init__(self):
         self.numbers = [n for r in self.rows for n in r if n is not None]
@@ -72,8 +74,11 @@ def groups_of(lines: list[Line]) -> list[Group]:
     out: list[Group] = []
     stack: list[_Frame] = []
     table: list = []                    # rows of a table being read, over several lines
+    glued = glued_rows(lines)
     for line in lines:
         nums = numbers_in(line)
+        if line.number in glued and not stack:
+            nums = _glued_row(line, nums, glued[line.number], out)
         row = _table_row(line, nums) if not stack else None
         if row is not None:
             table.append(row[0])
@@ -85,6 +90,15 @@ def groups_of(lines: list[Line]) -> list[Group]:
     while stack:
         _close(stack, out)
     return out
+
+
+def _glued_row(line: Line, nums: list, span: tuple, out: list) -> list:
+    """A row of a flattened table: its glued cells as one group with every reading; the
+    numbers after them as usual (returned)."""
+    ways = readings(line, span)
+    if ways:
+        out.append(Group([ways[0]], "glued", readings=ways))
+    return [n for n in nums if n.start >= span[1]]
 
 
 def _table_row(line: Line, nums: list[Number]) -> list | None:
@@ -133,12 +147,28 @@ def _scan(line: Line, nums: list[Number], stack: list, out: list):
         if k >= len(nums):
             break
         n = nums[k]
+        n.role = _role(s, n)
         if stack:
             stack[-1].elem.append(n)
+        elif _listed(s, out, n):
+            out[-1] = Group([out[-1].rows[0] + [n]], "list")
         else:
-            out.append(Group([[n]], _role(s, n)))
+            out.append(Group([[n]], n.role))
         pos, k = n.end, k + 1
         marks = [(a, w) for a, w in marks if a >= pos]
+
+
+def _listed(s: str, out: list, n: Number) -> bool:
+    """Does ``n`` continue a list written in the text, ``1、1、2`` or ``0.2, 0.3, 0.5``, of
+    numbers on this line with only commas between them?"""
+    if not out or not (out[-1].role == "list" or (
+            out[-1].role in ("text", "result") and len(out[-1].numbers) == 1)):
+        return False
+    prev = out[-1].rows[0][-1]
+    if prev is None or prev.line != n.line or prev.end > n.start:
+        return False
+    gap = s[prev.end:n.start]
+    return gap.strip() in (",", "、")
 
 
 def _marks(s: str) -> list:
@@ -191,9 +221,9 @@ def _close(stack: list, out: list):
     f.end_elem()
     rows = [r for r in f.rows if r]
     for n in f.loose:
-        out.append(Group([[n]], "operand"))
+        out.append(Group([[n]], "factor" if n.role == "factor" else "operand"))
     if f.children and not any(n is not None for r in rows for n in r):
-        kids = [c for c in f.children if c.numbers]
+        kids = [c for c in f.children if c.numbers and c.role in ("vector", "matrix")]
         if len(kids) > 1 and all(len(c.rows) == 1 for c in kids) \
                 and len({len(c.rows[0]) for c in kids}) == 1:
             for c in kids:

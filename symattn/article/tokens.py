@@ -30,7 +30,7 @@ _FOLD = str.maketrans({**{chr(0xFF10 + k): str(k) for k in range(10)},
 _NUMBER = re.compile(r"""
     (?<![A-Za-z_\d.\#])                    # not inside a word, an identifier or a colour
     (?P<sign>[-+])?
-    (?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]) | \d+\.\d+ | \d+\.(?![\d.]) | \.\d+ | \d+)
+    (?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]) | \d+\.\d+ | \d+\.(?![\d.]) | \.\d+(?!\.\d) | \d+)
     (?: (?P<e>[eE][-+]?\d+)
       | \s*(?:\\times|\\cdot|×|·)\s*10\s*\^\s*(?:\{\s*(?P<e2>[-+]?\d+)\s*\}|(?P<e3>[-+]?\d)) )?
     (?P<pct>\s*(?:\\%|%))?
@@ -43,7 +43,7 @@ _GLUED_FIRST = re.compile(r"([^\W\d_]{1,12})1(?=-?\d)")
 _GLUED_VALUE = re.compile(r"-?\d+(?:\.\d+)?(?![\d.])")
 _COMMAND_GLUED = re.compile(r"\\(?:approx|times|cdot|div|to|quad|qquad|leq|geq|le|ge|simeq|"
                             r"fallingdotseq|mp|pm)(?=[-+]?\.?\d)")
-_WORD_PERCENT = re.compile(r"(?<=[A-Za-z])(\d+\.\d+\s*%)")
+_WORD_PERCENT = re.compile(r"(?<=[A-Za-z.])(\d+\.\d+\s*%)")
 _ENV_OPEN = re.compile(r"\\begin\{[A-Za-z*]+\}(\{[^}]*\})?$")
 _SIGN_AFTER = set("([{,=&|:;<>~≈≒\\ \t/*×·÷+") | {"", "\n"}
 _LIST_MARK = re.compile(r"\s*(?:[-*+]\s+)?\d+[.)]\s")
@@ -66,6 +66,7 @@ class Number:
     exponent: bool = False          # the exponent of e: prints an operand
     integer: bool = False
     neg_inf: bool = False           # −∞: a masked score
+    role: str = "text"              # what the words around it make it (groups._role)
     approx: float | None = None     # the matcher's float of the value (memo)
     half: float | None = None       # the matcher's half unit of the last place (memo)
 
@@ -104,6 +105,13 @@ def numbers_in(line: Line) -> list[Number]:
         out.append(Number(line.text[m.start():m.end()], "-∞", Fraction(0), line.number,
                           line.column(m.start()), m.start(), m.end(), line.kind, neg_inf=True))
     return sorted(out, key=lambda n: n.start)
+
+
+def number_at(line: Line, s: str, a: int, b: int) -> Number | None:
+    """The number that ``s[a:b]`` (``s`` the folded line) prints, read whatever stands
+    before it (a cell glued to its neighbour), or None."""
+    m = _BARE.fullmatch(s, a, b)
+    return _number(line, s, m, glued=True) if m else None
 
 
 def _glued(s: str) -> list | None:
