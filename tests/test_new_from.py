@@ -193,7 +193,7 @@ def test_no_overwrite_without_force_and_stdout(tmp_path):
 def test_the_docs_example_runs_as_shown(tmp_path):
     import re
     text = (ROOT / "docs" / "articles.md").read_text(encoding="utf-8")
-    block = re.search(r"## A starting spec from an article\n+```\n(.*?)```", text, re.S).group(1)
+    block = re.search(r"## A starting spec from an article\n+```sh\n(.*?)```", text, re.S).group(1)
     r = subprocess.run(["bash", "-e", "-c", block.replace("symattn ", f"{sys.executable} -m symattn ")],
                        cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
