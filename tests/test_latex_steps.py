@@ -209,7 +209,7 @@ def test_exact_falls_back_to_decimals_for_a_large_closed_form_with_a_note():
     assert blocks["F_pre"].remarks and "closed form" in blocks["F_pre"].remarks[0]
     f = "\n".join(blocks["F_pre"].displays)
     assert r"&\approx \left[-0.3451,\ 0.6713,\ 1.6876,\ -1.3614,\ -0.6876,\ -0.6549\right]" in f
-    assert "Note: The closed form is not shown" in doc.markdown()
+    assert "Note: Shown in certified decimals: its closed form would be too large" in doc.markdown()
     small = {b.name: b for b in document(EX / "003-ch4-single-head.toml", exact=True).blocks}
     assert not any(b.remarks for b in small.values())       # small closed forms stay exact
 

@@ -282,8 +282,7 @@ class SpecRenderer:
                     block.displays += self._exact(name, t, tree, lhs)
                 except LimitError as e:            # too large to read: this step in decimals
                     exact = False
-                    block.remarks.append(f"The closed form is not shown ({e.message}); "
-                                         "this step is in certified decimals.")
+                    block.remarks.append(f"Shown in certified decimals: {e.message}.")
             if not exact:
                 handler = self._generic
                 if isinstance(tree, E.Call) and not _by_columns(tree):
