@@ -232,3 +232,14 @@ def test_a_table_is_named_by_its_caption(tmp_path):
     found = [(p.name, p.line, p.values, p.rows) for p in find(read_article(str(article)))]
     assert found == [("H", 3, ((F(1), F(2)), (F(3), F("4.5"))), ("I", "love")),
                      ("W_O", 9, ((F("0.5"), F(0)), (F(0), F("0.5"))), None)]
+
+
+def test_steps_whose_shapes_do_not_fit_are_comments(tmp_path):
+    article = tmp_path / "shapes.md"
+    article.write_text("| t | a | b |\n|---|---|---|\n| x | 1 | 0 |\n| y | 0 | 1 |\n\n"
+                       "W_Q = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\end{bmatrix}\n"
+                       "W_K = \\begin{bmatrix} 2 & 0 & 1 \\\\ 0 & 1 & 1 \\end{bmatrix}\n", encoding="utf-8")
+    out, spec = new_from(tmp_path, str(article))
+    assert [s["name"] for s in spec["steps"]] == ["Q", "K"]      # Q·Kᵀ needs 2 = 3: not proposed
+    assert "# the shapes do not fit (X 2×2, W_Q 2×2, W_K 2×3)" in out.read_text(encoding="utf-8")
+    checks(out)

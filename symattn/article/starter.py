@@ -80,6 +80,10 @@ def _guess_x(inputs, roles, width):
     return (fits[0], False) if fits else (None, False)
 
 
+def _dims(p: Printed) -> str:
+    return f"{p.shape[0]}×{p.shape[1]}"
+
+
 def propose(inputs: list[Printed], words: str) -> tuple[list[tuple[str, str, bool, str]], Printed | None]:
     """Steps as (name, expr, active, why) and the matrix used as X."""
     roles = _pick(inputs)
@@ -90,19 +94,23 @@ def propose(inputs: list[Printed], words: str) -> tuple[list[tuple[str, str, boo
     X, steps = x.name, []
     if wq and wk:
         fits = wk.shape[0] == x.shape[1] and wq.shape[1] == wk.shape[1]
-        steps += [("Q", f"{X} @ {wq.name}", sure, ""), ("K", f"{X} @ {wk.name}", sure and fits, "")]
+        steps += [("Q", f"{X} @ {wq.name}", sure, ""),
+                  ("K", f"{X} @ {wk.name}", sure and wk.shape[0] == x.shape[1], "")]
         if wv:
             steps.append(("V", f"{X} @ {wv.name}", sure and wv.shape[0] == x.shape[1], ""))
         q, k, v, d = "Q", "K", "V" if wv else X, wq.shape[1]
-        why = "" if sure else (f"{X} (line {x.line}) is a guess: a matrix as wide as "
-                                f"{wq.name} is tall; check it, then remove the # of these steps")
+        why = (f"{X} (line {x.line}) is a guess: a matrix as wide as {wq.name} is tall; "
+               "check it, then remove the # of these steps") if not sure else (
+            "" if fits and (not wv or wv.shape[0] == x.shape[1]) else
+            f"the shapes do not fit ({X} {_dims(x)}, {wq.name} {_dims(wq)}, {wk.name} {_dims(wk)}"
+            + (f", {wv.name} {_dims(wv)})" if wv else ")") + ": edit the steps")
     else:
         q = k = v = X
         d = x.shape[1]
         why = "no W_Q, W_K found: attention over the vectors themselves"
         sure = True
     steps = [(n, e, a, why if not a else "") for n, e, a, _ in steps]
-    ok = sure and all(a for _, _, a, _ in steps)
+    ok = sure and all(a for _, _, a, _ in steps) and (not (wq and wk) or fits)
     steps += [("S", f"{q} @ {k}.T", ok, why if not ok or not (wq and wk) else ""),
               ("S_scaled", f"S / sqrt({d})", ok, "the scores scaled by sqrt(d_k): drop if the article does not scale"),
               ("A", "softmax(S_scaled)", ok, "the attention weights"),
