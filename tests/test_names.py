@@ -65,6 +65,7 @@ def test_latex_key_sets_how_a_name_is_typeset(tmp_path):
     (r"\\input{/etc/passwd}", r"\input is not one of the commands"),
     (r"\\sigma^{2", "never closed"),
     ("x$", "not allowed"),
+    ("\\\\sigma^", "nothing to raise or lower"),
 ])
 def test_latex_key_is_a_small_safe_vocabulary(tmp_path, latex, problem):
     p = tmp_path / "bad.toml"

@@ -120,6 +120,8 @@ def check_symbol_latex(text: str) -> str | None:
         depth += {"{": 1, "}": -1}.get(m.group(), 0)
         if depth < 0:
             return f"a '}}' at column {pos + 1} closes nothing"
+        if m.group() in "^_" and not re.match(r"\s*[A-Za-z0-9{\\']", text[m.end():]):
+            return f"the {m.group()!r} at column {pos + 1} has nothing to raise or lower"
         pos = m.end()
     return "a '{' is never closed" if depth else None
 
