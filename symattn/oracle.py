@@ -247,7 +247,7 @@ class Comparison:
                       f"{b['status']}, exact {b['exact']}" for b in bad[:worst]]
         w = self.worst(worst)
         if w:
-            lines.append(f"  worst {len(w)} entries:")
+            lines.append(f"  worst {len(w)} entries:" if len(w) > 1 else "  worst entry:")
             lines += [f"    [{e['row_label']}, {e['col_label']}] (row {e['row']}, col {e['col']}): "
                       f"reference {_g(e['reference'], 17)}, exact {e['exact']}, "
                       f"error {_g(e['abs_err'])} = {_g(e['eps'])} ε, {_g(e['digits'], 3)} digits"
