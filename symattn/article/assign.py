@@ -29,6 +29,8 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
             if cells is not None:
                 _take(m, g, cells, got, restated, found)
                 continue
+            if _tentative_row(m, g, got, found):
+                continue
         for n in g.numbers:
             role = g.role if len(g.numbers) == 1 or g.role == "result" else "text"
             _single(m, n, role, lines, got, restated,
@@ -76,10 +78,46 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
         ctx = m.context_score(first, cells[id(first)][0], lines[first.line].text)
         is_step = place[0] not in m.spec.inputs    # a step equal to an input: the step
         named = m.last_row_named(first, cells[id(first)][0])
-        key = (ok, exact, ctx, named, is_step, m.line_score(first, place[0]), -m.order[place[0]])
+        key = (ok, exact, _full(m, g, place), ctx, named, is_step, m.line_score(first, place[0]),
+               -m.order[place[0]])
         if best_key is None or key > best_key:
             best, best_key = cells, key
     return best
+
+
+def _full(m: Matcher, g: Group, place) -> bool:
+    """Does the placement print whole rows (or a whole column) of its tensor?"""
+    rows, cols = m.spec.tensors[place[0]].shape
+    if place[3] == "col":
+        return len(g.rows[0]) == rows
+    return all(len(r) == cols for r in g.rows)
+
+
+def _tentative_row(m: Matcher, g: Group, got: dict, found: Found) -> bool:
+    """A row of numbers none of which any entry rounds to: tentative claims on the row of a
+    step they are all near, in order (kept only if the checker finds them carried)."""
+    if any(m.correct(n) for n in g.numbers) or len(g.rows) != 1:
+        return False
+    first, row = g.numbers[0], g.rows[0]
+    p = row.index(first)
+    best, best_err = None, None
+    for c in m.candidates(first, 40.0):
+        if c.name in m.spec.inputs:
+            continue
+        for place in ((c.name, c.i, c.j - p, "rows"), (c.name, c.i - p, c.j, "col")):
+            cells = _cells(m, g, place)
+            if cells is None or not all(m.near_miss(n, c2) for c2, n in cells.values()):
+                continue
+            err = sum(abs(m.approx[c2.name][c2.i][c2.j] - m.value(n)) for c2, n in cells.values())
+            if best_err is None or err < best_err:
+                best, best_err = cells, err
+    if best is None:
+        return False
+    for c, n in best.values():
+        got[id(n)] = c
+        found.tentative.add((n.line, n.column))
+        found.pending[(n.line, n.column)] = n
+    return True
 
 
 def _surely_off(m: Matcher, cells: dict) -> bool:
@@ -135,6 +173,11 @@ def _single(m, n, role, lines, got, restated, pending, found):
         return
     prefer_input = role in ("operand", "text", "factor")
     cands = _best_named(m, n, cands, text)
+    if n.integer:                # "3 tokens", "d_k = 2", 1×0: an integer needs its step named
+        cands = [c for c in cands if c.name in m.spec.inputs or m.here(n, c.name) or (
+            m.context_score(n, c, text) if role == "result" else m._name_score(n, c.name, text))]
+        if not cands:
+            return
 
     def key(c):
         is_input = c.name in m.spec.inputs
@@ -149,9 +192,6 @@ def _single(m, n, role, lines, got, restated, pending, found):
     if best.name in m.spec.inputs:
         found.inputs.append(n)
         return
-    if n.integer and role in ("text", "factor") and not (
-            m.context_score(n, best, text) or m.here(n, best.name)):
-        return                                       # "3 tokens", "1番目", 1×0: not a claim
     if _ambiguous(m, n, cands, best, key):
         found.unmatched.append(unmatched(m, n))
         return

@@ -79,6 +79,9 @@ def groups_of(lines: list[Line]) -> list[Group]:
         nums = numbers_in(line)
         if line.number in glued and not stack:
             nums = _glued_row(line, nums, glued[line.number], out)
+        if nums and not stack and all(n.cell for n in nums):
+            out.append(Group([nums], "vector"))      # 成分11成分22…: one table row
+            continue
         row = _table_row(line, nums) if not stack else None
         if row is not None:
             table.append(row[0])

@@ -240,21 +240,26 @@ class Matcher:
         return self._memo[key]
 
     def header(self, n: Number, text: str) -> str:
-        """The header of the table column ``n`` stands in (tab- or ``|``-separated rows)."""
+        """The header of the table column ``n`` stands in: the first line of the block of
+        lines above with as many tabs (or ``|``) as this one."""
         sep = "\t" if "\t" in text else ("|" if text.count("|") >= 2 else None)
         if sep is None or self.lines is None:
             return ""
         k, cells = text[:n.start].count(sep), text.count(sep)
-        for back in range(1, 12):
+        first = None
+        for back in range(1, 40):
             ln = self.lines.get(n.line - back)
-            if ln is None or ln.text.count(sep) != cells:
-                if ln is not None and not ln.text.strip():
-                    continue
-                return ""
-            if not any(ch.isdigit() for ch in ln.text) or back == 11:
-                parts = ln.text.split(sep)
-                return parts[k] if k < len(parts) else ""
-        return ""
+            if ln is None:
+                break
+            if not ln.text.strip() or set(ln.text.strip()) <= set("|-: "):
+                continue                             # blank lines, a Markdown rule |---|
+            if ln.text.count(sep) != cells:
+                break
+            first = ln
+        if first is None:
+            return ""
+        parts = first.text.split(sep)
+        return parts[k] if k < len(parts) else ""
 
     def above(self, line: int) -> str:
         """The last two lines with words above ``line`` (a matrix's caption)."""

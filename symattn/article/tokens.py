@@ -67,6 +67,7 @@ class Number:
     integer: bool = False
     neg_inf: bool = False           # −∞: a masked score
     role: str = "text"              # what the words around it make it (groups._role)
+    cell: bool = False              # a cell of a table flattened into one line of text
     approx: float | None = None     # the matcher's float of the value (memo)
     half: float | None = None       # the matcher's half unit of the last place (memo)
 
@@ -91,6 +92,7 @@ def numbers_in(line: Line) -> list[Number]:
         m = _BARE.fullmatch(s, a, b)
         n = _number(line, s, m, glued=True) if m else None
         if n is not None:
+            n.cell = True
             out.append(n)
     for c in _COMMAND_GLUED.finditer(s):          # \approx0.5899: a number right after a command
         m = _BARE.match(s, c.end())
