@@ -434,7 +434,7 @@ def _run_case(case: Case, folder: Path) -> Outcome:
 def outcomes(request, tmp_path_factory) -> dict:
     """The selected cases, run a few at a time (each is a fresh interpreter: ~0.3 s)."""
     wanted = {item.callspec.params["case"].id for item in request.session.items
-              if getattr(item, "callspec", None) and "case" in item.callspec.params}
+              if getattr(item, "callspec", None) and isinstance(item.callspec.params.get("case"), Case)}
     known = [p.values[0] for p in IMPORT_KNOWN]
     cases = [c for c in CASES + LATEX_CASES + IMPORT_CASES + known if c.id in wanted]
     with ThreadPoolExecutor(max_workers=max(2, min(4, os.cpu_count() or 2))) as pool:

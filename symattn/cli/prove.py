@@ -101,6 +101,8 @@ def _record(module: ModuleType, holds: bool) -> dict:
 
 
 def run(args) -> int:
+    from .. import deadline
+    from .output import say, progress
     registry = discover()
     name = getattr(args, "name", None)
     latex = bool(getattr(args, "latex", False))
@@ -111,8 +113,6 @@ def run(args) -> int:
         return 2
     selected = [registry[name]] if name is not None else list(registry.values())
 
-    from .. import deadline
-    from .output import say, progress
     records = []
     for k, module in enumerate(selected):
         deadline.check()
