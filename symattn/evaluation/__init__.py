@@ -10,7 +10,7 @@ floating point (NumPy); :func:`compare` (the float oracle) lives in :mod:`symatt
 from __future__ import annotations
 
 from ..errors import LimitError, InputError
-from ..tensor import Tensor, NEG_INF
+from ..tensor import Tensor
 from .evaluator import Evaluator
 from .rounding import check_mode
 
