@@ -258,3 +258,41 @@ def test_corpus_found_in_the_articles(tmp_path):
     # no wrong number that the hand-written corpus does not have
     hand_wrong = {(h["source"], h["line"], h["printed"]) for h in hand if h["verdict"] == "wrong"}
     assert {(c["source"], c["line"], c["printed"]) for c in found if c["verdict"] == "wrong"} <= hand_wrong
+
+
+def test_notebook_outputs_are_claims_and_program_text_is_not(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("Tokens *the*, *cat*, *sat*."),
+                nbformat.v4.new_code_cell("X = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])\n"
+                                          "A = (X @ X.T / 2**0.5).softmax(-1)\nA")]
+    # truths from mpmath: softmax of [1, 1, 2] / sqrt(2) and of [1, 0, 1] / sqrt(2)
+    import mpmath
+    r = mpmath.sqrt(2)
+    sat = [mpmath.e ** (k / r) for k in (1, 1, 2)]
+    the = [mpmath.e ** (k / r) for k in (1, 0, 1)]
+    shown = [[mpmath.nstr(x / sum(the), 4) for x in the], [mpmath.nstr(x / sum(sat), 4) for x in sat]]
+    assert shown == [["0.4011", "0.1978", "0.4011"], ["0.2483", "0.2483", "0.5035"]]
+    text = "tensor([[0.4011, 0.1978, 0.4011],\n        [0.2483, 0.2483, 0.5036]])"
+    nb.cells[1].outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": text},
+                                                  execution_count=1)]
+    nbformat.write(nb, str(tmp_path / "nb.ipynb"))
+    (tmp_path / "nb.toml").write_text(BLOG_SPEC.replace('"post.md"', '"nb.ipynb"'), encoding="utf-8")
+    out = json.loads(cli("check", "nb.toml", "--article", "nb.ipynb", "--json", cwd=tmp_path).stdout)
+    got = [(c["line"], c["at"], c["printed"], c["verdict"]) for c in out["claims"]]
+    assert all(line > 2500 for line, *_ in got)           # outputs only; cell 2's source is a program
+    assert (2502, ["sat", "sat"], "0.5036", "wrong") in got and len(got) == 6
+
+
+def test_html_text_tables_and_scripts(tmp_path):
+    page = ("<html><head><script>var w = [0.4011, 0.1978];</script></head><body>\n"
+            "<p>The weights of <em>the</em> are <code>[0.4011, 0.1978, 0.4011]</code>.</p>\n"
+            "<table><tr><th>token</th><th>the</th><th>cat</th><th>sat</th></tr>\n"
+            "<tr><td>sat</td><td>0.2483</td><td>0.2483</td><td>0.5035</td></tr></table></body></html>\n")
+    (tmp_path / "p.html").write_text(page, encoding="utf-8")
+    (tmp_path / "p.toml").write_text(BLOG_SPEC.replace('"post.md"', '"p.html"'), encoding="utf-8")
+    out = json.loads(cli("check", "p.toml", "--article", "p.html", "--json", cwd=tmp_path).stdout)
+    got = sorted((c["line"], c["column"], c["printed"], c["verdict"]) for c in out["claims"])
+    assert [g[0] for g in got] == [2, 2, 2, 4, 4, 4]         # nothing from the script
+    assert all(g[3] == "correct" for g in got)
+    assert page.split("\n")[1][got[0][1] - 1:].startswith("0.4011")    # the source column

@@ -19,13 +19,13 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
     pending: list[Number] = []
     found = Found()
     numbers = {}
-    for g in groups:
+    for g, cells in _rows_apart(m, groups, lines):
         if g.readings:                     # a table's cells: results, not operands
             g = Group([[n] for n in _reading(m, g)], "result")
         for n in g.numbers:
             numbers[id(n)] = n
         if len(g.numbers) >= 2 and g.role != "result":
-            cells = _align(m, g, lines)
+            cells = cells or _align(m, g, lines)
             if cells is not None:
                 _take(m, g, cells, got, restated, found)
                 continue
@@ -38,6 +38,17 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
     _tentative(m, pending, got, found)
     found.claims = _claims(m, got, numbers, found.tentative)
     return found
+
+
+def _rows_apart(m: Matcher, groups: list, lines: dict):
+    """The groups, a matrix that no block of a step prints split into its rows (a printout
+    of some rows only, or one with a wrong row)."""
+    for g in groups:
+        cells = _align(m, g, lines) if len(g.rows) > 1 and not g.readings else None
+        if len(g.rows) > 1 and not g.readings and cells is None:
+            yield from ((Group([r], "vector"), None) for r in g.rows if any(n is not None for n in r))
+        else:
+            yield g, cells
 
 
 def _reading(m: Matcher, g: Group) -> list:
@@ -71,6 +82,8 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
         misses = [(c, n) for c, n in cells.values() if not m.rounds_to(n, c, loose=True)]
         ok = len(cells) - len(misses)
         exact = sum(m.equals(n, c) for c, n in cells.values())
+        if len(cells) < 3 and any(n.integer and m.gap(n, c) > 0.1 for c, n in cells.values()):
+            continue                    # [1, 1] for [0.5, 0.96]: too short to say it rounds
         if misses and (len(misses) > max(1, len(cells) // 3) or ok < min(2, len(cells) - 1) or
                        not all(m.near_miss(n, c) for c, n in misses)):
             continue

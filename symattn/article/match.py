@@ -13,6 +13,7 @@ confidence gets no verdict: it is :class:`Unmatched`, with its nearest candidate
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import NamedTuple
@@ -140,6 +141,13 @@ class Matcher:
             r = self.ev.rounded(t, c.i, c.j, decimals=places, mode=self.spec.rounding,
                                 scale=scale)
         return r is not None and r.value == p.value
+
+    def gap(self, n: Number, c: Cell) -> float:
+        """|entry − printed value| in floats (inf for −∞ on one side only)."""
+        x = self.approx[c.name][c.i][c.j]
+        if x is None or n.neg_inf:
+            return 0.0 if (x is None) == n.neg_inf else math.inf
+        return abs(x - self.value(n))
 
     def equals(self, n: Number, c: Cell) -> bool:
         """Is the entry the printed value itself (not only rounded to it)? For ranking
@@ -365,12 +373,22 @@ def _words(text: str) -> bool:
 def find_claims(spec: Spec, lines: list[Line]) -> Found:
     """The claims ``spec``'s example makes in ``lines`` (an article, read by a reader)."""
     from .assign import assign
-    inside = [ln for ln in lines if _in_range(spec, ln.number)]
+    inside = [ln for ln in lines if _in_range(spec, ln.number) and not _program(ln)]
     m = Matcher(spec)
     m.lines = {ln.number: ln for ln in inside}
     found = assign(m, groups_of(inside), m.lines)
     found.ev = m.ev
     return found
+
+
+_STATEMENT = re.compile(r"^\s*(?:[A-Za-z_][\w.\[\], ]*\s*[-+*/@]?=(?!=)|import\s|from\s|def\s|class\s|"
+                        r"for\s|while\s|if\s|return\b|print\(|#|//|>>>)")
+
+
+def _program(line: Line) -> bool:
+    """A line of program text (an assignment, a statement, a comment) in code: its numbers
+    are the program's constants and inputs, not printed results."""
+    return line.kind == "code" and bool(_STATEMENT.match(line.text) or "**" in line.text)
 
 
 def _in_range(spec: Spec, line: int) -> bool:
