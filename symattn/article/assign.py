@@ -9,7 +9,7 @@ from .tokens import Number
 from ..spec.load import Claim
 
 MAX_SEEDS = 6                     # numbers of a group looked at to propose alignments
-MAX_PLACES = 120                  # alignments tried from one number
+MAX_PLACES = 60                  # alignments tried from one number
 STRONG_KEYS = 5                   # of a lone number's ranking: what the text says (see _single)
 
 
@@ -74,28 +74,32 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
             places[(c.name, c.i - k, c.j - p, "rows")] = None
             if len(g.rows) == 1:
                 places[(c.name, c.i - p, c.j, "col")] = None
-    best, best_key = None, None
+    fits = []
     for place in places:
         cells = _cells(m, g, place)
         if cells is None or _surely_off(m, cells):
             continue
-        misses = [(c, n) for c, n in cells.values() if not m.rounds_to(n, c, loose=True)]
-        ok = len(cells) - len(misses)
-        exact = sum(m.equals(n, c) for c, n in cells.values())
         if len(cells) < 3 and any(n.integer and m.gap(n, c) > 0.1 for c, n in cells.values()):
             continue                    # [1, 1] for [0.5, 0.96]: too short to say it rounds
+        misses = [(c, n) for c, n in cells.values() if not m.rounds_to(n, c, loose=True)]
+        ok = len(cells) - len(misses)
         if misses and (len(misses) > max(1, len(cells) // 3) or ok < min(2, len(cells) - 1) or
                        not all(m.near_miss(n, c) for c, n in misses)):
             continue
-        first = g.numbers[0]
-        ctx = m.context_score(first, cells[id(first)][0], lines[first.line].text)
-        is_step = place[0] not in m.spec.inputs    # a step equal to an input: the step
-        named = m.last_row_named(first, cells[id(first)][0])
-        key = (ok, exact, _full(m, g, place), ctx, named, is_step, m.line_score(first, place[0]),
-               -m.order[place[0]])
-        if best_key is None or key > best_key:
-            best, best_key = cells, key
-    return best
+        exact = sum(m.equals(n, c) for c, n in cells.values())
+        fits.append(((ok, exact, _full(m, g, place)), place, cells))
+    if not fits:
+        return None
+    top = max(f[0] for f in fits)               # then what the text says, for the best fits only
+    first = g.numbers[0]
+
+    def key(fit):
+        _, place, cells = fit
+        c = cells[id(first)][0]
+        return (m.context_score(first, c, lines[first.line].text), m.last_row_named(first, c),
+                place[0] not in m.spec.inputs,  # a step equal to an input: the step
+                m.line_score(first, place[0]), -m.order[place[0]])
+    return max((f for f in fits if f[0] == top), key=key)[2]
 
 
 def _full(m: Matcher, g: Group, place) -> bool:

@@ -69,6 +69,7 @@ class Matcher:
         self.order = {n: k for k, n in enumerate(spec.tensors)}
         self.lines: dict | None = None           # article line number -> Line
         self._balls: dict = {}
+        self._bounds: dict = {}                  # name -> [[(lower, upper) as floats]]
         self._rounds: dict = {}
         self._memo: dict = {}
         self._parsed: dict = {}
@@ -85,6 +86,8 @@ class Matcher:
         except Exception:                            # noqa: BLE001 - a step that does not evaluate
             return None
         self._balls[name] = rows
+        self._bounds[name] = [[None if x is NEG_INF or not x.is_finite()
+                               else (float(x.lower()), float(x.upper())) for x in r] for r in rows]
         return [[None if x is NEG_INF or not x.is_finite() else float(x.mid()) for x in r]
                 for r in rows]
 
@@ -117,12 +120,12 @@ class Matcher:
     def _inside(self, n: Number, c: Cell, loose: bool) -> bool | None:
         """The 64-bit ball of ``c`` well inside (True) or outside (False) the interval that
         rounds to ``n``; None near its ends (then the certified rounding decides)."""
-        x = self._balls[c.name][c.i][c.j]
-        if x is NEG_INF or "e" in n.printed.lower():
+        b = self._bounds[c.name][c.i][c.j]
+        if b is None or "e" in n.printed.lower():
             return None
         h = 0.5e-6 if n.integer and not loose else self.half_unit(n)
         v, margin = self.value(n), 1e-12 * (1 + abs(self.value(n)))
-        lo, hi = float(x.lower()), float(x.upper())
+        lo, hi = b
         if lo > v - h + margin and hi < v + h - margin:
             return True
         if hi < v - h - margin or lo > v + h + margin:
