@@ -296,3 +296,11 @@ def test_html_text_tables_and_scripts(tmp_path):
     assert [g[0] for g in got] == [2, 2, 2, 4, 4, 4]         # nothing from the script
     assert all(g[3] == "correct" for g in got)
     assert page.split("\n")[1][got[0][1] - 1:].startswith("0.4011")    # the source column
+
+
+def test_a_line_of_a_million_digits_is_one_error_line(tmp_path):
+    (tmp_path / "post.md").write_text("intro\n" + "1" * 1_000_000 + "\n", encoding="utf-8")
+    (tmp_path / "post.toml").write_text(BLOG_SPEC, encoding="utf-8")
+    r = cli("check", "post.toml", "--article", "post.md", cwd=tmp_path)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("symattn: post.md:2: ")

@@ -57,8 +57,11 @@ def check_articles(specs: list[Spec], articles: dict, diagnose: bool = True) -> 
     for spec in specs:
         path = article_for(spec, articles)
         if path is not None:
-            _hand_claims_printed(spec, path, articles[path])
-            found[spec.id] = find_claims(spec, articles[path])
+            try:
+                _hand_claims_printed(spec, path, articles[path])
+                found[spec.id] = find_claims(spec, articles[path])
+            except SymattnError as e:            # a number past the limits, at its line
+                raise e.located(f"{path}:{getattr(e, 'line', 1)}") from None
     _one_example_per_number(specs, found)
     claimed = {(s.source, c.line, col) for s in specs if s.id in found
                for c in found[s.id].claims for col in c.columns}

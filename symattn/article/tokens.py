@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .source import Line
+from ..errors import LimitError, SymattnError
 from ..numbers import parse_exact
 
 # One character for one: columns survive the normalisation.
@@ -153,7 +154,10 @@ def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | No
     printed = f"{'-' if sign == '-' else ''}{plain}{e}{pct}"
     try:
         value = parse_exact(printed.rstrip("%"))
-    except Exception:                           # noqa: BLE001 - a huge exponent: not a claim
+    except LimitError as e:                     # a number of a million digits: say where
+        e.line = line.number
+        raise
+    except SymattnError:                        # an exponent past the limits: not a claim
         return None
     return Number(line.text[start:m.end()].strip(), printed, value, line.number,
                   line.column(start), start, m.end(), line.kind, exponent,
