@@ -64,8 +64,12 @@ def test_one_mark_per_record_in_the_article(tmp_path, capsys):
                        str(SEEDS / "000_a092e4009a0e6c2f.txt"))
     p = Marks()
     p.feed(html)
-    assert Counter((m["data-line"], m["data-verdict"]) for m in p.marks) == \
+    assert Counter((m["data-line"], m["data-verdict"]) for m in p.marks
+                   if m["data-verdict"] != "unmatched") == \
         Counter((str(c["line"]), c["verdict"]) for c in truth["claims"])
+    assert Counter((m["data-line"], m.get("data-column")) for m in p.marks
+                   if m["data-verdict"] == "unmatched") == \
+        Counter((str(u["line"]), str(u["column"])) for u in truth.get("unmatched", []))
     assert len(p.scripts) == 1 and p.urls == []             # one inline script, no links out
     # each wrong mark sits on its article line, on the printed text itself
     for m in re.finditer(r'<div class="l" id="a0-L(\d+)">(.*?)</div>', html):
