@@ -77,15 +77,17 @@ def _close(checker, t, e) -> bool:
 
 
 class _Row:
-    """The other printed entries of e's row (this print and earlier) that are correct."""
+    """The other printed entries that a mistake must leave as printed: those of e's row
+    (this print and earlier) and those of its step printed earlier, that are correct."""
 
     def __init__(self, checker, e):
         self.checker = checker
         t = checker.spec.tensors[e.claim.step]
+        line = e.claim.line
         self.others = [o for (i, j), prints in checker.printed.get(e.claim.step, {}).items()
-                       if i == e.i for o in prints
-                       if o is not e and o.claim.line <= e.claim.line and o.value is not NEG_INF
-                       and checker.matches(t, o)]
+                       for o in prints
+                       if o is not e and (o.claim.line < line or (i == e.i and o.claim.line == line))
+                       and o.value is not NEG_INF and checker.matches(t, o)]
 
     def ok(self, t, mode=None) -> bool:
         return all(self.checker.matches(t, o, mode) for o in self.others)
