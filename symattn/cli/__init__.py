@@ -28,7 +28,8 @@ COMMANDS = {
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        from .output import one_line
+        self.exit(2, one_line(f"{self.prog}: {message} (see {self.prog} --help)") + "\n")
 
 
 def _build(only: str | None = None) -> argparse.ArgumentParser:
