@@ -51,14 +51,20 @@ def test_output_file_never_overwritten_without_force(tmp_path, capsys):
 def test_errors_are_one_line_exit_2():
     for args, needle in ((["latex", "missing.toml"], "no such file"),
                          (["latex", SPEC, "--step", "nope"], "no step named 'nope'"),
-                         (["latex", SPEC, "--digits", "-3"], "--digits"),
-                         (["latex", str(ROOT / "examples" / "003-ch7-multihead-layer.toml"), "--exact"],
-                          "--digits")):
+                         (["latex", SPEC, "--digits", "-3"], "--digits")):
         r = run(*args)
         assert r.returncode == 2, (args, r.stderr)
         assert needle in r.stderr
         assert len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert "Traceback" not in r.stderr
+
+
+def test_exact_shows_a_too_large_closed_form_in_decimals_with_a_note():
+    r = run("latex", str(ROOT / "examples" / "003-ch7-multihead-layer.toml"), "--exact",
+            "--step", "F_pre")
+    assert r.returncode == 0 and r.stderr == ""
+    assert "Note: Shown in certified decimals: its closed form would be too large" in r.stdout
+    assert r"&\approx \left[-0.3451,\ 0.6713,\ 1.6876,\ -1.3614,\ -0.6876,\ -0.6549\right]" in r.stdout
 
 
 def test_exact_closed_forms_on_the_command_line():
