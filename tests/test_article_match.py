@@ -304,3 +304,57 @@ def test_a_line_of_a_million_digits_is_one_error_line(tmp_path):
     r = cli("check", "post.toml", "--article", "post.md", cwd=tmp_path)
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("symattn: post.md:2: ")
+
+
+ERR = """# Attention with a mistake
+
+Queries and keys: $q = [1, 0]$, $K = \\\\begin{bmatrix} 1 & 0 \\\\\\\\ 0 & 1 \\\\end{bmatrix}$, $d_k = 2$.
+
+Scores $s = qK^\\\\top = [1, 0]$; scaled: $[0.7071, 0]$.
+
+Weights: $\\\\mathrm{softmax} = [0.7311, 0.2689]$.
+
+The model has 12 heads and 0.7311 of them are shown.
+"""
+
+ERR_SPEC = """
+[example]
+id = "err"
+source = "err.md"
+
+[inputs]
+q = { value = [[1, 0]] }
+K = { value = [[1, 0], [0, 1]] }
+
+[[steps]]
+name = "s"
+expr = "q @ K.T"
+
+[[steps]]
+name = "scaled"
+expr = "s / sqrt(2)"
+
+[[steps]]
+name = "w"
+expr = "softmax(scaled)"
+"""
+
+
+def test_a_row_printed_wrong_throughout_is_flagged_when_a_mistake_reproduces_it(tmp_path):
+    # truths: softmax([1, 0]) = [e/(e+1), 1/(e+1)] = [0.7311, 0.2689] (the scaling forgotten);
+    # softmax([1/sqrt 2, 0]) = [0.6698, 0.3302]
+    import mpmath
+    e = mpmath.e
+    assert mpmath.nstr(e / (e + 1), 4) == "0.7311" and mpmath.nstr(1 / (e + 1), 4) == "0.2689"
+    r2 = mpmath.e ** (1 / mpmath.sqrt(2))
+    assert mpmath.nstr(r2 / (r2 + 1), 4) == "0.6698"
+    (tmp_path / "err.md").write_text(ERR, encoding="utf-8")
+    (tmp_path / "err.toml").write_text(ERR_SPEC, encoding="utf-8")
+    r = cli("check", "err.toml", "--article", "err.md", "--json", cwd=tmp_path)
+    assert r.returncode == 1
+    out = json.loads(r.stdout)
+    wrong = [(c["line"], c["at"], c["printed"]) for c in out["claims"] if c["verdict"] == "wrong"]
+    assert wrong == [(7, ["0", "0"], "0.7311"), (7, ["0", "1"], "0.2689")]
+    assert all("scaling" in " ".join(c["diagnosis"]) for c in out["claims"] if c["verdict"] == "wrong")
+    # the lone restatement on line 9 and the 12 heads get no verdict
+    assert not [c for c in out["claims"] if c["line"] == 9]

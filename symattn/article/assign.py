@@ -4,7 +4,7 @@ numbers by value, then by the words around them; the rest carried or unmatched."
 from __future__ import annotations
 
 from .groups import Group
-from .match import Matcher, Cell, Found, Unmatched
+from .match import Matcher, Cell, Found, Unmatched, NEAR
 from .tokens import Number
 from ..spec.load import Claim
 
@@ -87,7 +87,7 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
                        not all(m.near_miss(n, c) for c, n in misses)):
             continue
         exact = sum(m.equals(n, c) for c, n in cells.values())
-        fits.append(((ok, exact, _full(m, g, place)), place, cells))
+        fits.append(((ok, exact, _full(m, g, place), place[3] == "rows"), place, cells))
     if not fits:
         return None
     top = max(f[0] for f in fits)               # then what the text says, for the best fits only
@@ -112,18 +112,19 @@ def _full(m: Matcher, g: Group, place) -> bool:
 
 def _tentative_row(m: Matcher, g: Group, got: dict, found: Found) -> bool:
     """A row of numbers none of which any entry rounds to: tentative claims on the row of a
-    step they are all near, in order (kept only if the checker finds them carried)."""
+    step they are all near, in order (kept only if the checker finds them carried, or a
+    known mistake reproduces the row: :mod:`symattn.article.check`)."""
     if any(m.correct(n) for n in g.numbers) or len(g.rows) != 1:
         return False
     first, row = g.numbers[0], g.rows[0]
     p = row.index(first)
     best, best_err = None, None
-    for c in m.candidates(first, 40.0):
+    for c in m.candidates(first, max(40.0, abs(m.value(first)) * float(NEAR) / m.half_unit(first))):
         if c.name in m.spec.inputs:
             continue
         for place in ((c.name, c.i, c.j - p, "rows"), (c.name, c.i - p, c.j, "col")):
             cells = _cells(m, g, place)
-            if cells is None or not all(m.near_miss(n, c2) for c2, n in cells.values()):
+            if cells is None or not all(m.near_row(n, c2) for c2, n in cells.values()):
                 continue
             err = sum(abs(m.approx[c2.name][c2.i][c2.j] - m.value(n)) for c2, n in cells.values())
             if best_err is None or err < best_err:
@@ -134,6 +135,7 @@ def _tentative_row(m: Matcher, g: Group, got: dict, found: Found) -> bool:
         got[id(n)] = c
         found.tentative.add((n.line, n.column))
         found.pending[(n.line, n.column)] = n
+    found.rows.append({(n.line, n.column) for _, n in best.values()})
     return True
 
 

@@ -83,16 +83,29 @@ def _check(spec: Spec, f, diagnose: bool):
     try:
         if f.tentative:
             spec.claims = hand + claims
-            first = check_spec(spec, diagnose=False, ev=f.ev)
-            bad = {(r.line, r.column) for r in first
-                   if r.found and (r.line, r.column) in f.tentative and r.verdict not in KEPT}
+            first = check_spec(spec, diagnose=diagnose and bool(f.rows), ev=f.ev)
+            bad = _not_kept(f, {(r.line, r.column): r for r in first if r.found})
             claims = [c for c in claims if (c.line, c.columns[0]) not in bad]
-            m = Matcher(spec)
+            m = Matcher(spec, f.ev)
             lost = [unmatched(m, f.pending[k]) for k in sorted(bad)]
         spec.claims = hand + claims
         return check_spec(spec, diagnose, ev=f.ev), lost
     finally:
         spec.claims = hand
+
+
+def _not_kept(f, records: dict) -> set:
+    """The tentative claims to drop: a lone number unless carried; a row unless each of its
+    numbers is carried or reproduced by a known mistake (a wrong row with its diagnosis)."""
+    def kept(k, mistakes: bool) -> bool:
+        r = records.get(k)                       # None: the claim went to another example
+        return r is None or r.verdict in KEPT or (mistakes and r.verdict == "wrong" and bool(r.diagnosis))
+    in_rows = set().union(*f.rows) if f.rows else set()
+    bad = {k for k in f.tentative - in_rows if not kept(k, False)}
+    for row in f.rows:
+        if not all(kept(k, True) for k in row):
+            bad |= row
+    return bad
 
 
 def _not_hand_written(hand: list, found: list) -> list:

@@ -57,6 +57,7 @@ class Found:
     ev: object = None                                 # the evaluator the matcher filled
     inputs: list = field(default_factory=list)        # numbers that print an input
     tentative: set = field(default_factory=set)       # (line, column) kept only if carried
+    rows: list = field(default_factory=list)          # tentative rows: sets of (line, column)
     pending: dict = field(default_factory=dict)       # (line, column) -> Number
 
 
@@ -217,6 +218,13 @@ class Matcher:
         v = self.value(n)
         return abs(x - v) <= max(abs(v) * 0.05, 6 * self.half_unit(n))
 
+    def near_row(self, n: Number, c: Cell) -> bool:
+        """Close enough for a whole row printed wrong to be tried as that step's row (a
+        number with decimals, within a quarter of the value or 20 units of its last place);
+        the checker decides whether a known mistake reproduces it."""
+        return not n.integer and self.gap(n, c) <= max(abs(self.value(n)) * float(NEAR),
+                                                       40 * self.half_unit(n))
+
     # -- context ------------------------------------------------------------------
     def context_score(self, n: Number, c: Cell, text: str) -> int:
         """How strongly the words around ``n`` name cell ``c``: the step's name or its row
@@ -246,7 +254,7 @@ class Matcher:
         if key not in self._memo:
             before = fold(text[:n.start])[-80:]
             header = self.header(n, text)
-            bare = not header and (not before.strip(" $\\{}[(bmatrix") or not _words(before))
+            bare = not header and not before.strip(" $\\{}[(bmatrix")   # it opens its line
             self._memo[key] = (before, header, self.above(n.line) if bare else "")
         return self._memo[key]
 
