@@ -478,3 +478,42 @@ def test_carried_then_truncated(tmp_path):
     ''' + claims(("h", [0, 0], "2.47", 1), ("y", [0, 0], "2.840", 2), ("y", [0, 0], "2.841", 3)))
     assert [r.verdict for r in recs] == ["correct", "wrong", "carried"]
     assert "carried from h [0, 0] (printed at line 1), then truncated" in recs[1].diagnosis
+
+
+def _notebook(seed: int, rounded: bool) -> str:
+    """A PyTorch-style notebook: unrounded inputs (8 places) printed at 4, attention computed
+    from the unrounded values (mpmath) and printed at 4."""
+    import random
+    rng = random.Random(seed)
+
+    def mat(m, n):
+        return [[mpmath.mpf(rng.randint(-99999999, 99999999)) / 10 ** 8 for _ in range(n)] for _ in range(m)]
+
+    def mm(A, B):
+        return [[sum(A[i][k] * B[k][j] for k in range(len(B))) for j in range(len(B[0]))] for i in range(len(A))]
+    X, WQ, WK, WV = mat(3, 4), mat(4, 4), mat(4, 4), mat(4, 4)
+    Q, K, V = mm(X, WQ), mm(X, WK), mm(X, WV)
+    A = [_softmax([sum(Q[i][k] * K[j][k] for k in range(4)) / 2 for j in range(3)]) for i in range(3)]
+    Z = mm(A, V)
+
+    def toml(M):
+        return "[" + ", ".join("[" + ", ".join(half_up(v, 4) for v in r) + "]" for r in M) + "]"
+    flag = "rounded = true" if rounded else "note = 'taken exactly'"
+    text = HEAD + "".join(f"{n} = {{ value = {toml(M)}, {flag} }}\n" for n, M in
+                          (("X", X), ("W_Q", WQ), ("W_K", WK), ("W_V", WV)))
+    text = text.replace('source = "post.md"\n', 'source = "post.md"\n[inputs]\n')
+    text += '[[steps]]\nname = "A"\nexpr = "weights(X @ W_Q, X @ W_K)"\n'
+    text += '[[steps]]\nname = "Z"\nexpr = "A @ (X @ W_V)"\n'
+    items = [("A", i, "[" + ", ".join(half_up(v, 4) for v in A[i]) + "]", 10 + i) for i in range(3)]
+    items += [("Z", i, "[" + ", ".join(half_up(v, 4) for v in Z[i]) + "]", 20 + i) for i in range(3)]
+    return text + claims(*items)
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_a_notebook_printout_is_consistent_not_wrong(tmp_path, seed):
+    exact = run(tmp_path, _notebook(seed, rounded=False))
+    assert sum(r.verdict == "wrong" for r in exact) > 0          # taken exactly, some look wrong
+    recs = run(tmp_path, _notebook(seed, rounded=True))
+    assert [r.verdict for r in recs if r.verdict not in ("correct", "consistent")] == []
+    was_wrong = {(r.line, tuple(r.at)) for r in exact if r.verdict == "wrong"}
+    assert all(r.verdict == "consistent" for r in recs if (r.line, tuple(r.at)) in was_wrong)

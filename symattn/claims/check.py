@@ -3,8 +3,8 @@
 For each printed entry the exact value is rounded, with certainty, at the precision as
 printed (:func:`precision`). Not equal: the step is recomputed from the article's own
 printed numbers that are themselves sound, one level up and then all the way up; equal to
-that is ``carried`` (:mod:`symattn.claims.carried`). Not that either, but reached with
-inputs declared rounded printouts somewhere inside their rounding intervals: ``consistent``
+that is ``carried`` (:mod:`symattn.claims.carried`). Reached with inputs declared rounded
+printouts somewhere inside their rounding intervals is ``consistent``, tried first
 (:mod:`symattn.claims.consistent`). Otherwise ``wrong``: it follows from a wrong printed
 number, or the catalogue of common mistakes (:mod:`symattn.claims.diagnosis`) says which
 mistakes reproduce it, or nothing does (``None``).
@@ -238,19 +238,19 @@ class Checker:
 
     def _not_correct(self, rec: Record, e: Entry, r: R.Rounded) -> Record:
         from .carried import describe
-        used = self.carried_match(e, sound=True)
-        if used:
-            rec.verdict, rec.carried_from = "carried", describe(used, self.spec.tensors)
-            rec.used = self._used_json(used)
-            return rec
         undecided = False
-        if self.spec_rounded():
+        if self.spec_rounded():                  # a machine's printout: before carrying
             from .consistent import reached
             got = reached(self, e)
             if got:
                 rec.verdict = "consistent"
                 return rec
             undecided = got is None
+        used = self.carried_match(e, sound=True)
+        if used:
+            rec.verdict, rec.carried_from = "carried", describe(used, self.spec.tensors)
+            rec.used = self._used_json(used)
+            return rec
         rec.verdict = "wrong"
         used = self.carried_match(e, sound=False)
         wrong = [u for u in used or [] if self.verdict(u.entry).verdict == "wrong"]

@@ -104,8 +104,10 @@ def _moved(spec, offsets: dict, t: Fraction) -> dict:
 
 
 def _float_at(checker, spec, offsets, t, e) -> float:
+    """The entry in float64 at the moved point (an evaluator of its own: nothing is kept)."""
+    from ..evaluation.evaluator import Evaluator
     v = _with_inputs(spec, _moved(spec, offsets, t), e.claim.step)
-    return float(checker.ev.float(v)[e.i][e.j]) * e.scale
+    return float(Evaluator().float(v)[e.i][e.j]) * e.scale
 
 
 def reached(checker, e) -> bool | None:
