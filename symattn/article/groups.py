@@ -57,8 +57,8 @@ class _Frame:
     loose: list = field(default_factory=list)      # numbers in expression elements
 
     def end_elem(self):
-        if len(self.elem) == 1 and not self.ops:
-            self.rows[-1].append(self.elem[0])
+        if self.elem and not self.ops:           # [0.4 0.2]: NumPy separates by spaces
+            self.rows[-1].extend(self.elem)
         elif self.elem:
             self.rows[-1].append(None)
             self.loose += self.elem
@@ -108,7 +108,8 @@ def _table_row(line: Line, nums: list[Number]) -> list | None:
     """A table row: cells split by ``|`` or wide spaces, two or more lone numbers, no
     operator or bracket between them."""
     s = fold(line.text)
-    if len(nums) < 2 or any(c in s for c in "[]()=×·+*/÷") or "\\cdot" in s:
+    piped = s.strip().startswith("|") and s.count("|") >= 3    # | cat | 0.4011 |
+    if len(nums) < (1 if piped else 2) or any(c in s for c in "[]()=×·+*/÷") or "\\cdot" in s:
         return None
     cells = [c.strip() for c in _TABLE_SEP.split(s.strip().strip("|")) if c.strip()]
     row, labels, k, at = [], [], 0, 0
@@ -122,7 +123,7 @@ def _table_row(line: Line, nums: list[Number]) -> list | None:
             labels += inside                     # a label such as 1番目: not an entry
         k += len(inside)
         at = end
-    if len(row) < 2 or k != len(nums):
+    if len(row) < (1 if piped else 2) or k != len(nums):
         return None
     return row, labels
 
