@@ -914,6 +914,10 @@ def test_stdout_write_failures(tmp_path: Path):
         r = run_capped(["check", "--json", "000-self-attention.toml"], ROOT / "examples", stdout=full)
     assert r.returncode == 2, r.stderr
     assert r.stderr == b"symattn: cannot write the output (stdout): No space left on device\n"
+    r = subprocess.run(["bash", "-c", f"'{sys.executable}' -m symattn check 000-self-attention.toml >&-"],
+                       cwd=ROOT / "examples", capture_output=True, timeout=BOUND,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 2 and r.stderr == b"symattn: cannot write the output (stdout): stdout is closed\n"
     e = dict(os.environ, PYTHONPATH=str(ROOT))
     p = subprocess.Popen([sys.executable, "-m", "symattn", "latex", "000-self-attention",
                           "--rows", "all"], cwd=tmp_path, stdout=subprocess.PIPE,

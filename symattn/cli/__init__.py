@@ -59,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     from .output import say
     argv = sys.argv[1:] if argv is None else argv
     command = next((a for a in argv if not a.startswith("-")), None)
+    if sys.stdout is None:                 # started with stdout closed (>&-)
+        sys.stdout = _ClosedStdout()
     try:
         parser = _build(command if command in COMMANDS else None)
         args = parser.parse_args(argv)
@@ -112,5 +114,19 @@ def _silence_stdout() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         pass
+
+
+class _ClosedStdout:
+    """stdout when the process has none: writing to it is the error a closed file gives."""
+
+    def write(self, text: str) -> int:
+        import errno
+        raise OSError(errno.EBADF, "stdout is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
