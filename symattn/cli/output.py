@@ -38,7 +38,7 @@ def say(text: str, prefix: str = "symattn: ") -> None:
     try:
         sys.stderr.write(prefix + one_line(text) + "\n")
         sys.stderr.flush()
-    except (OSError, ValueError):        # stderr closed or full: nothing else can be said
+    except (OSError, ValueError, AttributeError):   # stderr closed, full or None (2>&-)
         pass
 
 
