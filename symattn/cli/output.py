@@ -44,7 +44,7 @@ def say(text: str, prefix: str = "symattn: ") -> None:
 
 def progress(text: str) -> None:
     """A progress line on a terminal's stderr, rewritten in place (nothing when piped)."""
-    if sys.stderr.isatty():
+    if sys.stderr is not None and sys.stderr.isatty():
         sys.stderr.write("\r" + one_line(text)[:70].ljust(70) + "\r" if text else "\r" + " " * 70 + "\r")
         sys.stderr.flush()
 
