@@ -76,12 +76,22 @@ def earlier(checker, e) -> list[str]:
     if same:
         return [f"restates the number printed at line {max(same)}"]
     t = checker.spec.tensors[e.claim.step]
-    right = [p for p in before if p.value is not NEG_INF and checker.matches(t, p)]
+    right = [p for p in before if p.value is not NEG_INF and checker.matches(t, p)
+             and _differs(e, p)]
     if right:
         p = max(right, key=lambda p: p.claim.line)
         return [f"contradicts {p.number.text} printed for the same entry at line {p.claim.line} "
                 "(a number from another run?)"]
     return []
+
+
+def _differs(e, p) -> bool:
+    """Does e's printed number, cut to p's precision, differ from p's (a real contradiction,
+    not the same value printed with more digits)?"""
+    if e.number.value is NEG_INF or p.digits or e.number.percent != p.number.percent:
+        return e.value != p.value
+    units = R.round_units(e.number.value, p.decimals, p.mode)
+    return Fraction(units, 10 ** p.decimals) != p.number.value
 
 
 def printing_mistakes(checker, e, expected: R.Rounded, row_ok) -> list[str]:
