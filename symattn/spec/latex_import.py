@@ -466,7 +466,7 @@ def inputs_toml(matrices: list[ImportedMatrix], source: str | None = "<fragment>
     for line, name in repeats or []:
         out.append(f"# line {line}: the numbers of {name} again")
     for line, name, why in skipped or []:
-        out.append(f"# line {line}: {name} skipped, not all numbers ({why.message})")
+        out.append(f"# line {line}: {name} skipped, not all numbers ({_comment(why.message)})")
     out.append("[inputs]")
     for m in matrices:
         rows = ", ".join("[" + ", ".join(r) + "]" for r in m.texts)
