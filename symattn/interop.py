@@ -129,7 +129,13 @@ def to_list(t: Tensor) -> list:
     return [[m[i, j] for j in range(t.shape[1])] for i in range(t.shape[0])]
 
 
-def to_array(t: Tensor, dtype=None, copy=None):
-    """The float64 path's value as a NumPy array (``dtype`` converts it)."""
+def to_array(t: Tensor, dtype=None, copy=None, exact: bool = False):
+    """The float64 path's value as a NumPy array (``dtype`` converts it); with ``exact``,
+    an object array of the exact SymPy values."""
+    if exact and dtype is None:
+        import numpy as np
+        out = np.empty(t.shape, dtype=object)
+        out[:, :] = to_list(t)
+        return out
     a = t.numpy("float32" if str(dtype) == "float32" else "float64")
     return a if dtype is None else a.astype(dtype, copy=False)

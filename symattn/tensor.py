@@ -130,8 +130,12 @@ class Tensor:
         return to_sympy(self)
 
     def __array__(self, dtype=None, copy=None):
+        """The float64 path for NumPy; exact entries for SymPy, whose ``Matrix(t)`` reads
+        ``__array__`` rather than ``_sympy_`` (an exact matrix must not become floats)."""
+        import sys
         from .interop import to_array
-        return to_array(self, dtype, copy)
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        return to_array(self, dtype, copy, exact=caller.split(".")[0] == "sympy")
 
     def _repr_latex_(self) -> str | None:
         """LaTeX for Jupyter; None (the HTML table is shown, cut) for a large shape."""

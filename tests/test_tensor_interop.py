@@ -82,6 +82,9 @@ def test_sympify_entry_and_matrix():
     assert sympy.simplify(e - sympy.exp(sympy.Rational(1, 2)) / (1 + sympy.exp(sympy.Rational(1, 2)))) == 0
     m = sympy.sympify(sa.matrix([["1/3", "2"], ["0.5", "-1"]]))
     assert m == sympy.ImmutableMatrix([[sympy.Rational(1, 3), 2], [sympy.Rational(1, 2), -1]])
+    x = sa.matrix([["1/3", "2"], ["0.5", "-1"]])
+    assert sympy.Matrix(x) == m and sympy.ImmutableMatrix(x) == m     # exact, not floats
+    assert sympy.Matrix(w)[0, 1] == e
 
 
 def test_numpy_array_len_iteration_tolist():
