@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .errors import InputError, ShapeError
+from .errors import InputError, ShapeError, LimitError
 from .tensor import Tensor, NEG_INF
 
 
@@ -38,6 +38,10 @@ def _numpy(a):
 
 
 def _rows(a) -> list:
+    from .ops import primitives as P
+    if a.size > P.MAX_ENTRIES:                 # before any entry is converted
+        raise LimitError(f"an array of {a.size} entries has more than {P.MAX_ENTRIES}",
+                         hint="raise symattn.ops.primitives.MAX_ENTRIES on purpose")
     if a.ndim > 2:
         raise ShapeError(f"a {a.ndim}-dimensional array: a matrix has at most 2 dimensions",
                          hint="index or reshape it to rows × columns first")

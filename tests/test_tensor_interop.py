@@ -132,6 +132,16 @@ def test_from_numpy_exact_binary_value_or_as_printed():
         sa.from_numpy(np.array([np.nan]))
 
 
+def test_a_huge_array_is_refused_before_it_is_converted(monkeypatch):
+    from symattn.errors import LimitError
+    from symattn.ops import primitives
+    monkeypatch.setattr(primitives, "MAX_ENTRIES", 100)
+    with pytest.raises(LimitError, match="101 entries"):
+        sa.from_numpy(np.zeros(101))
+    with pytest.raises(LimitError):
+        sa.matrix(np.zeros((11, 11), dtype=int))
+
+
 @pytest.mark.torch
 def test_torch_linear_weights_give_the_printed_output():
     torch = pytest.importorskip("torch")
