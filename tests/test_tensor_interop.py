@@ -195,3 +195,12 @@ def test_import_symattn_loads_neither_sympy_nor_numpy_nor_torch():
             "print(sorted(m for m in ('sympy', 'numpy', 'torch') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert r.stdout.strip() == "[]", r.stderr
+
+
+def test_docstring_examples_of_the_public_api():
+    import doctest
+    import symattn.display
+    import symattn.interop
+    for module in (sa, symattn.display, symattn.interop):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
