@@ -358,3 +358,16 @@ def test_a_row_printed_wrong_throughout_is_flagged_when_a_mistake_reproduces_it(
     assert all("scaling" in " ".join(c["diagnosis"]) for c in out["claims"] if c["verdict"] == "wrong")
     # the lone restatement on line 9 and the 12 heads get no verdict
     assert not [c for c in out["claims"] if c["line"] == 9]
+
+
+@needs_seeds
+def test_specs_of_other_articles_keep_their_hand_written_claims(tmp_path):
+    # all bundled specs, one article: the others are checked as they are, no error
+    r = cli("check", "--article", str(SEEDS / "002_7b7c9657c1cd8eb2.txt"), "--json", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    out = json.loads(r.stdout)
+    hand = json.loads(cli("check", "--json").stdout)
+    other = lambda d: sorted((c["example"], c["line"], c["printed"]) for c in d["claims"]
+                             if not c["source"].startswith("002"))
+    assert other(out) == other(hand)
+    assert all(u["article"] == "002_7b7c9657c1cd8eb2.txt" for u in out["unmatched"])

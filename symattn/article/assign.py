@@ -278,7 +278,7 @@ def unmatched(m: Matcher, n: Number) -> Unmatched:
         r = m.ev.rounded(t, c.i, c.j, digits=12, mode="half-even")
         nearest = {"step": c.name, "at": [t.row_label(c.i), t.col_label(c.j)],
                    "exact": str(r) if r is not None else "-inf"}
-    return Unmatched(n.line, n.column, n.text, nearest)
+    return Unmatched(n.line, n.column, n.text, nearest, printed=n.printed)
 
 
 # -- claims ------------------------------------------------------------------------

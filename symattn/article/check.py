@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .assign import unmatched
 from .match import Matcher, find_claims
+from .glued import glued_rows, readings
 from .source import Line
 from .tokens import numbers_in
 from ..claims.check import check_spec
@@ -38,11 +39,12 @@ def read(paths: list[str]) -> dict[str, list[Line]]:
 
 
 def article_for(spec: Spec, articles: dict) -> str | None:
-    """The article a spec's example comes from: the one named by ``source``, or the only one."""
+    """The article a spec's example comes from: the one its ``source`` names, or, for a
+    spec that names none, the only article given."""
     for path in articles:
         if spec.source and Path(path).name == Path(spec.source).name:
             return path
-    return next(iter(articles)) if len(articles) == 1 else None
+    return next(iter(articles)) if len(articles) == 1 and not spec.source else None
 
 
 def check_article(spec: Spec, paths: list[str], diagnose: bool = True) -> ArticleResult:
@@ -72,7 +74,10 @@ def check_articles(specs: list[Spec], articles: dict, diagnose: bool = True) -> 
         records, lost = _check(spec, f, diagnose) if f else (check_spec(spec, diagnose), [])
         out.records += records
         if f:
-            out.unmatched += sorted(f.unmatched + lost, key=lambda u: (u.line, u.column))
+            for u in f.unmatched + lost:
+                u.where = Path(article_for(spec, articles)).name
+            out.unmatched += sorted(_not_hand_written_numbers(spec, f.unmatched + lost),
+                                    key=lambda u: (u.where, u.line, u.column))
     return out
 
 
@@ -125,16 +130,38 @@ def _not_hand_written(hand: list, found: list) -> list:
     return out
 
 
+def _not_hand_written_numbers(spec: Spec, unmatched: list) -> list:
+    """Unmatched numbers less those a hand-written claim names (at its line)."""
+    named = Counter()
+    for c in spec.claims:
+        for e in parse_printed(c.printed).entries:
+            named[(c.line, e.value)] += 1
+    out = []
+    for u in unmatched:
+        try:
+            v = parse_printed(u.printed).entries[0].value
+        except SymattnError:
+            v = None
+        if named[(u.line, v)] > 0:
+            named[(u.line, v)] -= 1
+        else:
+            out.append(u)
+    return out
+
+
 def _hand_claims_printed(spec: Spec, path: str, lines: list[Line]):
     by_line = {ln.number: ln for ln in lines}
+    glued = glued_rows(lines)
     for c in spec.claims:
         ln = by_line.get(c.line)
         printed = Counter(n.value for n in numbers_in(ln)) if ln else Counter()
+        for way in readings(ln, glued[c.line]) if c.line in glued else ():
+            printed.update(n.value for n in way)         # 成分100: the cells 0 and 0
         try:
             want = Counter(e.value for e in parse_printed(c.printed).entries)
         except SymattnError:
             continue                            # the checker names the bad printed text
-        if ln is None or any(printed[v] < k for v, k in want.items()):
+        if ln is None or not all(printed[v] + printed[-v] >= k for v, k in want.items()):  # 3-4: -4
             raise SpecError(f"the claim says line {c.line} of {Path(path).name} prints "
                             f"{c.printed[:60]!r}, but that line does not",
                             where=spec.where(c.spec_line),

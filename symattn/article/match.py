@@ -42,11 +42,12 @@ class Unmatched:
     column: int
     text: str
     nearest: dict | None = None      # {step, at, exact}
-    where: str = ""
+    where: str = ""                  # the article's file name
+    printed: str = ""                # the number as claims write it
 
     def to_json(self) -> dict:
-        return {"line": self.line, "column": self.column, "text": self.text,
-                "nearest": self.nearest}
+        return {"article": self.where, "line": self.line, "column": self.column,
+                "text": self.text, "nearest": self.nearest}
 
 
 @dataclass

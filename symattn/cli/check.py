@@ -105,8 +105,10 @@ def format_unmatched(unmatched: list) -> str:
     from ..numbers import shown
     lines = [f"\n{len(unmatched)} printed number{'s' if len(unmatched) != 1 else ''} not matched "
              f"to any entry (no verdict):"]
+    several = len({u.where for u in unmatched}) > 1
     for u in unmatched:
         near = u.nearest
         hint = f"   nearest: {shown(near['step'], 60)} {shown(near['at'], 60)} = {near['exact']}" if near else ""
-        lines.append(f"  ? line {u.line:<5} col {u.column:<4} {shown(u.text, 60)}{hint}")
+        where = f"{shown(u.where, 60)} " if several else ""
+        lines.append(f"  ? {where}line {u.line:<5} col {u.column:<4} {shown(u.text, 60)}{hint}")
     return "\n".join(lines) + "\n"
