@@ -16,8 +16,8 @@ numbers are its finding); 2 only when the shown output is the error line ``symat
 A block that cannot run in a test (an install, a multi-minute benchmark) is excluded by
 ``<!-- no-run -->`` on the line above its fence; output-only blocks and LaTeX quotes are
 not commands and are not run. Commands run in a temporary folder that links the
-repository's top-level folders (``examples/``, ``docs/``, ...), with ``symattn`` and
-``python`` meaning this checkout.
+repository's top-level folders (``examples/``, ``docs/``, ...), with ``../shared`` beside it
+as beside a clone, and ``symattn`` and ``python`` meaning this checkout.
 """
 
 from __future__ import annotations
