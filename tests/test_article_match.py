@@ -51,7 +51,8 @@ def test_numbers_as_printed(text, want):
 
 
 @pytest.mark.parametrize("text", ["W_1 x2 d_{k} x^2 #245b97", "Step 4: Softmax", "3. なぜ",
-                                  "§3.5 Positional Encoding", "第5章"])
+                                  "§3.5 Positional Encoding", "第5章", "PyTorch 2.1.0",
+                                  "see Figure 3.2 and Eq. (4)"])
 def test_not_numbers_of_the_computation(text):
     assert numbers_in(Line(1, text)) == []
 

@@ -31,7 +31,7 @@ _FOLD = str.maketrans({**{chr(0xFF10 + k): str(k) for k in range(10)},
 _NUMBER = re.compile(r"""
     (?<![A-Za-z_\d.\#])                    # not inside a word, an identifier or a colour
     (?P<sign>[-+])?
-    (?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]) | \d+\.\d+ | \d+\.(?![\d.]) | \.\d+(?!\.\d) | \d+)
+    (?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]) | \d+\.\d+(?!\.\d) | \d+\.(?![\d.]) | \.\d+(?!\.\d) | \d+)
     (?: (?P<e>[eE][-+]?\d+)
       | \s*(?:\\times|\\cdot|×|·)\s*10\s*\^\s*(?:\{\s*(?P<e2>[-+]?\d+)\s*\}|(?P<e3>[-+]?\d)) )?
     (?P<pct>\s*(?:\\%|%))?
@@ -49,7 +49,7 @@ _ENV_OPEN = re.compile(r"\\begin\{[A-Za-z*]+\}(\{[^}]*\})?$")
 _SIGN_AFTER = set("([{,=&|:;<>~≈≒\\ \t/*×·÷+") | {"", "\n"}
 _LIST_MARK = re.compile(r"\s*(?:[-*+]\s+)?\d+[.)]\s")
 _HEADING = re.compile(r"(?:step|chapter|section|fig(?:ure)?|table|eq|ex(?:ample)?|exercise|"
-                      r"part|lesson|ch|no|#|§|第|図|表|式|例|問|章|節)\.?\s*$", re.I)
+                      r"part|lesson|ch|no|#|§|第|図|表|式|例|問|章|節)\.?\s*\(?$", re.I)
 
 
 @dataclass
@@ -192,4 +192,4 @@ def _is_label(before: str, m: re.Match, s: str) -> bool:
         return True
     if before.rstrip().endswith(("§", "Section", "section", "Sec.", "Eq.", "Fig.")):
         return True                              # §3.5: a section, whatever its digits
-    return "." not in digits.rstrip(".") and bool(_HEADING.search(before[-12:]))
+    return bool(_HEADING.search(before[-12:]))     # Step 4, Figure 3.2, 第5章
