@@ -24,6 +24,8 @@ from ..errors import SpecError, SymattnError
 from ..spec.load import Spec
 
 KEPT = ("carried", "consistent")          # a tentative claim stays only as these
+COMPUTED = "(in step '"                    # a diagnosis of a mistake in the computation (a
+                                           # printing slip or a contradiction proves nothing)
 
 
 @dataclass
@@ -101,10 +103,11 @@ def _check(spec: Spec, f, diagnose: bool):
 
 def _not_kept(f, records: dict) -> set:
     """The tentative claims to drop: a lone number unless carried; a row unless each of its
-    numbers is carried or reproduced by a known mistake (a wrong row with its diagnosis)."""
+    numbers is carried or reproduced by a known mistake in the computation."""
     def kept(k, mistakes: bool) -> bool:
         r = records.get(k)                       # None: the claim went to another example
-        return r is None or r.verdict in KEPT or (mistakes and r.verdict == "wrong" and bool(r.diagnosis))
+        return r is None or r.verdict in KEPT or (mistakes and r.verdict == "wrong" and any(
+            COMPUTED in d for d in r.diagnosis or ()))
     in_rows = set().union(*f.rows) if f.rows else set()
     bad = {k for k in f.tentative - in_rows if not kept(k, False)}
     for row in f.rows:
