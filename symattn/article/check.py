@@ -24,8 +24,11 @@ from ..errors import SpecError, SymattnError
 from ..spec.load import Spec
 
 KEPT = ("carried", "consistent")          # a tentative claim stays only as these
-COMPUTED = "(in step '"                    # a diagnosis of a mistake in the computation (a
-                                           # printing slip or a contradiction proves nothing)
+# Diagnoses that say how a number was printed or how it relates to other prints, not which
+# mistake in the computation gives it: no evidence that a number prints an entry.
+PRINTING = ("digit slip", "adjacent digits", "minus sign", "the value of the neighbouring",
+            "last entry adjusted", "restates", "contradicts", "rounded with", "follows from",
+            "carried from")
 
 
 @dataclass
@@ -107,7 +110,7 @@ def _not_kept(f, records: dict) -> set:
     def kept(k, mistakes: bool) -> bool:
         r = records.get(k)                       # None: the claim went to another example
         return r is None or r.verdict in KEPT or (mistakes and r.verdict == "wrong" and any(
-            COMPUTED in d for d in r.diagnosis or ()))
+            not d.startswith(PRINTING) for d in r.diagnosis or ()))
     in_rows = set().union(*f.rows) if f.rows else set()
     bad = {k for k in f.tentative - in_rows if not kept(k, False)}
     for row in f.rows:
