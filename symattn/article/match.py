@@ -22,6 +22,7 @@ from .groups import Group, groups_of
 from .source import Line
 from .tokens import Number, fold
 from ..claims.printed import parse_number
+from ..errors import SymattnError
 from ..evaluation.evaluator import Evaluator
 from ..spec.load import Spec, Claim
 from ..tensor import NEG_INF
@@ -85,7 +86,7 @@ class Matcher:
     def _approx(self, name, t):
         try:
             rows = self.ev.ball(t, 64)
-        except Exception:                            # noqa: BLE001 - a step that does not evaluate
+        except SymattnError:                         # a step that does not evaluate: no candidates
             return None
         self._balls[name] = rows
         self._bounds[name] = [[None if x is NEG_INF or not x.is_finite()
