@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 
 
 def configure(p):
@@ -20,11 +19,11 @@ def configure(p):
 def run(args) -> int:
     from .check import spec_paths, load_specs
     from .latex import resolve_spec
-    from .output import write_output
+    from .output import write_output, say
     from ..render.html import report_html
     specs = load_specs(spec_paths([resolve_spec(p) for p in args.paths]))   # check's errors
     text = report_html(specs, args.article, title=args.title, diagnose=not args.no_diagnosis)
     write_output(args.output, text, args.force)
-    print(f"wrote {args.output} ({len(specs)} example{'s' if len(specs) != 1 else ''}, "
-          f"{len(text) // 1024} kB)", file=sys.stderr)
+    say(f"wrote {args.output} ({len(specs)} example{'s' if len(specs) != 1 else ''}, "
+        f"{len(text) // 1024} kB)", prefix="")
     return 0

@@ -5,7 +5,6 @@ spec's printed numbers drawn at the input's value in the spec."""
 from __future__ import annotations
 
 import re
-import sys
 
 from ..errors import InputError, SpecError
 
@@ -53,7 +52,7 @@ def _key(t, key: str, axis: str) -> int:
 
 def run(args) -> int:
     from .latex import resolve_spec
-    from .output import write_output
+    from .output import write_output, say
     from ..spec.load import load
     from .. import plot
     suffix = args.output.lower().rsplit(".", 1)[-1]
@@ -83,8 +82,8 @@ def run(args) -> int:
         data = plot.png_bytes(fig)
     write_output(args.output, data, args.force)
     n = len(entries) if entries else y.shape[0] * y.shape[1]
-    print(f"wrote {args.output} ({n} curve{'s' if n != 1 else ''}, {len(points)} printed points)",
-          file=sys.stderr)
+    say(f"wrote {args.output} ({n} curve{'s' if n != 1 else ''}, {len(points)} printed points)",
+        prefix="")
     return 0
 
 
