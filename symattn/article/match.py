@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import NamedTuple
 
-from .groups import Group, groups_of
+from .groups import groups_of
 from .source import Line
 from .tokens import Number, fold
 from ..claims.printed import parse_number
 from ..errors import SymattnError
 from ..evaluation.evaluator import Evaluator
-from ..spec.load import Spec, Claim
+from ..spec.load import Spec
 from ..tensor import NEG_INF
 
 NEAR = Fraction(1, 4)         # a near miss: within a quarter of the value, or 10 last places

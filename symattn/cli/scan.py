@@ -4,7 +4,6 @@ article written out as ``[[claims]]``, for a user to review and keep."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 
 def configure(p):
