@@ -85,3 +85,18 @@ def test_check_json_is_deterministic():
     runs = [subprocess.run([sys.executable, "-m", "symattn", "check", "--json", spec],
                            capture_output=True, timeout=300).stdout for _ in range(2)]
     assert runs[0] == runs[1] and runs[0]
+
+
+def test_carried_numbers_name_exactly_the_printed_cells_they_used(records):
+    carried = [r for r in records if r.verdict == "carried" and r.source.startswith("000")]
+    assert carried and all(r.step == "z_final" for r in carried)
+    for r in carried:           # z_final[love] = z_concat[love] · W_O: row love only, 9 cells
+        assert {u["step"] for u in r.used} == {"z_concat"}
+        assert {u["at"][0] for u in r.used} == {"love"} and len(r.used) == 9
+        assert {u["line"] for u in r.used} == {552, 553}
+        assert r.carried_from == ["z_concat row love (printed at lines 552, 553)"]
+
+
+def test_no_corpus_number_follows_from_a_wrong_one(records):
+    assert not [r for r in records if r.root is not None]
+    assert not [r for r in records if r.verdict == "consistent"]
