@@ -517,3 +517,15 @@ def test_a_notebook_printout_is_consistent_not_wrong(tmp_path, seed):
     assert [r.verdict for r in recs if r.verdict not in ("correct", "consistent")] == []
     was_wrong = {(r.line, tuple(r.at)) for r in exact if r.verdict == "wrong"}
     assert all(r.verdict == "consistent" for r in recs if (r.line, tuple(r.at)) in was_wrong)
+
+
+@pytest.mark.parametrize("bad, says", [('rounded = "yes"', "rounded must be true or false"),
+                                       ("decimals = -1", "decimals must be a whole number"),
+                                       ("decimals = 2, rounded = false", "decimals with rounded = false")])
+def test_a_bad_printout_declaration_is_one_line_exit_2(tmp_path, bad, says):
+    path = spec(tmp_path, HEAD + f'''
+    [inputs]
+    x = {{ value = [[0.1235]], {bad} }}
+    ''')
+    p = subprocess.run([sys.executable, "-m", "symattn", "check", path], capture_output=True, text=True)
+    assert p.returncode == 2 and says in p.stderr and len(p.stderr.strip().splitlines()) == 1
