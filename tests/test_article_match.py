@@ -247,15 +247,20 @@ def test_corpus_found_in_the_articles(tmp_path):
                 same += 1
                 break
     assert len(rows) == 972
-    assert same >= 953, same                 # 98% of 972; measured 954 when this was written
-    # numbers of the checklist assigned to an entry of another value than the hand-written
+    assert same >= 953, same                 # 98% of 972; measured 955 when this was written
+    # numbers of the checklist found only on entries of another value than the hand-written
     # corpus's (both round to the print: "1" for an entry 1 where the corpus means 0.99999)
-    exacts = {}
+    exacts, checklist = {}, Counter((r["article"], int(r["line"]), value(r)) for r in rows)
     for h in hand:
         exacts.setdefault((h["source"], h["line"], value(h)), set()).add(h["exact"])
-    other = [c for c in found if (c["source"], c["line"], value(c)) in exacts
-             and c["exact"] not in exacts[(c["source"], c["line"], value(c))]]
-    assert len(other) <= 8, other
+    at = {}
+    for c in found:
+        at.setdefault((c["source"], c["line"], value(c)), []).append(c["exact"])
+    other = 0
+    for k, n in checklist.items():
+        good = sum(e in exacts.get(k, ()) for e in at.get(k, []))
+        other += min(max(0, n - good), sum(e not in exacts.get(k, ()) for e in at.get(k, [])))
+    assert other <= 5, other                 # measured 5 when this was written
     # no wrong number that the hand-written corpus does not have
     hand_wrong = {(h["source"], h["line"], h["printed"]) for h in hand if h["verdict"] == "wrong"}
     assert {(c["source"], c["line"], c["printed"]) for c in found if c["verdict"] == "wrong"} <= hand_wrong

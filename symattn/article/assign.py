@@ -87,7 +87,8 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
                        not all(m.near_miss(n, c) for c, n in misses)):
             continue
         exact = sum(m.equals(n, c) for c, n in cells.values())
-        fits.append(((ok, exact, _full(m, g, place), place[3] == "rows"), place, cells))
+        said = m.hints.get(place[0]) == g.numbers[0].line      # the spec says it is printed here
+        fits.append(((ok, said, exact, _full(m, g, place), place[3] == "rows"), place, cells))
     if not fits:
         return None
     top = max(f[0] for f in fits)               # then what the text says, for the best fits only
