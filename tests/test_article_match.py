@@ -119,6 +119,11 @@ def test_inputs_dimensions_and_factors_are_not_claims_and_a_carried_row_keeps_it
     assert not [g for g in got if g[0] == 13 and g[1] not in ("A", "Z")]   # [1, 0] … are X's rows
 
 
+def test_approximately_marks_a_rounded_value():
+    got = [(n.printed, n.approximate) for n in numbers_in(Line(1, r"≈ 1, 約 [0.5, 2] and = 3, about 0.67"))]
+    assert got == [("1", True), ("0.5", True), ("2", False), ("3", False), ("0.67", True)]
+
+
 def test_a_percent_glued_to_its_label_is_read():
     assert [n.printed for n in numbers_in(Line(1, "The19.9% cat40.3% x2"))] == ["19.9%", "40.3%"]
 
@@ -247,7 +252,7 @@ def test_corpus_found_in_the_articles(tmp_path):
                 same += 1
                 break
     assert len(rows) == 972
-    assert same >= 953, same                 # 98% of 972; measured 955 when this was written
+    assert same >= 953, same                 # 98% of 972; measured 956 when this was written
     # numbers of the checklist found only on entries of another value than the hand-written
     # corpus's (both round to the print: "1" for an entry 1 where the corpus means 0.99999)
     exacts, checklist = {}, Counter((r["article"], int(r["line"]), value(r)) for r in rows)
@@ -260,7 +265,7 @@ def test_corpus_found_in_the_articles(tmp_path):
     for k, n in checklist.items():
         good = sum(e in exacts.get(k, ()) for e in at.get(k, []))
         other += min(max(0, n - good), sum(e not in exacts.get(k, ()) for e in at.get(k, [])))
-    assert other <= 5, other                 # measured 5 when this was written
+    assert other <= 4, other                 # measured 4 when this was written
     # no wrong number that the hand-written corpus does not have
     hand_wrong = {(h["source"], h["line"], h["printed"]) for h in hand if h["verdict"] == "wrong"}
     assert {(c["source"], c["line"], c["printed"]) for c in found if c["verdict"] == "wrong"} <= hand_wrong

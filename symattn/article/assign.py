@@ -87,6 +87,8 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
                        not all(m.near_miss(n, c) for c, n in misses)):
             continue
         exact = sum(m.equals(n, c) for c, n in cells.values())
+        if g.numbers[0].approximate:            # ≈ [1, 0]: not an entry that is [1, 0] exactly
+            exact = -exact
         said = m.hints.get(place[0]) == g.numbers[0].line      # the spec says it is printed here
         fits.append(((ok, said, exact, _full(m, g, place), place[3] == "rows"), place, cells))
     if not fits:
@@ -202,9 +204,10 @@ def _single(m, n, role, lines, got, restated, pending, found):
     def key(c):
         is_input = c.name in m.spec.inputs
         if role == "factor":                     # a product's factors: inputs first
-            return (m.equals(n, c), is_input, m.context_score(n, c, text), m.here(n, c.name),
+            return (m.equals(n, c) != n.approximate, is_input, m.context_score(n, c, text), m.here(n, c.name),
                     m.line_score(n, c.name), -m.order[c.name])
-        return (m.equals(n, c), m.context_score(n, c, text), m.here(n, c.name), m.recent_row(n, c),
+        return (m.equals(n, c) != n.approximate, m.context_score(n, c, text), m.here(n, c.name),
+                m.recent_row(n, c),
                 m.last_row_named(n, c),
                 is_input == prefer_input,
                 m.line_score(n, c.name), -m.order[c.name])

@@ -45,6 +45,8 @@ _GLUED_VALUE = re.compile(r"-?\d+(?:\.\d+)?(?![\d.])")
 _COMMAND_GLUED = re.compile(r"\\(?:approx|times|cdot|div|to|quad|qquad|leq|geq|le|ge|simeq|"
                             r"fallingdotseq|mp|pm)(?=[-+]?\.?\d)")
 _WORD_PERCENT = re.compile(r"(?<=[A-Za-z.])(\d+\.\d+\s*%)")
+_APPROX = re.compile(r"(?:≈|≒|~|\\approx|\\simeq|約|およそ|ほぼ|\babout|\bapprox\.?|\broughly)"
+                     r"(?:\s|\$|\\left|\\begin\{[bpv]?matrix\}|[\[(])*$", re.I)
 _ENV_OPEN = re.compile(r"\\begin\{[A-Za-z*]+\}(\{[^}]*\})?$")
 _SIGN_AFTER = set("([{,=&|:;<>~≈≒\\ \t/*×·÷+") | {"", "\n"}
 _LIST_MARK = re.compile(r"\s*(?:[-*+]\s+)?\d+[.)]\s")
@@ -69,6 +71,7 @@ class Number:
     neg_inf: bool = False           # −∞: a masked score
     role: str = "text"              # what the words around it make it (groups._role)
     cell: bool = False              # a cell of a table flattened into one line of text
+    approximate: bool = False       # written after ≈, 約, about: not the exact value itself
     approx: float | None = None     # the matcher's float of the value (memo)
     half: float | None = None       # the matcher's half unit of the last place (memo)
 
@@ -161,7 +164,8 @@ def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | No
         return None
     return Number(line.text[start:m.end()].strip(), printed, value, line.number,
                   line.column(start), start, m.end(), line.kind, exponent,
-                  integer="." not in digits and not e and not pct)
+                  integer="." not in digits and not e and not pct,
+                  approximate=bool(_APPROX.search(before)))
 
 
 def _in_exponent(before: str) -> bool | None:
