@@ -382,3 +382,17 @@ def test_specs_of_other_articles_keep_their_hand_written_claims(tmp_path):
                              if not c["source"].startswith("002"))
     assert other(out) == other(hand)
     assert all(u["article"] == "002_7b7c9657c1cd8eb2.txt" for u in out["unmatched"])
+
+
+def test_a_minified_html_line_read_as_several_lines(tmp_path):
+    page = ("<html><body><p>Weights of <em>the</em>: [0.4011, 0.1978, 0.4011]</p><table><tr><td>sat</td>"
+            "<td>0.2483</td><td>0.2483</td><td>0.5035</td></tr></table></body></html>\n")
+    (tmp_path / "p.html").write_text(page, encoding="utf-8")
+    spec = BLOG_SPEC.replace('"post.md"', '"p.html"') + (
+        '\n[[claims]]\nstep = "A"\nat = "sat"\nprinted = "[0.2483, 0.2483, 0.5035]"\nline = 1\n')
+    (tmp_path / "p.toml").write_text(spec, encoding="utf-8")
+    r = cli("check", "p.toml", "--article", "p.html", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    got = sorted((c["at"][0], c["printed"], c.get("found", False)) for c in json.loads(r.stdout)["claims"])
+    assert got == [("sat", "0.2483", False), ("sat", "0.2483", False), ("sat", "0.5035", False),
+                   ("the", "0.1978", True), ("the", "0.4011", True), ("the", "0.4011", True)]

@@ -99,7 +99,7 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
     def key(fit):
         _, place, cells = fit
         c = cells[id(first)][0]
-        return (m.context_score(first, c, lines[first.line].text), m.last_row_named(first, c),
+        return (m.context_score(first, c, first.line_text), m.last_row_named(first, c),
                 place[0] not in m.spec.inputs,  # a step equal to an input: the step
                 m.line_score(first, place[0]), -m.order[place[0]])
     return max((f for f in fits if f[0] == top), key=key)[2]
@@ -184,7 +184,7 @@ def _take(m, g, cells, got, restated, found):
 
 # -- lone numbers ----------------------------------------------------------------------
 def _single(m, n, role, lines, got, restated, pending, found):
-    text = lines[n.line].text
+    text = n.line_text
     cands = m.correct(n)
     if not cands:
         c = restated.get(n.printed) if _significant(n) >= 3 else None

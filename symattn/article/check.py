@@ -156,18 +156,20 @@ def _not_hand_written_numbers(spec: Spec, unmatched: list) -> list:
 
 
 def _hand_claims_printed(spec: Spec, path: str, lines: list[Line]):
-    by_line = {ln.number: ln for ln in lines}
+    by_line: dict = {}                           # an HTML line may be read as several
+    for ln in lines:
+        by_line.setdefault(ln.number, []).append(ln)
     glued = glued_rows(lines)
     for c in spec.claims:
-        ln = by_line.get(c.line)
-        printed = Counter(n.value for n in numbers_in(ln)) if ln else Counter()
-        for way in readings(ln, glued[c.line]) if c.line in glued else ():
+        here = by_line.get(c.line, [])
+        printed = Counter(n.value for ln in here for n in numbers_in(ln))
+        for way in readings(here[-1], glued[c.line]) if c.line in glued else ():
             printed.update(n.value for n in way)         # 成分100: the cells 0 and 0
         try:
             want = Counter(e.value for e in parse_printed(c.printed).entries)
         except SymattnError:
             continue                            # the checker names the bad printed text
-        if ln is None or not all(printed[v] + printed[-v] >= k for v, k in want.items()):  # 3-4: -4
+        if not here or not all(printed[v] + printed[-v] >= k for v, k in want.items()):  # 3-4: -4
             raise SpecError(f"the claim says line {c.line} of {Path(path).name} prints "
                             f"{c.printed[:60]!r}, but that line does not",
                             where=spec.where(c.spec_line),

@@ -72,6 +72,7 @@ class Number:
     role: str = "text"              # what the words around it make it (groups._role)
     cell: bool = False              # a cell of a table flattened into one line of text
     approximate: bool = False       # written after ≈, 約, about: not the exact value itself
+    line_text: str = ""             # the reader's line it stands in (start/end index it)
     approx: float | None = None     # the matcher's float of the value (memo)
     half: float | None = None       # the matcher's half unit of the last place (memo)
 
@@ -109,7 +110,8 @@ def numbers_in(line: Line) -> list[Number]:
             out.append(n)
     for m in _NEG_INF.finditer(s):
         out.append(Number(line.text[m.start():m.end()], "-∞", Fraction(0), line.number,
-                          line.column(m.start()), m.start(), m.end(), line.kind, neg_inf=True))
+                          line.column(m.start()), m.start(), m.end(), line.kind, neg_inf=True,
+                          line_text=line.text))
     return sorted(out, key=lambda n: n.start)
 
 
@@ -165,7 +167,7 @@ def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | No
     return Number(line.text[start:m.end()].strip(), printed, value, line.number,
                   line.column(start), start, m.end(), line.kind, exponent,
                   integer="." not in digits and not e and not pct,
-                  approximate=bool(_APPROX.search(before)))
+                  approximate=bool(_APPROX.search(before)), line_text=line.text)
 
 
 def _in_exponent(before: str) -> bool | None:
