@@ -136,7 +136,6 @@ def _tentative_row(m: Matcher, g: Group, got: dict, found: Found) -> bool:
         return False
     for c, n in best.values():
         got[id(n)] = c
-        found.tentative.add((n.line, n.column))
         found.pending[(n.line, n.column)] = n
     found.rows.append({(n.line, n.column) for _, n in best.values()})
     return True
@@ -267,7 +266,6 @@ def _tentative(m: Matcher, pending: list, got: dict, found: Found):
         v = m.value(n)
         best = min(near, key=lambda c: (abs(m.approx[c.name][c.i][c.j] - v), -m.line_score(n, c.name)))
         got[id(n)] = best
-        found.tentative.add((n.line, n.column))
         found.pending[(n.line, n.column)] = n
 
 

@@ -121,37 +121,31 @@ def _not_kept(f, records: dict) -> set:
 
 def _not_hand_written(hand: list, found: list) -> list:
     """Found claims less the printed numbers a hand-written claim already names."""
-    named = Counter()
-    for c in hand:
-        for e in parse_printed(c.printed).entries:
-            named[(c.line, e.value)] += 1
-    out = []
-    for c in found:
-        entries = parse_printed(c.printed).entries
-        if all(named[(c.line, e.value)] > 0 for e in entries):
-            for e in entries:
-                named[(c.line, e.value)] -= 1
-            continue
-        out.append(c)
-    return out
+    return _less_hand_written(hand, found, lambda c: [(c.line, e.value)
+                                                      for e in parse_printed(c.printed).entries])
 
 
 def _not_hand_written_numbers(spec: Spec, unmatched: list) -> list:
     """Unmatched numbers less those a hand-written claim names (at its line)."""
-    named = Counter()
-    for c in spec.claims:
-        for e in parse_printed(c.printed).entries:
-            named[(c.line, e.value)] += 1
-    out = []
-    for u in unmatched:
+    def keys(u):
         try:
-            v = parse_printed(u.printed).entries[0].value
+            return [(u.line, parse_printed(u.printed).entries[0].value)]
         except SymattnError:
-            v = None
-        if named[(u.line, v)] > 0:
-            named[(u.line, v)] -= 1
+            return [(u.line, None)]
+    return _less_hand_written(spec.claims, unmatched, keys)
+
+
+def _less_hand_written(hand: list, items: list, keys) -> list:
+    """``items`` less those whose (line, value) keys a hand-written claim names, each
+    printed number of the hand-written claims used once."""
+    named = Counter(k for c in hand for k in [(c.line, e.value) for e in parse_printed(c.printed).entries])
+    out = []
+    for item in items:
+        ks = keys(item)
+        if all(named[k] > 0 for k in ks):
+            named.subtract(ks)
         else:
-            out.append(u)
+            out.append(item)
     return out
 
 

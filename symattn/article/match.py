@@ -58,9 +58,13 @@ class Found:
     unmatched: list = field(default_factory=list)
     ev: object = None                                 # the evaluator the matcher filled
     inputs: list = field(default_factory=list)        # numbers that print an input
-    tentative: set = field(default_factory=set)       # (line, column) kept only if carried
     rows: list = field(default_factory=list)          # tentative rows: sets of (line, column)
-    pending: dict = field(default_factory=dict)       # (line, column) -> Number
+    pending: dict = field(default_factory=dict)       # tentative: (line, column) -> Number
+
+    @property
+    def tentative(self) -> set:
+        """(line, column) of the claims kept only if the checker confirms them."""
+        return set(self.pending)
 
 
 class Matcher:
