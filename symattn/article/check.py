@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .assign import unmatched
-from .match import Matcher, find_claims
+from .find import find_claims
+from .match import Matcher
 from .glued import glued_rows, readings
 from .source import Line
 from .tokens import numbers_in

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import NamedTuple
 
-from .groups import groups_of
 from .source import Line
 from .tokens import Number, fold
 from ..claims.printed import parse_number
@@ -385,28 +384,3 @@ def _positions(text: str, label: str) -> list[int]:
 def _words(text: str) -> bool:
     import re
     return re.search(r"[^\W\d_]{2,}", re.sub(r"\\[A-Za-z]+", "", text)) is not None
-
-
-def find_claims(spec: Spec, lines: list[Line]) -> Found:
-    """The claims ``spec``'s example makes in ``lines`` (an article, read by a reader)."""
-    from .assign import assign
-    inside = [ln for ln in lines if _in_range(spec, ln.number) and not _program(ln)]
-    m = Matcher(spec)
-    m.lines = {ln.number: ln for ln in inside}
-    found = assign(m, groups_of(inside), m.lines)
-    found.ev = m.ev
-    return found
-
-
-_STATEMENT = re.compile(r"^\s*(?:[A-Za-z_][\w.\[\], ]*\s*[-+*/@]?=(?!=)|import\s|from\s|def\s|class\s|"
-                        r"for\s|while\s|if\s|return\b|print\(|#|//|>>>)")
-
-
-def _program(line: Line) -> bool:
-    """A line of program text (an assignment, a statement, a comment) in code: its numbers
-    are the program's constants and inputs, not printed results."""
-    return line.kind == "code" and bool(_STATEMENT.match(line.text) or "**" in line.text)
-
-
-def _in_range(spec: Spec, line: int) -> bool:
-    return spec.lines is None or any(a <= line <= b for a, b in spec.lines)

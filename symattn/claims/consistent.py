@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ..errors import SpecError, SymattnError
+from ..errors import SymattnError
 from ..ops import primitives as P
 from ..spec import expr as E
 from ..tensor import NEG_INF
@@ -25,48 +25,6 @@ from ..tensor import NEG_INF
 MAX_ENTRIES = 400          # input entries moved at once; more: not searched
 INSIDE = Fraction(1023, 1024)   # stay strictly inside the rounding intervals
 BISECTIONS = 40
-
-
-def printout_of(d: dict, where: str):
-    """The ``rounded``/``decimals`` keys of an input table: None, "printed" or a number."""
-    rounded, decimals = d.get("rounded"), d.get("decimals")
-    if rounded is not None and not isinstance(rounded, bool):
-        raise SpecError("rounded must be true or false", where=where,
-                        hint="rounded = true: the entries are printouts rounded at their decimals")
-    if decimals is not None:
-        if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 1000:
-            raise SpecError("decimals must be a whole number from 0 to 1000", where=where)
-        if rounded is False:
-            raise SpecError("decimals with rounded = false", where=where,
-                            hint="decimals = k declares the entries rounded at k places")
-        return decimals
-    return "printed" if rounded else None
-
-
-def entry_decimals(raw, entries: list, printout) -> list:
-    """Decimals of each entry of a printout input (None: an exact entry such as −∞)."""
-    from .printed import parse_number
-    if not isinstance(raw, list):
-        raw = [raw]
-    if raw and not isinstance(raw[0], list):
-        raw = [raw]
-    out = []
-    for raw_row, row in zip(raw, entries):
-        r = []
-        for x, v in zip(raw_row, row):
-            if v is NEG_INF:
-                r.append(None)
-            elif isinstance(printout, int):
-                r.append(printout)
-            elif isinstance(x, int):
-                r.append(0)
-            else:
-                try:
-                    r.append(parse_number(str(x)).decimals)
-                except SymattnError:
-                    r.append(None)
-        out.append(r)
-    return out
 
 
 def _interval(x: Fraction, d: int, mode: str) -> tuple[Fraction, Fraction]:
