@@ -115,25 +115,31 @@ def units(v: int, s: int, mode: str) -> int:
 
 def format_units(units: int, decimals: int) -> str:
     """The decimal text of ``units`` × 10^-decimals (``decimals`` may be negative)."""
-    from decimal import Decimal
     sign = "-" if units < 0 else ""
-    u = abs(units)
-    if u and max(decimals - ndigits(u), -decimals) > FIXED_ZEROS:
-        return sign + _scientific(u, decimals)
+    u = -units if units < 0 else units
+    t = _digits(u)
+    if u and max(decimals - len(t), -decimals) > FIXED_ZEROS:
+        return sign + _scientific(t, decimals)
     if decimals <= 0:
-        return sign + format(Decimal(u), "f") + "0" * (-decimals)
-    s = format(Decimal(u), "f").rjust(decimals + 1, "0")      # str(int) stops at 4300 digits
-    return f"{sign}{s[:-decimals]}.{s[-decimals:]}"
+        return sign + t + "0" * (-decimals)
+    t = t.rjust(decimals + 1, "0")
+    return f"{sign}{t[:-decimals]}.{t[-decimals:]}"
 
 
-def _scientific(u: int, decimals: int) -> str:
-    """u × 10^-decimals (u > 0) as d.ddd…e±N, its digits exactly those of u.
+def _digits(u: int) -> str:
+    """The decimal digits of u >= 0 (``str`` refuses integers of more than 4300 digits)."""
+    if u.bit_length() < 14_000:
+        return str(u)
+    from decimal import Decimal
+    return format(Decimal(u), "f")
 
-    >>> _scientific(1234, 2000), _scientific(5, -3000)
+
+def _scientific(t: str, decimals: int) -> str:
+    """The digits ``t`` of u > 0, times 10^-decimals, as d.ddd…e±N.
+
+    >>> _scientific("1234", 2000), _scientific("5", -3000)
     ('1.234e-1997', '5e+3000')
     """
-    from decimal import Decimal
-    t = format(Decimal(u), "f")
     exp = len(t) - 1 - decimals
     t = t.rstrip("0")
     return f"{t[0]}{'.' + t[1:] if len(t) > 1 else ''}e{exp:+d}"
