@@ -2,7 +2,16 @@
 
 Row-vector convention throughout: tokens are rows, ``y = x·W + b``, weights stored
 input-rows × output-columns exactly as the articles print them.
+
+Every module of this package is imported here and each :class:`~.operation.Operation` it
+declares is collected into :data:`OPERATIONS` and its function exported: a new operation is
+one new module (see docs/operations.md), listed nowhere else.
 """
+
+import importlib as _importlib
+import pkgutil as _pkgutil
+
+from .operation import Operation, collect as _collect
 
 from .primitives import const, matmul, transpose, hcat as concat, vcat as stack, take
 from .elementwise import exp, log, sqrt, sin, cos, relu, row_sum, mean, var, row_max, abs_
@@ -28,3 +37,18 @@ __all__ = [
     "learned_positional_encoding", "logits", "probabilities", "cross_entropy",
     "label_smoothing_loss", "greedy", "Steps",
 ]
+
+OPERATIONS: dict[str, Operation] = {}
+for _m in sorted(m.name for m in _pkgutil.iter_modules(__path__)):
+    for _name, _op in _collect(vars(_importlib.import_module(f"{__name__}.{_m}"))).items():
+        if _name in OPERATIONS:
+            raise ImportError(f"operation '{_name}' is declared twice ({_m})")
+        OPERATIONS[_name] = _op
+        if _op.function.__name__ == _name and _name not in __all__:
+            globals()[_name] = _op.function
+            __all__.append(_name)
+
+
+def group(name: str) -> tuple[str, ...]:
+    """The names of the declared operations in a family ("attention", "softmax", "mask")."""
+    return tuple(n for n, op in OPERATIONS.items() if name in op.groups)

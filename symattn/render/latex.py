@@ -14,7 +14,7 @@ from __future__ import annotations
 from .latex_config import LatexConfig
 from .latex_document import LatexDocument, render_spec
 from .latex_values import tensor_latex
-from .latex_steps import steps_latex
+from .latex_display import steps_latex
 
 __all__ = ["latex", "document", "LatexConfig", "LatexDocument", "tensor_latex", "steps_latex"]
 

@@ -24,6 +24,9 @@ from ..ops import primitives as P
 from ..spec import expr as E
 from ..tensor import Tensor, NEG_INF
 from .latex_config import LatexConfig
+from .latex_display import Display, rel, printed_tex, row_lines
+from .step_view import StepView
+from ..ops import OPERATIONS
 from .latex_formula import (Formula, Tex, paren, cell_tex, join_sum, ADD, NEG, MUL, FRAC, POW,
                             REDUCTIONS, _op)
 from .latex_values import (Numbers, Precision, Cell, Sym, symbol, _small_closed_form, row_key,
@@ -32,55 +35,9 @@ from .latex_values import (Numbers, Precision, Cell, Sym, symbol, _small_closed_
 SOFTMAX_CALLS = ("softmax", "probabilities")
 ATTENTION_CALLS = ("attention", "weights", "scores")
 MAX_EXACT_NODES = 20_000    # estimated expression-tree size of one closed form before building it
-LINE_WIDTH = 64             # printed characters on one line of a written-out row
 
 
 # -- the output of one step -------------------------------------------------------------
-
-class Display:
-    """One displayed equation: rows ``lhs &rel rhs`` of an ``aligned`` environment."""
-
-    def __init__(self):
-        self.rows: list[tuple[str, str, str]] = []
-
-    def add(self, lhs: str, rel: str, rhs: str) -> "Display":
-        self.rows.append((lhs, rel, rhs))
-        return self
-
-    def cont(self, rel: str, rhs: str | None) -> "Display":
-        """Continue the chain: ``&= rhs``; a repeat of the previous right side is dropped."""
-        if rhs is None:
-            return self
-        if self.rows and self.rows[-1][2].strip() == rhs.strip():
-            return self
-        self.rows.append(("", rel, rhs))
-        return self
-
-    def add_lines(self, lhs: str, rel: str, parts: list[str]) -> "Display":
-        """A new chain whose first right side is broken over several lines."""
-        self.rows.append((lhs, rel, parts[0]))
-        for p in parts[1:]:
-            self.rows.append(("", "", r"\quad " + p))
-        return self
-
-    def lines(self, rel: str, parts: list[str]) -> "Display":
-        """A right side broken over several lines."""
-        if not parts:
-            return self
-        self.cont(rel, parts[0])
-        for p in parts[1:]:
-            self.rows.append(("", "", r"\quad " + p))
-        return self
-
-    def latex(self) -> str:
-        body = []
-        for lhs, rel, rhs in self.rows:
-            body.append(f"{lhs} &{rel} {rhs}".strip() if rel else f"{lhs} &{rhs}")
-        return "\\begin{aligned}\n" + " \\\\\n".join(body) + "\n\\end{aligned}"
-
-    def __bool__(self):
-        return bool(self.rows)
-
 
 @dataclass
 class StepBlock:
@@ -92,21 +49,6 @@ class StepBlock:
     notes: list = field(default_factory=list)        # plain-text lines (corrections)
     remarks: list = field(default_factory=list)      # plain-text lines shown first (--exact fallback)
     wrong: list = field(default_factory=list)        # the check Records marked wrong
-
-
-def rel(approx: bool) -> str:
-    return r"\approx" if approx else "="
-
-
-def printed_tex(text: str) -> str:
-    """An article's printed number as LaTeX (for the struck-through original)."""
-    from ..numbers import normalize_minus
-    s = normalize_minus(str(text)).replace("≈", "").replace("~", "").strip()
-    s = s.replace("−∞", r"-\infty").replace("∞", r"\infty").replace("％", "%")
-    s = s.replace("%", r"\%").replace(",", "{,}")
-    if all(ch in "0123456789.+-eE\\%{},infty " for ch in s):
-        return s
-    return label_text(text)
 
 
 # -- the renderer -----------------------------------------------------------------------
@@ -284,13 +226,7 @@ class SpecRenderer:
                     exact = False
                     block.remarks.append(f"Shown in certified decimals: {e.message}.")
             if not exact:
-                handler = self._generic
-                if isinstance(tree, E.Call) and not _by_columns(tree):
-                    handler = {**{n: self._softmax for n in SOFTMAX_CALLS},
-                               **{n: self._attention for n in ATTENTION_CALLS},
-                               "layer_norm": self._layer_norm, "ffn": self._ffn,
-                               "concat": self._concat}.get(tree.name, self._generic)
-                block.displays += handler(name, t, tree, lhs)
+                block.displays += self._declared(name, t, tree, lhs)
                 if self._wants_table(step, t):
                     res, approx = self.result(t, name=name, as_table=True)
                     block.displays.append(Display().add(lhs, rel(approx), res).latex())
@@ -307,6 +243,20 @@ class SpecRenderer:
                     text += " (" + "; ".join(r.diagnosis) + ")"
                 block.notes.append(text)
         return block
+
+    def _declared(self, name, t, tree, lhs) -> list[str]:
+        """The step as its operation's declaration shows it, else the generic display."""
+        op = OPERATIONS.get(tree.name) if isinstance(tree, E.Call) else None
+        shown = None
+        if op is not None and op.latex is not None and op.latex.show is not None:
+            view = StepView(self, name, t, tree, lhs)
+            shown = op.latex.show(view, op.bind(tree.args, dict(tree.kwargs)))
+        elif isinstance(tree, E.Call) and not _by_columns(tree):
+            handler = {**{n: self._softmax for n in SOFTMAX_CALLS},
+                       **{n: self._attention for n in ATTENTION_CALLS},
+                       "ffn": self._ffn, "concat": self._concat}.get(tree.name)
+            shown = handler(name, t, tree, lhs) if handler else None
+        return self._generic(name, t, tree, lhs) if shown is None else shown
 
     def _wants_table(self, step, t: Tensor) -> bool:
         """A labelled table for logits and probabilities over a vocabulary (columns labelled
@@ -568,83 +518,6 @@ class SpecRenderer:
             out.append(d.latex())
         return out
 
-    # -- LayerNorm ----------------------------------------------------------------------
-    def _layer_norm(self, name, t, tree, lhs) -> list[str]:
-        from ..ops.norm import layer_norm_steps, EPS
-        F = self.formula
-        args = list(tree.args)
-        kw = dict(tree.kwargs)
-        given = dict(zip(["x", "eps", "gamma", "beta"], args))
-        given.update(kw)
-        if any(k in given for k in ("variance", "eps_inside")):
-            return self._generic(name, t, tree, lhs)
-        x_n = given["x"]
-        x_t = self.value(x_n)
-        eps_t = self.value(given["eps"]) if "eps" in given else P.scalar(EPS)
-        g_n, b_n = given.get("gamma"), given.get("beta")
-        g_t = self.value(g_n) if g_n is not None else None
-        b_t = self.value(b_n) if b_n is not None else None
-        st = layer_norm_steps(x_t, eps_t, g_t, b_t)
-        self._keep.append(st)
-        xs = F.show(x_n, False)
-        eps_s = F.show(given["eps"], False).text if "eps" in given else r"\varepsilon"
-        norm = rf"\frac{{{xs.text} - \mu}}{{\sqrt{{\sigma^{{2}} + {eps_s}}}}}"
-        formula = norm
-        if g_n is not None:
-            formula = rf"{F.show(g_n, False).text} \odot {formula}"
-        if b_n is not None:
-            formula = rf"{formula} + {F.show(b_n, False).text}"
-        d = Display().add(lhs, "=", rf"{_op('layer_norm')}\left({xs.text}\right)")
-        d.cont("=", formula)
-        res, approx = self.result(t, name=name)
-        d.cont(rel(approx), res)
-        out = [d.latex()]
-        n = x_t.shape[1]
-        xprec = self.precision(x_n)
-        eps_prec = self.precision(given["eps"]) if "eps" in given else self.input_precision()
-        for i in self.rows_for(name, t):
-            key = row_key(t, i) if t.shape[0] > 1 else None
-            sub = (lambda s: f"{s}_{{{key}}}") if key else (lambda s: s)
-            xr = F.show(x_n, False, i).text
-            xc = self.row_cells(x_t, i, xprec)
-            mu = self.row_cells(st["mean"], i)[0]
-            dev = self.row_cells(st["deviations"], i)
-            var = self.row_cells(st["variance"], i)[0]
-            std = self.row_cells(st["std"], i)[0]
-            eps_c = self.row_cells(eps_t, 0, eps_prec)[0]
-            di = Display()
-            mu_l = sub(r"\mu")
-            sum_x = join_sum([cell_tex(c) for c in xc]).text
-            di.add(mu_l, "=", rf"\frac{{{sum_x}}}{{{n}}}")
-            di.cont(rel(mu.rounded), mu.text)
-            di.add_lines(rf"{xr} - {mu_l}", "=", row_lines(
-                [Tex(f"{c.text} - {paren(cell_tex(mu), NEG)}", ADD, 2) for c in xc]))
-            di.cont(rel(any(c.rounded for c in dev)), layout([[c.text for c in dev]]))
-            sq = [Tex(f"{{{paren(cell_tex(c), FRAC)}}}^{{2}}", POW) for c in dev]
-            di.add(sub(r"\sigma^{2}") if not key else rf"\sigma^{{2}}_{{{key}}}", "=",
-                   rf"\frac{{{join_sum(sq).text}}}{{{n}}}")
-            di.cont(rel(var.rounded), var.text)
-            sig = rf"\sigma^{{2}}_{{{key}}}" if key else r"\sigma^{2}"
-            di.add(rf"\sqrt{{{sig} + {eps_s}}}", "=", rf"\sqrt{{{var.text} + {eps_c.text}}}")
-            di.cont(rel(std.rounded), std.text)
-            ents = []
-            for j, c in enumerate(dev):
-                e = Tex(rf"\frac{{{c.text}}}{{{std.text}}}", FRAC)
-                if g_t is not None:
-                    gc = self.row_cells(g_t, i, self.precision(g_n))
-                    gj = gc[j if len(gc) > 1 else 0]
-                    e = Tex(f"{paren(cell_tex(gj), NEG)} \\cdot {e.text}", MUL)
-                if b_t is not None:
-                    bc = self.row_cells(b_t, i, self.precision(b_n))
-                    bj = bc[j if len(bc) > 1 else 0]
-                    e = Tex(f"{e.text} + {paren(cell_tex(bj), NEG)}", ADD)
-                ents.append(e)
-            di.add_lines(symbol(name).sub(key).latex() if key else lhs, "=", row_lines(ents))
-            res, approx = self.result(t, rows=[i], name=name)
-            di.cont(rel(approx), res)
-            out.append(di.latex())
-        return out
-
     # -- FFN ----------------------------------------------------------------------------
     def _ffn(self, name, t, tree, lhs) -> list[str]:
         from ..ops.ffn import ffn_steps
@@ -766,76 +639,3 @@ def _unique_printed(recs) -> list:
 def _name_of(node) -> str | None:
     """The spec name a subtree stands for (a name, or an index of one), else None."""
     return node.id if isinstance(node, E.Name) else None
-
-
-_WIDTH_DROP = re.compile(r"\\(left|right|bigl|bigr|mathrm|text|operatorname)\b|[{}]")
-_WIDTH_ONE = re.compile(r"\\(cdot|odot|infty|top|sigma|mu|varepsilon|gamma|beta|sqrt|quad|,|;|\ )")
-_FRAC = re.compile(r"\\frac\{([^{}]*)\}\{([^{}]*)\}")
-
-
-def width(tex: str) -> int:
-    """A rough count of the characters ``tex`` prints (for breaking long lines)."""
-    tex = _FRAC.sub(lambda m: "x" * max(len(m.group(1)), len(m.group(2))), tex)
-    tex = _WIDTH_ONE.sub("x", tex)
-    tex = _WIDTH_DROP.sub("", tex)
-    tex = re.sub(r"\\[A-Za-z]+", "xx", tex)
-    return len(tex.replace(" ", ""))
-
-
-def row_lines(entries: list[Tex]) -> list[str]:
-    """A written-out row ``[e_1, e_2, …]`` broken into lines of about ``LINE_WIDTH``
-    printed characters; a single long sum breaks between its terms."""
-    pieces: list[tuple[str, int, bool]] = []       # (text, width, ends an entry)
-    for e in entries:
-        w = width(e.text)
-        if w > LINE_WIDTH and e.terms:
-            chunk, cw, chunks = [], 0, []
-            for text, _ in e.terms:
-                tw = width(text) + 1
-                if chunk and cw + tw > LINE_WIDTH:
-                    chunks.append(chunk)
-                    chunk, cw = [], 0
-                chunk.append(text)
-                cw += tw
-            chunks.append(chunk)
-            for k, c in enumerate(chunks):
-                pieces.append(((" + " if k else "") + " + ".join(c), LINE_WIDTH + 1,
-                               k == len(chunks) - 1))
-        else:
-            pieces.append((e.text, w, True))
-    sep = ",\\ "
-    single = len(entries) == 1
-    lines, cur, used = [], "", 0
-    for k, (text, w, ends) in enumerate(pieces):
-        if cur and (used + w > LINE_WIDTH or w > LINE_WIDTH):
-            lines.append(cur)
-            cur, used = "", 0
-        cur += text
-        used += w + 2
-        if ends and not single and k < len(pieces) - 1:
-            cur += sep
-    lines.append(cur)
-    lines = [l for l in lines if l]
-    if not single:
-        if len(lines) == 1:
-            open_, close = "\\left[", "\\right]"
-        elif any("\\frac" in l for l in lines):
-            open_, close = "\\Bigl[", "\\Bigr]"
-        else:
-            open_, close = "\\bigl[", "\\bigr]"
-        lines[0] = open_ + lines[0]
-        lines[-1] = lines[-1] + close
-    return lines
-
-
-# -- Jupyter: named steps of the engine -------------------------------------------------
-
-def steps_latex(steps, digits: int = 4) -> str:
-    """``$$ name = value … $$`` for a :class:`~symattn.ops.steps.Steps` (its ``_repr_latex_``)."""
-    from .latex_values import tensor_latex
-    numbers = Numbers()
-    d = Display()
-    for name, t in steps.flat().items():
-        d.add(symbol(name.replace(".", "_")).latex(), "=",
-              tensor_latex(t, digits, numbers=numbers))
-    return "$$" + d.latex() + "$$"

@@ -1,7 +1,8 @@
 """The operations a spec expression may call: a whitelist mapping names to the engine.
 
-Each entry adapts the engine's function to the values an expression produces (Tensors,
-exact numbers, label strings, lists). Anything not listed here cannot be called.
+The declared operations (:data:`symattn.ops.OPERATIONS`) bring their own signature and
+argument converters; :data:`FUNCTIONS` adds the elementwise functions, row statistics and
+helpers that are not declared there. Anything else cannot be called.
 """
 
 from __future__ import annotations
@@ -113,8 +114,6 @@ FUNCTIONS = {
     "linear": lambda x, W, b=None: ops.linear(x, W, b),
     "ffn": ops.ffn,
     "residual": ops.residual,
-    "layer_norm": lambda x, eps=ops.EPS, gamma=None, beta=None, variance="biased", eps_inside=1:
-        ops.layer_norm(x, eps, gamma, beta, variance=variance, eps_inside=bool(_int(eps_inside, "eps_inside"))),
     "positional_encoding": _positional_encoding,
     "embed": lambda E, ids, scale=0: ops.embed(E, _labels(ids), bool(_int(scale, "scale"))),
     "logits": lambda h, W, b=None: ops.logits(h, W, b),
@@ -126,16 +125,18 @@ FUNCTIONS = {
 # parser (symattn.spec.expr.CALL_ALIASES): one vocabulary, one name per operation here.
 
 _SIGNATURES = {name: inspect.signature(f) for name, f in FUNCTIONS.items()}
+_SIGNATURES.update({name: op.signature() for name, op in ops.OPERATIONS.items()})
+NAMES = sorted(_SIGNATURES)          # every name an expression may call
 
 
 def call(name: str, args: list, kwargs: dict):
-    f = FUNCTIONS.get(name)
+    op = ops.OPERATIONS.get(name)
+    f = op.call if op is not None else FUNCTIONS.get(name)
     if f is None:
-        raise SpecError(f"unknown operation '{shown(name)}'",
-                        hint=f"known: {', '.join(sorted(FUNCTIONS))}")
+        raise SpecError(f"unknown operation '{shown(name)}'", hint=f"known: {', '.join(NAMES)}")
     try:
         _SIGNATURES[name].bind(*args, **kwargs)
     except TypeError as e:
         params = ", ".join(str(p) for p in _SIGNATURES[name].parameters.values())
         raise SpecError(f"{name}(): {shown(e, 120)}", hint=f"it takes ({params})") from None
-    return f(*args, **kwargs)
+    return f(args, kwargs) if op is not None else f(*args, **kwargs)

@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Callable, Iterator
 
 from ..roles import sqrt_mistakes, divided_by_sqrt, is_statistic, _calls
+from ...ops import OPERATIONS
 from ...spec import expr as E
 from ...tensor import NEG_INF
 
@@ -119,19 +120,6 @@ def _attention_mistakes(node: E.Call, spec) -> list:
     return out
 
 
-def _norm_mistakes(node: E.Call) -> list:
-    out = []
-    if _get(node, "variance") == E.Str("unbiased"):
-        out.append(("LayerNorm with the biased variance (÷d) instead of the unbiased one",
-                    _kw(node, "variance", E.Str("biased"))))
-    else:
-        out.append(("LayerNorm with the unbiased variance (÷(d−1))",
-                    _kw(node, "variance", E.Str("unbiased"))))
-    out.append(("LayerNorm without eps", _kw(node, "eps", ZERO)))
-    out.append(("LayerNorm with eps outside the square root", _kw(node, "eps_inside", ZERO)))
-    return out
-
-
 def _variance_mistakes(node: E.Call) -> list:
     ddof = _get(node, "ddof")
     if ddof is None or ddof == ZERO:
@@ -217,8 +205,9 @@ def computation_mistakes(spec) -> Callable:
                 out += _softmax_mistakes(arg, None, node.kwargs, spec)
         if isinstance(node, E.Call) and node.name in MASK_CALLS and not _has_kw(node, "fill"):
             out.append(("0 instead of −∞ in the mask", _kw(node, "fill", ZERO)))
-        if isinstance(node, E.Call) and node.name == "layer_norm":
-            out += _norm_mistakes(node)
+        op = OPERATIONS.get(node.name) if isinstance(node, E.Call) else None
+        if op is not None and op.mistakes is not None:     # declared beside the operation
+            out += op.mistakes(node, spec)
         if isinstance(node, E.Call) and node.name == "var":
             out += _variance_mistakes(node)
         if isinstance(node, E.Call) and node.name == "sqrt" and len(node.args) == 1:

@@ -1,0 +1,69 @@
+"""How one entry of a step is written out: the generic forms a presentation composes.
+
+Each form takes certified cells (:class:`~symattn.render.latex_values.Cell`) or LaTeX
+fragments (:class:`~symattn.render.latex_formula.Tex`) and returns a ``Tex`` carrying its
+precedence, so a negative operand is parenthesised only where it must be.
+"""
+
+from __future__ import annotations
+
+from .latex_formula import Tex, paren, cell_tex, join_sum, ADD, NEG, MUL, FRAC, POW, ATOM
+
+__all__ = ["Tex", "paren", "cell_tex", "join_sum", "ADD", "NEG", "MUL", "FRAC", "POW", "ATOM",
+           "texts", "dot", "plus", "minus", "times", "over", "square", "exp", "max0", "total"]
+
+
+def texts(cells) -> list[str]:
+    """The printed text of each cell of a row."""
+    return [c.text for c in cells]
+
+
+def dot(xs, ys, bias=None) -> Tex:
+    """``x_1 \\cdot y_1 + x_2 \\cdot y_2 + … (+ b)``: one entry of a matrix product."""
+    terms = [Tex(f"{paren(cell_tex(x), NEG)} \\cdot {paren(cell_tex(y), NEG)}", MUL, 2)
+             for x, y in zip(xs, ys)]
+    if bias is not None:
+        terms.append(cell_tex(bias))
+    return join_sum(terms)
+
+
+def plus(a, b) -> Tex:
+    """``a + (b)``: an addition of two cells (a mask entry, a bias)."""
+    return Tex(f"{a.text} + {paren(cell_tex(b), NEG)}", ADD, 2)
+
+
+def minus(a, b) -> Tex:
+    """``a - (b)``: a deviation."""
+    return Tex(f"{a.text} - {paren(cell_tex(b), NEG)}", ADD, 2)
+
+
+def times(a, b) -> Tex:
+    """``(a) \\cdot (b)``: a cell scaled by a factor (a Tex or a cell)."""
+    a = a if isinstance(a, Tex) else cell_tex(a)
+    b = b if isinstance(b, Tex) else cell_tex(b)
+    return Tex(f"{paren(a, NEG)} \\cdot {paren(b, NEG)}", MUL)
+
+
+def over(a, b: str, leaves: int = 1) -> Tex:
+    """``\\frac{a}{b}``: a quotient of a cell (or Tex) by a denominator's LaTeX."""
+    return Tex(rf"\frac{{{a.text}}}{{{b}}}", FRAC, leaves)
+
+
+def square(a) -> Tex:
+    """``{(a)}^{2}``."""
+    return Tex(f"{{{paren(cell_tex(a), FRAC)}}}^{{2}}", POW)
+
+
+def exp(a) -> Tex:
+    """``e^{a}``."""
+    return Tex(f"e^{{{a.text}}}", POW)
+
+
+def max0(a) -> Tex:
+    """``\\max(0, a)``: ReLU of one entry."""
+    return Tex(rf"\max\left(0,\ {a.text}\right)")
+
+
+def total(cells) -> Tex:
+    """``a + b + c``: the sum of a row's cells."""
+    return join_sum([cell_tex(c) for c in cells])
