@@ -1,4 +1,5 @@
-"""Embeddings and positional encodings."""
+"""Embeddings and positional encodings, declared with the positional encoding's common
+mistakes (:data:`EMBED`, :data:`POSITIONAL_ENCODING`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from typing import Sequence
 
 from . import primitives as P
 from .elementwise import sin, cos, sqrt
+from .operation import declare
 from ..errors import DomainError, InputError
+from ..spec import calls as C
+from ..spec import expr as E
 from ..tensor import Tensor
 
 
@@ -31,6 +35,7 @@ def positional_encoding(n: int, d: int, base=10000, *, pair: str = "2i") -> Tens
     if pair not in ("2i", "i"):
         raise InputError("pair must be '2i' or 'i'")
     _check_base(base)
+    P.check_entries(n, d)             # before the table is built
     pos = P.const([[p] for p in range(n)])
     inv = [P.power(P.scalar(base), -Fraction(2 * (j // 2) if pair == "2i" else j // 2, d))
            for j in range(d)]
@@ -60,3 +65,47 @@ def _check_base(base) -> None:
 def learned_positional_encoding(P_table, n: int) -> Tensor:
     """The first n rows of a learned position table."""
     return P.take(P.as_tensor(P_table), list(range(n)))
+
+
+# -- the common mistakes: base 1000, no frequency decay, the exponent i/d ---------------
+
+MAX_PE_ENTRIES = 4096         # the table without decay is written out as a tree up to here
+
+
+def _pe_mistakes(call, spec) -> list:
+    out = []
+    if C.get(call, "base") is None:
+        out.append(("positional encoding with base 1000 instead of 10000",
+                    C.with_kw(call, "base", C.num(1000))))
+        flat = _without_decay(call)
+        if flat is not None:
+            out.append(("positional encoding without frequency decay (sin(pos), cos(pos) in "
+                        "every dimension)", flat))
+    if C.get(call, "pair") is None:
+        out.append(("positional encoding with exponent i/d instead of 2i/d",
+                    C.with_kw(call, "pair", C.text("i"))))
+    return out
+
+
+def _without_decay(call):
+    """sin(pos) in the even and cos(pos) in the odd dimensions, written out as a tree;
+    None unless n and d are plain numbers."""
+    if len(call.args) < 2 or not all(isinstance(a, E.Num) and a.value.denominator == 1
+                                      and a.value > 0 for a in call.args[:2]):
+        return None
+    n, d = int(call.args[0].value), int(call.args[1].value)
+    if n * d > MAX_PE_ENTRIES:
+        return None
+
+    def row(values):
+        return E.ListLit(tuple(C.num(v) for v in values))
+    pos = E.ListLit(tuple(row([p] * d) for p in range(n)))
+    even = E.ListLit((row([1 - j % 2 for j in range(d)]),))
+    odd = E.ListLit((row([j % 2 for j in range(d)]),))
+    return E.BinOp("+", E.BinOp("*", E.Call("sin", (pos,), ()), even),
+                   E.BinOp("*", E.Call("cos", (pos,), ()), odd))
+
+
+EMBED = declare("embed", embed, convert={"ids": "labels", "scale": "flag"})
+POSITIONAL_ENCODING = declare("positional_encoding", positional_encoding,
+                              convert={"n": "whole", "d": "whole"}, mistakes=_pe_mistakes)

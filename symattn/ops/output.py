@@ -1,4 +1,5 @@
-"""From the last decoder row to a token: logits, probabilities, choice, loss."""
+"""From the last decoder row to a token: logits, probabilities, choice, loss; each
+declared for the spec language (:data:`LOGITS`, :data:`CROSS_ENTROPY`, ...)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from fractions import Fraction
 
 from . import primitives as P
 from .elementwise import log
-from .softmax import softmax
+from .operation import declare
+from .softmax import softmax, probabilities  # noqa: F401  (its old home)
 from ..errors import InputError, ShapeError
 from ..numbers import exact
 from ..tensor import Tensor
@@ -16,11 +18,6 @@ def logits(h, W_vocab, b=None) -> Tensor:
     """``h·W_vocab (+ b)``: one score per vocabulary entry (columns). Tied weights: pass Eᵀ."""
     y = P.matmul(h, W_vocab)
     return y if b is None else y + b
-
-
-def probabilities(z, T=1) -> Tensor:
-    """softmax(z / T) over the vocabulary."""
-    return softmax(z, T)
 
 
 def _targets(z: Tensor, target) -> list[int]:
@@ -57,3 +54,9 @@ def greedy(z, evaluator=None):
     z = P.as_tensor(z)
     j = argmax(z, evaluator)
     return z.cols[j] if z.cols else j
+
+
+LOGITS = declare("logits", logits)
+CROSS_ENTROPY = declare("cross_entropy", cross_entropy, convert={"target": "targets"})
+LABEL_SMOOTHING_LOSS = declare("label_smoothing_loss", label_smoothing_loss,
+                               convert={"target": "targets"})

@@ -1,4 +1,6 @@
-"""Softmax over rows, with temperature: the one definition every context evaluates."""
+"""Softmax over rows, with temperature: the one definition every context evaluates, its
+steps (the exponentials and their row sum), how they are shown and its common mistakes
+(:data:`SOFTMAX`, :data:`PROBABILITIES`)."""
 
 from __future__ import annotations
 
@@ -6,8 +8,13 @@ from fractions import Fraction
 
 from . import primitives as P
 from .elementwise import exp
+from .masks import is_mask
+from .operation import declare, Presentation
 from ..errors import DomainError, InputError
 from ..numbers import exact
+from ..spec import calls as C
+from ..spec import expr as E
+from ..steps import Steps
 from ..tensor import Tensor
 
 
@@ -26,10 +33,21 @@ def softmax(x, T=1, axis: int = -1) -> Tensor:
         return P.transpose(softmax(P.transpose(x), T))
     if axis not in (1, -1):
         raise InputError(f"softmax axis={axis}: a matrix has axis 0 (columns) or 1 (rows)")
+    return _parts(x, T)[3]
+
+
+def softmax_steps(x, T=1) -> Steps:
+    """Softmax of each row of x, step by step: z = x/T, the exponentials e^z, their row
+    sums (m×1) and the output e^z / Σ e^z."""
+    return Steps(**dict(zip(("z", "exponentials", "sums", "output"), _parts(P.as_tensor(x), T))))
+
+
+def _parts(x: Tensor, T) -> tuple:
     z = x if _is_one(T) else x / _temperature(T)
     e = exp(P.stabilize(z))
-    return _divide(e, P.row_sum(e), "softmax: every entry of a row is masked (−∞); "
-                   "nothing is left to attend to")
+    s = P.row_sum(e)
+    return z, e, s, _divide(e, s, "softmax: every entry of a row is masked (−∞); "
+                            "nothing is left to attend to")
 
 
 def _divide(a, b, message: str) -> Tensor:
@@ -50,3 +68,94 @@ def _temperature(T) -> Tensor:
         raise DomainError(f"temperature T = {v} must be > 0",
                           hint="T → 0⁺ is greedy choice (argmax); use a small positive T")
     return P.scalar(v)
+
+
+def probabilities(z, T=1) -> Tensor:
+    """softmax(z / T) over the vocabulary."""
+    return softmax(z, T)
+
+
+# -- LaTeX: each exponential, their sum and the quotients ------------------------------
+
+def show_rows(v, d, st: Steps, w, w_lhs: str, z_prec, zsym, i: int) -> None:
+    """Continue display ``d`` with row i of softmax: ``exp(z)``, ``Σ_j e^{z_j}`` and the
+    quotients giving ``w_lhs`` (``w``: the weights, ``st``: :func:`softmax_steps`)."""
+    f = v.f
+    z, e, s = st["z"], st["exponentials"], st["sums"]
+    zi = i if z.shape[0] > 1 else 0
+    zc, ec = v.row_cells(z, zi, prec=z_prec), v.row_cells(e, zi)
+    sc = v.row_cells(s, zi)[0]
+    d.add_lines(rf"\exp\left({zsym.latex()}\right)", "=", v.row_lines([f.exp(c) for c in zc]))
+    d.cont(v.rel(any(c.rounded for c in ec)), v.layout([f.texts(ec)]))
+    d.add_lines(rf"\sum_{{j}} e^{{{zsym.sub('j').latex()}}}", "=", v.row_lines([f.total(ec)]))
+    d.cont(v.rel(sc.rounded), sc.text)
+    d.add_lines(w_lhs, "=", v.row_lines([f.over(c, sc.text, 2) for c in ec]))
+    v.finish(d, w, i if w.shape[0] > 1 else 0)
+
+
+ROW_AXES = (C.ONE, E.Neg(C.ONE))
+
+
+def _show(v, a) -> list[str] | None:
+    if a.get("axis", ROW_AXES[0]) not in ROW_AXES:     # down the columns: the generic display
+        return None
+    x, T = a.get("x", a.get("z")), a.get("T")
+    d = v.Display().add(v.lhs, "=", v.show(v.tree).text).cont("=", v.show(v.tree, True).text)
+    many = v.t.shape[0] > 1
+    if many:
+        v.finish(d)
+    out = [d] if many else []
+    scaled = T is not None and not (isinstance(T, E.Num) and T.value == 1)
+    st = v.steps(softmax_steps, v.value(x), v.value(T) if scaled else 1)
+    z_prec = v.precision(x) if not scaled else None
+    z_formula = v.tex(x)
+    if scaled:
+        z_formula = v.f.Tex(rf"\frac{{{z_formula.text}}}{{{v.tex(T).text}}}", v.f.FRAC)
+    for i, key in v.rows():
+        di = v.Display() if many else d
+        if isinstance(x, E.Name) and not scaled:
+            zsym, xt = v.symbol(x.id), v.value(x)
+            zsym = zsym.sub(v.row_key(xt, i)) if xt.shape[0] > 1 else zsym
+        else:
+            zsym = v.Sym("z", (key,) if key else ())
+            zf = z_formula.text if not key else rf"\left({z_formula.text}\right)_{{{key}}}"
+            z = st["z"]
+            v.finish(di.add(zsym.latex(), "=", zf), z, i if z.shape[0] > 1 else 0, prec=z_prec)
+        show_rows(v, di, st, v.t, v.row_lhs(key), z_prec, zsym, i)
+        if many:
+            out.append(di)
+    if not many:
+        out.insert(0, d)
+    return [x.latex() for x in out]
+
+
+# -- the common mistakes: over the columns, the mask after softmax, 0 for −∞ -----------
+
+def mistakes_of(scores, mask, kwargs, spec) -> list:
+    """softmax(scores + mask) done wrong: over columns, masked afterwards, 0 for −∞."""
+    z = scores if mask is None else E.BinOp("+", scores, mask)
+    out = [("softmax over columns instead of rows",
+            E.Call("softmax", (z,), kwargs + (("axis", C.ZERO),)))]
+    if mask is not None and is_mask(mask, spec):
+        out.append(("mask applied after softmax (weights zeroed, not renormalised)",
+                    E.BinOp("*", E.Call("softmax", (scores,), kwargs),
+                            E.Call("keep_mask", (mask,), ()))))
+        if not isinstance(mask, E.Call):
+            out.append(("0 instead of −∞ in the mask", E.Call("softmax", (scores,), kwargs)))
+    return out
+
+
+def _mistakes(call, spec) -> list:
+    if C.has_kw(call, "axis") or not call.args:
+        return []
+    arg = call.args[0]
+    if isinstance(arg, E.BinOp) and arg.op == "+" and is_mask(arg.right, spec):
+        return mistakes_of(arg.left, arg.right, call.kwargs, spec)
+    return mistakes_of(arg, None, call.kwargs, spec)
+
+
+SOFTMAX = declare("softmax", softmax, steps=softmax_steps, convert={"axis": "axis"},
+                  latex=Presentation("softmax", _show), mistakes=_mistakes,
+                  groups=frozenset({"softmax", "weights"}))
+PROBABILITIES = declare("probabilities", probabilities, steps=softmax_steps,
+                        latex=Presentation("softmax", _show), groups=frozenset({"softmax", "weights"}))

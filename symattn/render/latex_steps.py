@@ -26,14 +26,14 @@ from ..tensor import Tensor, NEG_INF
 from .latex_config import LatexConfig
 from .latex_display import Display, rel, printed_tex, row_lines
 from .step_view import StepView
-from ..ops import OPERATIONS
+from ..ops import OPERATIONS, group
+from .step_forms import weighted_rows
 from .latex_formula import (Formula, Tex, paren, cell_tex, join_sum, ADD, NEG, MUL, FRAC, POW,
                             REDUCTIONS, _op)
 from .latex_values import (Numbers, Precision, Cell, Sym, symbol, _small_closed_form, row_key,
                            label_text, layout, table, texts, MAX_EXACT_PLACES)
 
-SOFTMAX_CALLS = ("softmax", "probabilities")
-ATTENTION_CALLS = ("attention", "weights", "scores")
+WEIGHTS_CALLS = group("weights")    # operations whose rows are weights summing to 1
 MAX_EXACT_NODES = 20_000    # estimated expression-tree size of one closed form before building it
 
 
@@ -249,12 +249,10 @@ class SpecRenderer:
         op = OPERATIONS.get(tree.name) if isinstance(tree, E.Call) else None
         shown = None
         if op is not None and op.latex is not None and op.latex.show is not None:
-            view = StepView(self, name, t, tree, lhs)
+            view = StepView(self, name, t, tree, lhs, op)
             shown = op.latex.show(view, op.bind(tree.args, dict(tree.kwargs)))
-        elif isinstance(tree, E.Call) and not _by_columns(tree):
-            handler = {**{n: self._softmax for n in SOFTMAX_CALLS},
-                       **{n: self._attention for n in ATTENTION_CALLS},
-                       "ffn": self._ffn, "concat": self._concat}.get(tree.name)
+        elif isinstance(tree, E.Call):
+            handler = {"ffn": self._ffn, "concat": self._concat}.get(tree.name)
             shown = handler(name, t, tree, lhs) if handler else None
         return self._generic(name, t, tree, lhs) if shown is None else shown
 
@@ -310,14 +308,14 @@ class SpecRenderer:
         while isinstance(node, E.Index):
             node = node.target
         if isinstance(node, E.Call):
-            return node.name in SOFTMAX_CALLS + ("weights",)
+            return node.name in WEIGHTS_CALLS
         if not isinstance(node, E.Name):
             return False
         step = self.spec.step(node.id)
         if step is None:
             return False
         tree = step.tree
-        if isinstance(tree, E.Call) and tree.name in SOFTMAX_CALLS + ("weights",):
+        if isinstance(tree, E.Call) and tree.name in WEIGHTS_CALLS:
             return True
         if isinstance(tree, E.BinOp) and tree.op == "/" and isinstance(tree.left, E.Name):
             num = self.spec.step(tree.left.id)
@@ -329,194 +327,7 @@ class SpecRenderer:
         a_t, v_t = self.value(tree.left), self.value(tree.right)
         a = self.leaf_cells(a_t, self.precision(tree.left))
         v = self.leaf_cells(v_t, self.precision(tree.right))
-        ai = i if a_t.shape[0] > 1 else 0
-        lines = []
-        for k in range(a_t.shape[1]):
-            term = f"{paren(cell_tex(a[ai][k]), NEG)} \\cdot {layout([[c.text for c in v[k]]])}"
-            lines.append(term if k == 0 else "+ " + term)
-        return lines
-
-    # -- softmax ----------------------------------------------------------------------
-    def _softmax(self, name, t, tree, lhs) -> list[str]:
-        F = self.formula
-        z_node = tree.args[0]
-        kw = dict(tree.kwargs)
-        T = kw.get("T", tree.args[1] if len(tree.args) > 1 else None)
-        d = Display().add(lhs, "=", F.show(tree, False).text).cont("=", F.show(tree, True).text)
-        many = t.shape[0] > 1
-        if many:
-            res, approx = self.result(t, name=name)
-            d.cont(rel(approx), res)
-        out = [d] if many else []
-        z_t = self.value(z_node)
-        z_prec = self.precision(z_node)
-        z_formula = F.show(z_node, False)
-        scaled = T is not None and not (isinstance(T, E.Num) and T.value == 1)
-        if scaled:
-            z_t = P.div(z_t, self.value(T))
-            z_prec = self.cur
-            z_formula = Tex(rf"\frac{{{z_formula.text}}}{{{F.show(T, False).text}}}", FRAC)
-            self._keep.append(z_t)
-        named = _name_of(z_node) if not scaled else None
-        for i in self.rows_for(name, t):
-            di = Display() if many else d
-            key = row_key(t, i) if many else None
-            if named is not None:
-                zsym = symbol(named)
-                zt = self.value(z_node)
-                if zt.shape[0] > 1:
-                    zsym = zsym.sub(row_key(zt, i))
-            else:
-                zsym = Sym("z", (key,) if key else ())
-                res, approx = self.result(z_t, z_prec, rows=[i if z_t.shape[0] > 1 else 0])
-                zf = z_formula.text if not key else rf"\left({z_formula.text}\right)_{{{key}}}"
-                di.add(zsym.latex(), "=", zf).cont(rel(approx), res)
-            self._softmax_rows(di, name, t, symbol(name).sub(key).latex() if key else lhs,
-                               z_t, z_prec, zsym, i)
-            if many:
-                out.append(di)
-        if not many:
-            out.insert(0, d)
-        return [x.latex() for x in out]
-
-    def _softmax_rows(self, d: Display, name, w_t, w_lhs, z_t, z_prec, zsym: Sym, i: int):
-        """e^{z_j}, their sum, and the quotients for row i of softmax(z)."""
-        from ..ops.elementwise import exp
-        e_t = exp(z_t)
-        s_t = P.row_sum(e_t)
-        self._keep += [e_t, s_t]
-        zi = i if z_t.shape[0] > 1 else 0
-        zc = self.row_cells(z_t, zi, z_prec)
-        ec = self.row_cells(e_t, zi)
-        sc = self.row_cells(s_t, zi)[0]
-        exps = [Tex(f"e^{{{c.text}}}", POW) for c in zc]
-        d.add_lines(rf"\exp\left({zsym.latex()}\right)", "=", row_lines(exps))
-        d.cont(rel(any(c.rounded for c in ec)), layout([[c.text for c in ec]]))
-        d.add_lines(rf"\sum_{{j}} e^{{{zsym.sub('j').latex()}}}", "=",
-                    row_lines([join_sum([cell_tex(c) for c in ec])]))
-        d.cont(rel(sc.rounded), sc.text)
-        quotients = [Tex(rf"\frac{{{c.text}}}{{{sc.text}}}", FRAC, 2) for c in ec]
-        d.add_lines(w_lhs, "=", row_lines(quotients))
-        res, approx = self.result(w_t, rows=[i if w_t.shape[0] > 1 else 0], name=name)
-        d.cont(rel(approx), res)
-
-    # -- attention ----------------------------------------------------------------------
-    def _attention(self, name, t, tree, lhs) -> list[str]:
-        from ..ops.attention import default_scale
-        from ..ops.softmax import softmax
-        F = self.formula
-        order = {"attention": ["Q", "K", "V", "mask", "scale"], "weights": ["Q", "K", "mask", "scale"],
-                 "scores": ["Q", "K", "scale"]}[tree.name]
-        given = dict(zip(order, tree.args))
-        given.update(dict(tree.kwargs))
-        q_n, k_n, v_n = given.get("Q"), given.get("K"), given.get("V")
-        mask_n, scale_n = given.get("mask"), given.get("scale")
-        Q, K = self.value(q_n), self.value(k_n)
-        d_k = Q.shape[1]
-        raw = P.matmul(Q, P.transpose(K))
-        if scale_n is None:
-            scale_t, scale_tex = default_scale(d_k), rf"\sqrt{{{d_k}}}"
-        else:
-            scale_t, scale_tex = self.value(scale_n), None
-        unscaled = scale_tex is None and _is_one(scale_t)
-        scaled = raw if unscaled else raw * scale_t
-        z = scaled + self.value(mask_n) if mask_n is not None else scaled
-        self._keep += [raw, scaled, z]
-        kt = rf"{paren(F.show(k_n, False), POW)}^{{\top}}"
-        raw_sym = rf"{F.show(q_n, False).text} {kt}"
-        if scale_tex is not None:
-            scaled_sym = rf"\frac{{{raw_sym}}}{{\sqrt{{d_k}}}}"
-        elif unscaled:
-            scaled_sym = raw_sym
-        else:
-            scaled_sym = rf"{raw_sym} \cdot {paren(F.show(scale_n, False), NEG)}"
-        z_sym = scaled_sym + (f" + {F.show(mask_n, False).text}" if mask_n is not None else "")
-        if tree.name == "scores":
-            formula = scaled_sym
-        else:
-            formula = rf"{_op('softmax')}\left({z_sym}\right)"
-            if tree.name == "attention":
-                formula += " " + F.show(v_n, False).text
-        head = Display().add(lhs, "=", formula)
-        if scale_tex is not None:
-            head.add("d_k", "=", str(d_k))
-        if t.shape[0] > 1:
-            res, approx = self.result(t, name=name)
-            head.add(lhs, rel(approx), res)
-        out = [head.latex()]
-        Qc = self.leaf_cells(Q, self.precision(q_n))
-        Kc = self.leaf_cells(K, self.precision(k_n))
-        for i in self.rows_for(name, t):
-            qi = i if Q.shape[0] > 1 else 0
-            key = row_key(t, i) if t.shape[0] > 1 else (row_key(Q, 0) if Q.rows else None)
-            sub = (lambda s: Sym(s, (key,))) if key else (lambda s: Sym(s))
-            d = Display()
-            row_q = F.show(q_n, False, qi).text
-            raw_row = rf"{row_q} {kt}"
-            entries = [join_sum([Tex(f"{paren(cell_tex(Qc[qi][k]), NEG)} \\cdot "
-                                     f"{paren(cell_tex(Kc[j][k]), NEG)}", MUL, 2)
-                                 for k in range(d_k)]) for j in range(K.shape[0])]
-            d.add(raw_row, "=", layout([[Qc[qi][k].text for k in range(d_k)]]) + " " +
-                  layout(texts([[Kc[j][k] for j in range(K.shape[0])] for k in range(d_k)])))
-            d.lines("=", row_lines(entries))
-            res, approx = self.result(raw, rows=[qi])
-            d.cont(rel(approx), res)
-            zsym = None
-            if not unscaled:
-                rc = self.row_cells(raw, qi)
-                if scale_tex is not None:
-                    ents = [Tex(rf"\frac{{{c.text}}}{{{scale_tex}}}", FRAC) for c in rc]
-                    rhs = rf"\frac{{{raw_row}}}{{\sqrt{{d_k}}}}"
-                else:
-                    sv = self.row_cells(scale_t, 0, self.precision(scale_n))[0]
-                    ents = [Tex(f"{paren(cell_tex(c), NEG)} \\cdot {paren(cell_tex(sv), NEG)}", MUL)
-                            for c in rc]
-                    rhs = rf"{raw_row} \cdot {paren(F.show(scale_n, False), NEG)}"
-                zsym = sub("s")
-                d.add(zsym.latex(), "=", rhs)
-                d.lines("=", row_lines(ents))
-                res, approx = self.result(scaled, rows=[qi])
-                d.cont(rel(approx), res)
-            if mask_n is not None:
-                sc = self.row_cells(scaled, qi)
-                mt = self.value(mask_n)
-                mc = self.row_cells(mt, qi, self.precision(mask_n))
-                mc = mc if len(mc) == len(sc) else mc * len(sc)
-                ents = [Tex(f"{a.text} + {paren(cell_tex(b), NEG)}", ADD, 2) for a, b in zip(sc, mc)]
-                prev = zsym.latex() if zsym else raw_row
-                mrow = F.show(mask_n, False, qi if mt.shape[0] > 1 else None).text
-                zsym = sub("z")
-                d.add(zsym.latex(), "=", f"{prev} + {mrow}")
-                d.lines("=", row_lines(ents))
-                res, approx = self.result(z, rows=[qi])
-                d.cont(rel(approx), res)
-            if zsym is None:
-                zsym = sub("s")
-                d.add(zsym.latex(), "=", raw_row)
-            if tree.name == "scores":
-                out.append(d.latex())
-                continue
-            w = softmax(z)
-            self._keep.append(w)
-            w_lhs = sub("A").latex() if tree.name == "attention" else (
-                symbol(name).sub(key).latex() if t.shape[0] > 1 else lhs)
-            self._softmax_rows(d, name if tree.name == "weights" else None,
-                               w if tree.name == "attention" else t, w_lhs, z, self.cur, zsym, qi)
-            if tree.name == "attention":
-                V = self.value(v_n)
-                Vc = self.leaf_cells(V, self.precision(v_n))
-                wc = self.row_cells(w, qi)
-                terms = []
-                for k in range(V.shape[0]):
-                    term = f"{paren(cell_tex(wc[k]), NEG)} \\cdot {layout([[c.text for c in Vc[k]]])}"
-                    terms.append(term if k == 0 else "+ " + term)
-                d.add(symbol(name).sub(key).latex() if t.shape[0] > 1 else lhs,
-                      "=", w_lhs + " " + F.show(v_n, False).text)
-                d.lines("=", terms)
-                res, approx = self.result(t, rows=[i], name=name)
-                d.cont(rel(approx), res)
-            out.append(d.latex())
-        return out
+        return weighted_rows(a[i if a_t.shape[0] > 1 else 0], v)
 
     # -- FFN ----------------------------------------------------------------------------
     def _ffn(self, name, t, tree, lhs) -> list[str]:
@@ -610,21 +421,6 @@ class SpecRenderer:
         res, approx = self.result(t, name=name)
         d.cont(rel(approx), res)
         return [d.latex()]
-
-
-def _by_columns(tree: E.Call) -> bool:
-    """softmax(x, axis=0): normalised down the columns (written as the generic step)."""
-    from fractions import Fraction
-    axis = dict(tree.kwargs).get("axis", tree.args[2] if len(tree.args) > 2 else None)
-    if tree.name not in SOFTMAX_CALLS or axis is None:
-        return False
-    row_axes = (E.Num(Fraction(1)), E.Neg(E.Num(Fraction(1))))
-    return axis not in row_axes
-
-
-def _is_one(t: Tensor) -> bool:
-    from fractions import Fraction
-    return t.op == "const" and t.shape == (1, 1) and t.params["entries"][0][0] == Fraction(1)
 
 
 def _unique_printed(recs) -> list:

@@ -8,9 +8,10 @@ precedence, so a negative operand is parenthesised only where it must be.
 from __future__ import annotations
 
 from .latex_formula import Tex, paren, cell_tex, join_sum, ADD, NEG, MUL, FRAC, POW, ATOM
+from .latex_values import layout
 
 __all__ = ["Tex", "paren", "cell_tex", "join_sum", "ADD", "NEG", "MUL", "FRAC", "POW", "ATOM",
-           "texts", "dot", "plus", "minus", "times", "over", "square", "exp", "max0", "total"]
+           "texts", "weighted_rows", "dot", "plus", "minus", "times", "over", "square", "exp", "max0", "total"]
 
 
 def texts(cells) -> list[str]:
@@ -67,3 +68,12 @@ def max0(a) -> Tex:
 def total(cells) -> Tex:
     """``a + b + c``: the sum of a row's cells."""
     return join_sum([cell_tex(c) for c in cells])
+
+
+def weighted_rows(weights, rows) -> list[str]:
+    """``w_1 \cdot [v_1] + w_2 \cdot [v_2] + …``, one line per row of V: a row of A·V."""
+    lines = []
+    for k, w in enumerate(weights):
+        term = f"{paren(cell_tex(w), NEG)} \\cdot {layout([texts(rows[k])])}"
+        lines.append(term if k == 0 else "+ " + term)
+    return lines

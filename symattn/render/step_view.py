@@ -16,7 +16,8 @@ from .latex_values import Cell, Precision, Sym, layout, row_key, symbol
 
 
 class StepView:
-    """One step being rendered: ``name``, its tensor ``t``, its left side ``lhs``."""
+    """One step being rendered: ``name``, its tensor ``t``, its tree, its left side
+    ``lhs``, and ``op``, the declaration of the operation its tree calls."""
 
     f = step_forms
     Display = Display
@@ -25,8 +26,8 @@ class StepView:
     row_lines = staticmethod(row_lines)
     layout = staticmethod(layout)
 
-    def __init__(self, renderer, name: str, t, tree, lhs: str):
-        self.r = renderer
+    def __init__(self, renderer, name: str, t, tree, lhs: str, op=None):
+        self.r, self.op = renderer, op
         self.name, self.t, self.tree, self.lhs = name, t, tree, lhs
 
     # -- the arguments --------------------------------------------------------------
@@ -89,6 +90,11 @@ class StepView:
         return self.r.input_precision()
 
     # -- symbols --------------------------------------------------------------------
+    @staticmethod
+    def row_key(t, i: int) -> str:
+        """Row i's subscript: its label as text, else its 1-based number."""
+        return row_key(t, i)
+
     def symbol(self, name: str) -> Sym:
         return symbol(name)
 

@@ -47,26 +47,6 @@ def _int(v, what: str) -> int:
     raise InputError(f"{what} must be a whole number, got {_show(v)}")
 
 
-# The operations that build a matrix from a count: its size is checked before it is built.
-
-def _causal_mask(n, fill=None):
-    n = _int(n, "causal_mask size")
-    check_entries(n, n)
-    return ops.causal_mask(n, fill)
-
-
-def _padding_mask(valid, n=1, fill=None):
-    flags, n = _flags(valid), _int(n, "n")
-    check_entries(n, len(flags))
-    return ops.padding_mask(flags, n, fill)
-
-
-def _positional_encoding(n, d, base=10000, pair="2i"):
-    n, d = _int(n, "n"), _int(d, "d")
-    check_entries(n, d)
-    return ops.positional_encoding(n, d, base, pair=pair)
-
-
 def _flags(v) -> list:
     if isinstance(v, list):
         return [_int(x, "a padding flag") for x in v]
@@ -102,24 +82,12 @@ FUNCTIONS = {
     "sum": ops.row_sum, "mean": ops.mean,
     "var": lambda x, ddof=0: ops.var(x, _int(ddof, "ddof")),
     "max": ops.row_max, "width": lambda x: Fraction(P.as_tensor(x).shape[1]), "argmax": _argmax, "transpose": ops.transpose,
-    "softmax": lambda x, T=1, axis=-1: ops.softmax(x, T, _int(axis, "axis") if not isinstance(axis, int) else axis),
-    "causal_mask": _causal_mask,
-    "padding_mask": _padding_mask,
     "keep_mask": P.finite,
-    "scores": lambda Q, K, scale=None: ops.scores(Q, K, scale),
-    "weights": lambda Q, K, mask=None, scale=None: ops.weights(Q, K, mask, scale),
-    "attention": lambda Q, K, V, mask=None, scale=None: ops.attention(Q, K, V, mask, scale)[0],
     "concat": lambda *parts: ops.concat(parts),
     "stack": lambda *parts: ops.stack(parts),
     "linear": lambda x, W, b=None: ops.linear(x, W, b),
     "ffn": ops.ffn,
     "residual": ops.residual,
-    "positional_encoding": _positional_encoding,
-    "embed": lambda E, ids, scale=0: ops.embed(E, _labels(ids), bool(_int(scale, "scale"))),
-    "logits": lambda h, W, b=None: ops.logits(h, W, b),
-    "probabilities": lambda z, T=1: ops.probabilities(z, T),
-    "cross_entropy": lambda z, target: ops.cross_entropy(z, _target(target)),
-    "label_smoothing_loss": lambda z, target, eps: ops.label_smoothing_loss(z, _target(target), eps),
 }
 # Python's names row_sum, row_max and matmul(a, b) are read as sum, max and a @ b by the
 # parser (symattn.spec.expr.CALL_ALIASES): one vocabulary, one name per operation here.
