@@ -66,17 +66,19 @@ def attention_steps(Q, K, V, mask=None, scale=None) -> Steps:
     if K.shape[0] != V.shape[0]:
         raise ShapeError(f"attention: K has {K.shape[0]} rows and V has {V.shape[0]}: "
                          "one value row per key")
+    if mask is not None:
+        mask, m, n = P.as_tensor(mask), Q.shape[0], K.shape[0]
+        if mask.shape != (m, n) and mask.shape not in ((1, n), (m, 1)):
+            raise ShapeError(f"mask is {mask.shape[0]}×{mask.shape[1]} but the scores are "
+                             f"{m}×{n}")
     st = weights_steps(Q, K, mask, scale)
     st["output"] = st["weights"] @ V
     return st
 
 
 def _masked(z: Tensor, mask) -> Tensor:
-    mask = P.as_tensor(mask)
-    if mask.shape != z.shape and mask.shape not in ((1, z.shape[1]), (z.shape[0], 1)):
-        raise ShapeError(f"mask is {mask.shape[0]}×{mask.shape[1]} but the scores are "
-                         f"{z.shape[0]}×{z.shape[1]}")
-    return z + mask
+    """The scores with the mask added (0 keeps a key, −∞ hides it)."""
+    return z + P.as_tensor(mask)
 
 
 def weights(Q, K, mask=None, scale=None) -> Tensor:

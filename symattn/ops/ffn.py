@@ -1,10 +1,12 @@
-"""Linear layers and the position-wise feed-forward network."""
+"""Linear layers, the position-wise feed-forward network and the residual connection,
+declared with the FFN's steps and how they are shown (:data:`FFN`)."""
 
 from __future__ import annotations
 
 from . import primitives as P
 from .elementwise import relu
-from .steps import Steps
+from .operation import declare, Presentation
+from ..steps import Steps
 from ..tensor import Tensor
 
 
@@ -34,3 +36,40 @@ def ffn(x, W1, b1, W2, b2) -> Tensor:
 def residual(x, fx) -> Tensor:
     """The residual connection x + f(x)."""
     return P.add(x, fx)
+
+
+# -- LaTeX: each linear layer as sums of products, ReLU as max(0, ·) -------------------
+
+def _linear_entries(v, x, x_node, W_node, b_node, i: int) -> list:
+    """Row i of ``x·W + b``, each entry written as ``x_1 \cdot W_1j + … + b_j``."""
+    W = v.value(W_node)
+    Wc, xc = v.cells(W, W_node), v.row_cells(x, i, x_node)
+    bc = v.row_cells(v.value(b_node), i, b_node)
+    return [v.f.dot(xc, [Wc[k][j] for k in range(W.shape[0])], bc[j if len(bc) > 1 else 0])
+            for j in range(W.shape[1])]
+
+
+def _show(v, a) -> list[str]:
+    st = v.steps(ffn_steps, **{k: v.value(n) for k, n in a.items()})
+    x, W1, b1, W2, b2 = (v.tex(a[k]).text for k in ("x", "W1", "b1", "W2", "b2"))
+    relu_op = v.operator("relu")
+    d = v.Display().add(v.lhs, "=", rf"{relu_op}\left({x} {W1} + {b1}\right) {W2} + {b2}")
+    out = [v.finish(d, own=True).latex()]
+    one = v.t.shape[0] == 1
+    for i, key in v.rows():
+        h, r = ("h", "r") if not key else (f"h_{{{key}}}", f"r_{{{key}}}")
+        di = v.Display().add(h, "=", f"{v.tex(a['x'], i).text} {W1} + {b1}")
+        di.lines("=", v.row_lines(_linear_entries(v, v.value(a["x"]), a["x"], a["W1"], a["b1"], i)))
+        v.finish(di, st["hidden"], 0 if one else i)
+        di.add(r, "=", rf"{relu_op}\left({h}\right)")
+        di.lines("=", v.row_lines([v.f.max0(c) for c in v.row_cells(st["hidden"], i)]))
+        v.finish(di, st["activated"], 0 if one else i)
+        di.add(v.row_lhs(key), "=", f"{r} {W2} + {b2}")
+        di.lines("=", v.row_lines(_linear_entries(v, st["activated"], None, a["W2"], a["b2"], i)))
+        out.append(v.finish(di, row=i, own=True).latex())
+    return out
+
+
+LINEAR = declare("linear", linear, latex=Presentation("Linear"))
+FFN = declare("ffn", ffn, steps=ffn_steps, latex=Presentation("FFN", _show))
+RESIDUAL = declare("residual", residual, latex=Presentation("Residual"))

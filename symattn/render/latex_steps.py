@@ -251,9 +251,6 @@ class SpecRenderer:
         if op is not None and op.latex is not None and op.latex.show is not None:
             view = StepView(self, name, t, tree, lhs, op)
             shown = op.latex.show(view, op.bind(tree.args, dict(tree.kwargs)))
-        elif isinstance(tree, E.Call):
-            handler = {"ffn": self._ffn, "concat": self._concat}.get(tree.name)
-            shown = handler(name, t, tree, lhs) if handler else None
         return self._generic(name, t, tree, lhs) if shown is None else shown
 
     def _wants_table(self, step, t: Tensor) -> bool:
@@ -328,78 +325,6 @@ class SpecRenderer:
         a = self.leaf_cells(a_t, self.precision(tree.left))
         v = self.leaf_cells(v_t, self.precision(tree.right))
         return weighted_rows(a[i if a_t.shape[0] > 1 else 0], v)
-
-    # -- FFN ----------------------------------------------------------------------------
-    def _ffn(self, name, t, tree, lhs) -> list[str]:
-        from ..ops.ffn import ffn_steps
-        F = self.formula
-        if len(tree.args) != 5 or tree.kwargs:
-            return self._generic(name, t, tree, lhs)
-        x_n, w1_n, b1_n, w2_n, b2_n = tree.args
-        st = ffn_steps(*(self.value(n) for n in tree.args))
-        self._keep.append(st)
-        s = [F.show(n, False).text for n in tree.args]
-        d = Display().add(lhs, "=", rf"{_op('relu')}\left({s[0]} {s[1]} + {s[2]}\right) {s[3]} + {s[4]}")
-        res, approx = self.result(t, name=name)
-        d.cont(rel(approx), res)
-        out = [d.latex()]
-        for i in self.rows_for(name, t):
-            key = row_key(t, i) if t.shape[0] > 1 else None
-            hsym = r"h" + (f"_{{{key}}}" if key else "")
-            rsym = r"r" + (f"_{{{key}}}" if key else "")
-            di = Display()
-            xr = F.show(x_n, False, i).text
-            di.add(hsym, "=", f"{xr} {s[1]} + {s[2]}")
-            di.lines("=", row_lines(self._linear_entries(self.value(x_n), self.precision(x_n),
-                                                         w1_n, b1_n, i)))
-            res, approx = self.result(st["hidden"], rows=[i if t.shape[0] > 1 else 0])
-            di.cont(rel(approx), res)
-            hc = self.row_cells(st["hidden"], i)
-            di.add(rsym, "=", rf"{_op('relu')}\left({hsym}\right)")
-            di.lines("=", row_lines([Tex(rf"\max\left(0,\ {c.text}\right)") for c in hc]))
-            res, approx = self.result(st["activated"], rows=[i if t.shape[0] > 1 else 0])
-            di.cont(rel(approx), res)
-            di.add(symbol(name).sub(key).latex() if key else lhs, "=", f"{rsym} {s[3]} + {s[4]}")
-            di.lines("=", row_lines(self._linear_entries(st["activated"], self.cur, w2_n, b2_n, i)))
-            res, approx = self.result(t, rows=[i], name=name)
-            di.cont(rel(approx), res)
-            out.append(di.latex())
-        return out
-
-    def _linear_entries(self, x_t, x_prec, w_n, b_n, i) -> list[Tex]:
-        W = self.value(w_n)
-        Wc = self.leaf_cells(W, self.precision(w_n))
-        xc = self.row_cells(x_t, i, x_prec)
-        b = self.value(b_n)
-        bc = self.row_cells(b, i, self.precision(b_n))
-        out = []
-        for j in range(W.shape[1]):
-            terms = [Tex(f"{paren(cell_tex(xc[k]), NEG)} \\cdot {paren(cell_tex(Wc[k][j]), NEG)}",
-                         MUL, 2) for k in range(W.shape[0])]
-            terms.append(cell_tex(bc[j if len(bc) > 1 else 0]))
-            out.append(join_sum(terms))
-        return out
-
-    # -- concatenation ----------------------------------------------------------------
-    def _concat(self, name, t, tree, lhs) -> list[str]:
-        F = self.formula
-        d = Display().add(lhs, "=", F.show(tree, False).text)
-        blocks, where, col = [], [], 1
-        for a in tree.args:
-            v = self.value(a)
-            cells = texts(self.leaf_cells(v, self.precision(a)))
-            sym = F.show(a, False).text
-            body = r"\begin{matrix} " + r" \\ ".join(" & ".join(r) for r in cells) + r" \end{matrix}"
-            blocks.append(rf"\underbrace{{{body}}}_{{{sym}}}")
-            last = col + v.shape[1] - 1
-            span = str(col) if last == col else rf"{col}\text{{ to }}{last}"
-            where.append(rf"{sym}\colon\ \text{{columns }}{span}")
-            col = last + 1
-        d.cont("=", r"\left[" + r" \;\middle|\; ".join(blocks) + r"\right]")
-        res, approx = self.result(t, name=name)
-        d.cont(rel(approx), res)
-        d.add("", "", r"\quad\left(" + r",\ ".join(where) + r"\right)")
-        return [d.latex()]
 
     # -- exact closed forms ------------------------------------------------------------
     def _exact(self, name, t, tree, lhs) -> list[str]:

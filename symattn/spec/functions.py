@@ -11,59 +11,13 @@ import inspect
 from fractions import Fraction
 
 from .. import ops
-from ..errors import SpecError, InputError, LimitError
+from ..errors import SpecError
 from ..numbers import shown
 from ..ops import primitives as P
-from ..tensor import Tensor
+from ..ops.arguments import whole
 
 
-def check_entries(m: int, n: int) -> None:
-    """Refuse an m×n matrix beyond ``symattn.ops.primitives.MAX_ENTRIES`` (before it is built)."""
-    if m * n > P.MAX_ENTRIES:
-        raise LimitError(f"a {m}×{n} matrix has more than {P.MAX_ENTRIES} entries",
-                         hint="raise symattn.ops.primitives.MAX_ENTRIES on purpose")
-
-
-def _show(v) -> str:
-    """A value of an expression as a message shows it."""
-    if isinstance(v, Fraction):
-        return str(v)
-    if isinstance(v, Tensor):
-        return f"a {v.shape[0]}×{v.shape[1]} matrix"
-    if isinstance(v, list):
-        return shown("[" + ", ".join(_show(x) for x in v[:10]) + (", ..." if len(v) > 10 else "") + "]")
-    if isinstance(v, str):
-        return f"the label \"{shown(v)}\""
-    return shown(repr(v))
-
-
-def _int(v, what: str) -> int:
-    if isinstance(v, Tensor) and v.op == "const" and v.shape == (1, 1):
-        v = v.params["entries"][0][0]
-    if isinstance(v, Fraction) and v.denominator == 1:
-        return int(v)
-    if isinstance(v, int) and not isinstance(v, bool):
-        return v
-    raise InputError(f"{what} must be a whole number, got {_show(v)}")
-
-
-def _flags(v) -> list:
-    if isinstance(v, list):
-        return [_int(x, "a padding flag") for x in v]
-    if isinstance(v, Tensor) and v.op == "const" and v.shape[0] == 1:
-        return [_int(x, "a padding flag") for x in v.params["entries"][0]]
-    raise InputError("padding_mask takes a list of 0/1 flags such as [1, 1, 0]")
-
-
-def _labels(v) -> list:
-    items = v if isinstance(v, list) else [v]
-    return [x if isinstance(x, str) else _int(x, "a token id") for x in items]
-
-
-def _target(v):
-    if isinstance(v, list):
-        return [x if isinstance(x, str) else _int(x, "a target index") for x in v]
-    return v if isinstance(v, str) else _int(v, "a target index")
+check_entries = P.check_entries     # refuse an m×n matrix beyond MAX_ENTRIES before it is built
 
 
 def _argmax(x):
@@ -80,14 +34,9 @@ FUNCTIONS = {
     "exp": ops.exp, "log": ops.log, "sqrt": ops.sqrt, "sin": ops.sin, "cos": ops.cos,
     "relu": ops.relu, "abs": ops.abs_,
     "sum": ops.row_sum, "mean": ops.mean,
-    "var": lambda x, ddof=0: ops.var(x, _int(ddof, "ddof")),
+    "var": lambda x, ddof=0: ops.var(x, whole(ddof, "ddof")),
     "max": ops.row_max, "width": lambda x: Fraction(P.as_tensor(x).shape[1]), "argmax": _argmax, "transpose": ops.transpose,
     "keep_mask": P.finite,
-    "concat": lambda *parts: ops.concat(parts),
-    "stack": lambda *parts: ops.stack(parts),
-    "linear": lambda x, W, b=None: ops.linear(x, W, b),
-    "ffn": ops.ffn,
-    "residual": ops.residual,
 }
 # Python's names row_sum, row_max and matmul(a, b) are read as sum, max and a @ b by the
 # parser (symattn.spec.expr.CALL_ALIASES): one vocabulary, one name per operation here.
