@@ -9,7 +9,7 @@ one new module (see docs/operations.md), listed nowhere else.
 """
 
 import importlib as _importlib
-import pkgutil as _pkgutil
+import os as _os
 
 from .operation import Operation, collect as _collect
 
@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 OPERATIONS: dict[str, Operation] = {}
-for _m in sorted(m.name for m in _pkgutil.iter_modules(__path__)):
+for _m in sorted(f[:-3] for f in _os.listdir(__path__[0]) if f.endswith(".py") and f != "__init__.py"):
     for _name, _op in _collect(vars(_importlib.import_module(f"{__name__}.{_m}"))).items():
         if _name in OPERATIONS:
             raise ImportError(f"operation '{_name}' is declared twice ({_m})")

@@ -18,8 +18,6 @@ from .masks import causal_mask, padding_mask  # noqa: F401  (their old home)
 from .operation import declare, Presentation
 from .softmax import softmax, softmax_steps, show_rows, mistakes_of as softmax_mistakes
 from ..errors import ShapeError
-from ..spec import calls as C
-from ..spec import expr as E
 from ..steps import Steps
 from ..tensor import Tensor
 
@@ -242,6 +240,7 @@ def _is_one(t: Tensor) -> bool:
 # -- the common mistakes: the scaling missing or squared, and softmax's ----------------
 
 def _mistakes(call, spec) -> list:
+    from ..spec import calls as C, expr as E
     out = []
     K = call.args[1] if len(call.args) > 1 else None
     if not C.has_kw(call, "scale"):
@@ -261,9 +260,9 @@ def _mistakes(call, spec) -> list:
 
 
 _GROUP = frozenset({"attention"})
-SCORES = declare("scores", scores, steps=scores_steps, latex=Presentation("scores", _show),
+SCORES = declare("scores", scores, steps=scores_steps, latex=Presentation("scores", _show, rows="first"),
                  mistakes=_mistakes, groups=_GROUP)
-WEIGHTS = declare("weights", weights, steps=weights_steps, latex=Presentation("weights", _show),
+WEIGHTS = declare("weights", weights, steps=weights_steps, latex=Presentation("weights", _show, rows="first"),
                   mistakes=_mistakes, groups=_GROUP | {"weights"})
 ATTENTION = declare("attention", attention, steps=attention_steps, value=attention_output,
-                    latex=Presentation("Attention", _show), mistakes=_mistakes, groups=_GROUP)
+                    latex=Presentation("Attention", _show, rows="first"), mistakes=_mistakes, groups=_GROUP)

@@ -27,5 +27,5 @@ def _show(v, a) -> list[str]:
     return [d.latex()]
 
 
-CONCAT = declare("concat", P.hcat, variadic="parts", latex=Presentation("Concat", _show))
+CONCAT = declare("concat", P.hcat, variadic="parts", latex=Presentation("Concat", _show, rows="all"))
 STACK = declare("stack", P.vcat, variadic="parts", latex=Presentation("Stack"))

@@ -8,10 +8,8 @@ from typing import Sequence
 
 from . import primitives as P
 from .elementwise import sin, cos, sqrt
-from .operation import declare
+from .operation import declare, Presentation
 from ..errors import DomainError, InputError
-from ..spec import calls as C
-from ..spec import expr as E
 from ..tensor import Tensor
 
 
@@ -73,6 +71,7 @@ MAX_PE_ENTRIES = 4096         # the table without decay is written out as a tree
 
 
 def _pe_mistakes(call, spec) -> list:
+    from ..spec import calls as C
     out = []
     if C.get(call, "base") is None:
         out.append(("positional encoding with base 1000 instead of 10000",
@@ -90,6 +89,7 @@ def _pe_mistakes(call, spec) -> list:
 def _without_decay(call):
     """sin(pos) in the even and cos(pos) in the odd dimensions, written out as a tree;
     None unless n and d are plain numbers."""
+    from ..spec import calls as C, expr as E
     if len(call.args) < 2 or not all(isinstance(a, E.Num) and a.value.denominator == 1
                                       and a.value > 0 for a in call.args[:2]):
         return None
@@ -106,6 +106,8 @@ def _without_decay(call):
                    E.BinOp("*", E.Call("cos", (pos,), ()), odd))
 
 
-EMBED = declare("embed", embed, convert={"ids": "labels", "scale": "flag"})
+EMBED = declare("embed", embed, convert={"ids": "labels", "scale": "flag"},
+                latex=Presentation("Embed"))
 POSITIONAL_ENCODING = declare("positional_encoding", positional_encoding,
-                              convert={"n": "whole", "d": "whole"}, mistakes=_pe_mistakes)
+                              convert={"n": "whole", "d": "whole"}, mistakes=_pe_mistakes,
+                              latex=Presentation("PE"))

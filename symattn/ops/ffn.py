@@ -70,6 +70,21 @@ def _show(v, a) -> list[str]:
     return out
 
 
-LINEAR = declare("linear", linear, latex=Presentation("Linear"))
-FFN = declare("ffn", ffn, steps=ffn_steps, latex=Presentation("FFN", _show))
-RESIDUAL = declare("residual", residual, latex=Presentation("Residual"))
+def _linear_formula(show, a, f):
+    """``x W + b``: the input restricted to the row shown, W whole."""
+    x, W = show(a["x"]), show(a["W"], False)
+    out = f.Tex(f"{f.paren(x, f.MUL)} {f.paren(W, f.MUL)}", f.MUL, x.leaves + W.leaves)
+    if a.get("b") is None:
+        return out
+    b = show(a["b"])
+    return f.Tex(f"{out.text} + {f.paren(b, f.NEG)}", f.ADD, out.leaves + b.leaves)
+
+
+def _residual_formula(show, a, f):
+    x, fx = show(a["x"]), show(a["fx"])
+    return f.Tex(f"{x.text} + {f.paren(fx, f.NEG)}", f.ADD, x.leaves + fx.leaves)
+
+
+LINEAR = declare("linear", linear, latex=Presentation("Linear", formula=_linear_formula))
+FFN = declare("ffn", ffn, steps=ffn_steps, latex=Presentation("FFN", _show, rows="first"))
+RESIDUAL = declare("residual", residual, latex=Presentation("Residual", formula=_residual_formula))

@@ -7,11 +7,9 @@ from fractions import Fraction
 from typing import Sequence
 
 from . import primitives as P
-from .operation import declare
+from .operation import declare, Presentation
 from ..errors import ShapeError, InputError
 from ..numbers import exact
-from ..spec import calls as C
-from ..spec import expr as E
 from ..tensor import Tensor, NEG_INF
 
 BIG_MASK = -10_000           # an additive mask entry at or below this is a mask (−1e4 … −1e30)
@@ -62,6 +60,7 @@ def is_mask(node, spec, additive: bool = False) -> bool:
     """A mask of 0 and −∞ in a spec tree: a mask call, or an input holding −∞ entries;
     ``additive``: also an input of 0 and large negative entries (PyTorch's
     masked_fill(−1e9) convention)."""
+    from ..spec import expr as E
     if isinstance(node, E.Call) and node.name in MASK_CALLS:
         return True
     if isinstance(node, E.Name):
@@ -77,13 +76,15 @@ def is_mask(node, spec, additive: bool = False) -> bool:
 
 
 def _mistakes(call, spec) -> list:
+    from ..spec import calls as C
     if C.has_kw(call, "fill"):
         return []
     return [("0 instead of −∞ in the mask", C.with_kw(call, "fill", C.ZERO))]
 
 
 CAUSAL_MASK = declare("causal_mask", causal_mask, convert={"n": "whole"}, mistakes=_mistakes,
-                      groups=frozenset({"mask"}))
+                      latex=Presentation("CausalMask"), groups=frozenset({"mask"}))
 PADDING_MASK = declare("padding_mask", padding_mask, convert={"valid": "flags", "n_queries": "whole"},
-                       mistakes=_mistakes, groups=frozenset({"mask"}))
+                       mistakes=_mistakes, latex=Presentation("PaddingMask"),
+                       groups=frozenset({"mask"}))
 MASK_CALLS = (CAUSAL_MASK.name, PADDING_MASK.name)

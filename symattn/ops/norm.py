@@ -11,7 +11,6 @@ from .elementwise import sqrt, mean
 from .operation import declare, Presentation
 from ..errors import DomainError, InputError
 from ..numbers import exact
-from ..spec import calls as C
 from ..steps import Steps
 from ..tensor import Tensor
 
@@ -130,6 +129,7 @@ def _show(v, a) -> list[str] | None:
 # -- the common mistakes: the other divisor, eps left out or outside the root ----------
 
 def _mistakes(call, spec) -> list:
+    from ..spec import calls as C
     out = []
     if C.get(call, "variance") == C.text("unbiased"):
         out.append(("LayerNorm with the biased variance (÷d) instead of the unbiased one",
@@ -144,4 +144,4 @@ def _mistakes(call, spec) -> list:
 
 LAYER_NORM = declare(
     "layer_norm", layer_norm, steps=layer_norm_steps, convert={"eps_inside": "flag"},
-    latex=Presentation("LayerNorm", _show), mistakes=_mistakes)
+    latex=Presentation("LayerNorm", _show, rows="first"), mistakes=_mistakes)

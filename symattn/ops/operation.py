@@ -22,30 +22,41 @@ As a JAX primitive carries its evaluation, shape, differentiation and lowering r
 
 from __future__ import annotations
 
-import inspect
-from dataclasses import dataclass, field
 from typing import Callable
 
 from . import arguments
 
-EMPTY = inspect.Parameter.empty
+
+class _Empty:
+    """No default: the argument is required (as ``inspect.Parameter.empty``)."""
+    def __repr__(self):
+        return "EMPTY"
 
 
-@dataclass(frozen=True)
+EMPTY = _Empty()
+
+
 class Param:
-    """One argument as the spec language reads it."""
-    name: str
-    default: object = EMPTY
-    keyword_only: bool = False
-    variadic: bool = False           # concat(a, b, c): the function takes them as one list
-    convert: str | None = None       # a converter of symattn.ops.arguments, by name
+    """One argument as the spec language reads it: its name, default (EMPTY: required),
+    whether it is keyword-only, whether it is ``variadic`` (``concat(a, b, c)``: the
+    function takes them as one list), and ``convert``: the name of a converter of
+    :mod:`symattn.ops.arguments`, or None."""
+
+    __slots__ = ("name", "default", "keyword_only", "variadic", "convert")
+
+    def __init__(self, name: str, default=EMPTY, keyword_only: bool = False,
+                 variadic: bool = False, convert: str | None = None):
+        self.name, self.default, self.keyword_only = name, default, keyword_only
+        self.variadic, self.convert = variadic, convert
+
+    def __repr__(self) -> str:
+        return f"Param({self.name!r})"
 
     @property
     def required(self) -> bool:
         return self.default is EMPTY and not self.variadic
 
 
-@dataclass(frozen=True)
 class Presentation:
     """How the renderer shows an operation's steps in LaTeX.
 
@@ -53,32 +64,49 @@ class Presentation:
     ``show(view, args)``: the displays of one step computed by this operation, written with
     the renderer's generic forms (``view``: :class:`symattn.render.step_view.StepView`;
     ``args``: parameter name -> the argument's node, as the declared signature matched
-    them), or None to fall back to the generic formula/substitution/result display.
+    them), or None to fall back to the generic formula/substitution/result display;
+    ``formula(show, args, f)``: the call in symbols when it is not ``operator(args)``
+    (``show(node, restrict=True)``: an argument's Tex, restricted to the row shown;
+    ``f``: :mod:`symattn.render.step_forms`);
+    ``rows``: which arguments a row of the result needs: ``"first"`` (row i of the first),
+    ``"all"``, or ``"none"`` (the whole of each).
     """
-    operator: str
-    show: Callable | None = None
+
+    __slots__ = ("operator", "show", "formula", "rows")
+
+    def __init__(self, operator: str, show: Callable | None = None,
+                 formula: Callable | None = None, rows: str = "none"):
+        if rows not in ("first", "all", "none"):
+            raise ValueError(f"rows={rows!r}: 'first', 'all' or 'none'")
+        self.operator, self.show, self.formula, self.rows = operator, show, formula, rows
 
 
-@dataclass(frozen=True)
 class Operation:
-    name: str
-    function: Callable
-    params: tuple = ()
-    steps: Callable | None = None
-    value: Callable | None = None
-    latex: Presentation | None = None
-    mistakes: Callable | None = None
-    groups: frozenset = field(default_factory=frozenset)
-    doc: str = ""
+    """One operation of the articles, everything about it in one place (see the module)."""
 
-    def signature(self) -> inspect.Signature:
-        """The spec language's signature (what ``name(...)`` accepts in an expression)."""
-        kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    __slots__ = ("name", "function", "params", "steps", "value", "latex", "mistakes", "groups")
+
+    def __init__(self, name: str, function: Callable, params: tuple = (), *,
+                 steps: Callable | None = None, value: Callable | None = None,
+                 latex: Presentation | None = None, mistakes: Callable | None = None,
+                 groups=frozenset()):
+        self.name, self.function, self.params = name, function, tuple(params)
+        self.steps, self.value, self.latex, self.mistakes = steps, value, latex, mistakes
+        self.groups = frozenset(groups)
+
+    def __repr__(self) -> str:
+        return f"Operation({self.name!r})"
+
+    def signature(self):
+        """The spec language's signature (an ``inspect.Signature``: what ``name(...)``
+        accepts in an expression)."""
+        import inspect
+        P = inspect.Parameter
         out = []
         for p in self.params:
-            kind = (inspect.Parameter.VAR_POSITIONAL if p.variadic else kinds[0] if p.keyword_only
-                    else kinds[1])
-            out.append(inspect.Parameter(p.name, kind, default=p.default))
+            kind = (P.VAR_POSITIONAL if p.variadic else P.KEYWORD_ONLY if p.keyword_only
+                    else P.POSITIONAL_OR_KEYWORD)
+            out.append(P(p.name, kind, default=P.empty if p.default is EMPTY else p.default))
         return inspect.Signature(out)
 
     def bind(self, args, kwargs: dict) -> dict:
@@ -113,16 +141,26 @@ def declare(name: str, function: Callable, *, convert: dict | None = None,
     arguments, as ``concat(a, b)`` for ``concat([a, b])``.
     """
     convert = convert or {}
-    params = []
-    for p in inspect.signature(function).parameters.values():
-        if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
-            continue
-        params.append(Param(p.name, p.default, p.kind == p.KEYWORD_ONLY, p.name == variadic,
-                            convert.get(p.name)))
+    params = [Param(name, default, keyword_only, name == variadic, convert.get(name))
+              for name, default, keyword_only in _parameters(function)]
     unknown = set(convert) - {p.name for p in params}
     if unknown:
         raise TypeError(f"{name}: converters for unknown parameters {sorted(unknown)}")
     return Operation(name, function, tuple(params), **fields)
+
+
+def _parameters(function) -> list[tuple[str, object, bool]]:
+    """(name, default or EMPTY, keyword-only) of each named parameter, read from the code
+    object (``inspect`` costs milliseconds at ``import symattn``)."""
+    code = function.__code__
+    n, k = code.co_argcount, code.co_kwonlyargcount
+    names = code.co_varnames[:n + k]
+    defaults = function.__defaults__ or ()
+    kwdefaults = function.__kwdefaults__ or {}
+    first_default = n - len(defaults)
+    out = [(x, defaults[i - first_default] if i >= first_default else EMPTY, False)
+           for i, x in enumerate(names[:n])]
+    return out + [(x, kwdefaults.get(x, EMPTY), True) for x in names[n:]]
 
 
 def collect(namespace: dict) -> dict:

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from . import primitives as P
 from .elementwise import log
-from .operation import declare
+from .operation import declare, Presentation
 from .softmax import softmax, probabilities  # noqa: F401  (its old home)
 from ..errors import InputError, ShapeError
 from ..numbers import exact
@@ -56,7 +56,15 @@ def greedy(z, evaluator=None):
     return z.cols[j] if z.cols else j
 
 
-LOGITS = declare("logits", logits)
-CROSS_ENTROPY = declare("cross_entropy", cross_entropy, convert={"target": "targets"})
+def _logits_formula(show, a, f):
+    """``h W`` (the bias, when given, shown as the operator's argument is not)."""
+    h, W = show(a["h"]), show(a["W_vocab"], False)
+    return f.Tex(f"{f.paren(h, f.MUL)} {f.paren(W, f.MUL)}", f.MUL, h.leaves + W.leaves)
+
+
+LOGITS = declare("logits", logits, latex=Presentation("logits", formula=_logits_formula))
+CROSS_ENTROPY = declare("cross_entropy", cross_entropy, convert={"target": "targets"},
+                        latex=Presentation("CE", rows="first"))
 LABEL_SMOOTHING_LOSS = declare("label_smoothing_loss", label_smoothing_loss,
-                               convert={"target": "targets"})
+                               convert={"target": "targets"},
+                               latex=Presentation("LSLoss", rows="first"))

@@ -12,8 +12,6 @@ from .masks import is_mask
 from .operation import declare, Presentation
 from ..errors import DomainError, InputError
 from ..numbers import exact
-from ..spec import calls as C
-from ..spec import expr as E
 from ..steps import Steps
 from ..tensor import Tensor
 
@@ -93,11 +91,25 @@ def show_rows(v, d, st: Steps, w, w_lhs: str, z_prec, zsym, i: int) -> None:
     v.finish(d, w, i if w.shape[0] > 1 else 0)
 
 
-ROW_AXES = (C.ONE, E.Neg(C.ONE))
+def _by_rows(axis) -> bool:
+    """``axis`` (a spec node, or None) is the rows' axis: 1 or −1."""
+    from ..spec import calls as C, expr as E
+    return axis is None or axis in (C.ONE, E.Neg(C.ONE))
+
+
+def _formula(show, a, f):
+    """``softmax(x)``, or ``softmax(x / T)`` with a temperature."""
+    from ..spec import expr as E
+    x, T = show(a.get("x", a.get("z"))), a.get("T")
+    if T is not None and not (isinstance(T, E.Num) and T.value == 1):
+        t = show(T, False)
+        x = f.Tex(rf"\frac{{{x.text}}}{{{t.text}}}", f.FRAC, x.leaves + t.leaves)
+    return f.fn(r"\operatorname{softmax}", x)
 
 
 def _show(v, a) -> list[str] | None:
-    if a.get("axis", ROW_AXES[0]) not in ROW_AXES:     # down the columns: the generic display
+    from ..spec import expr as E
+    if not _by_rows(a.get("axis")):                   # down the columns: the generic display
         return None
     x, T = a.get("x", a.get("z")), a.get("T")
     d = v.Display().add(v.lhs, "=", v.show(v.tree).text).cont("=", v.show(v.tree, True).text)
@@ -133,6 +145,7 @@ def _show(v, a) -> list[str] | None:
 
 def mistakes_of(scores, mask, kwargs, spec) -> list:
     """softmax(scores + mask) done wrong: over columns, masked afterwards, 0 for −∞."""
+    from ..spec import calls as C, expr as E
     z = scores if mask is None else E.BinOp("+", scores, mask)
     out = [("softmax over columns instead of rows",
             E.Call("softmax", (z,), kwargs + (("axis", C.ZERO),)))]
@@ -146,6 +159,7 @@ def mistakes_of(scores, mask, kwargs, spec) -> list:
 
 
 def _mistakes(call, spec) -> list:
+    from ..spec import calls as C, expr as E
     if C.has_kw(call, "axis") or not call.args:
         return []
     arg = call.args[0]
@@ -155,7 +169,7 @@ def _mistakes(call, spec) -> list:
 
 
 SOFTMAX = declare("softmax", softmax, steps=softmax_steps, convert={"axis": "axis"},
-                  latex=Presentation("softmax", _show), mistakes=_mistakes,
+                  latex=Presentation("softmax", _show, _formula), mistakes=_mistakes,
                   groups=frozenset({"softmax", "weights"}))
 PROBABILITIES = declare("probabilities", probabilities, steps=softmax_steps,
-                        latex=Presentation("softmax", _show), groups=frozenset({"softmax", "weights"}))
+                        latex=Presentation("softmax", _show, _formula), groups=frozenset({"softmax", "weights"}))

@@ -138,7 +138,7 @@ def row_lines(entries: list[Tex]) -> list[str]:
 # -- Jupyter: named steps of the engine -------------------------------------------------
 
 def steps_latex(steps, digits: int = 4) -> str:
-    """``$$ name = value … $$`` for a :class:`~symattn.ops.steps.Steps` (its ``_repr_latex_``)."""
+    """``$$ name = value … $$`` for a :class:`~symattn.steps.Steps` (its ``_repr_latex_``)."""
     from .latex_values import tensor_latex
     numbers = Numbers()
     d = Display()

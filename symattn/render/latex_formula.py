@@ -8,40 +8,26 @@ The trees are those of :mod:`symattn.spec.expr`; nothing here evaluates text. A
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
 
 from ..evaluation import rounding as R
+from ..ops import OPERATIONS
 from ..spec import expr as E
 from ..tensor import Tensor
+from . import step_forms
+from .step_forms import Tex, paren, cell_tex, join_sum, fn as _fn, ADD, NEG, MUL, FRAC, POW, ATOM
 from .latex_values import Cell, Precision, symbol, label_text, layout, texts
-
-# precedence of a LaTeX fragment, loosest first
-ADD, NEG, MUL, FRAC, POW, ATOM = 1, 2, 3, 4, 5, 6
 
 ELEMENTWISE = {"exp", "log", "sqrt", "sin", "cos", "abs", "relu"}
 REDUCTIONS = {"sum", "mean", "max"}
-ROW_FIRST = {"layer_norm", "ffn", "cross_entropy", "label_smoothing_loss", "var", "argmax",
-             "attention", "weights", "scores", "sum", "mean"}     # row i of the result needs row i of arg 0
-ROW_ALL = {"concat"}
+# what the declared operations (symattn.ops.OPERATIONS) do not say for themselves:
+ROW_FIRST = {"var", "argmax", "sum", "mean"}     # row i of the result needs row i of arg 0
 OPERATOR_NAMES = {
-    "relu": "ReLU", "softmax": "softmax", "layer_norm": "LayerNorm", "ffn": "FFN",
-    "attention": "Attention", "weights": "weights", "scores": "scores", "concat": "Concat",
-    "stack": "Stack", "causal_mask": "CausalMask", "padding_mask": "PaddingMask",
-    "keep_mask": "KeepMask", "positional_encoding": "PE", "embed": "Embed", "var": "var",
-    "argmax": "argmax", "width": "width", "transpose": "transpose", "probabilities": "softmax",
-    "label_smoothing_loss": "LSLoss", "cross_entropy": "CE", "linear": "Linear",
-    "residual": "Residual", "logits": "logits",
+    "relu": "ReLU", "keep_mask": "KeepMask", "var": "var", "argmax": "argmax", "width": "width",
+    "transpose": "transpose",
+    **{n: op.latex.operator for n, op in OPERATIONS.items() if op.latex is not None},
 }
-
-
-@dataclass(frozen=True)
-class Tex:
-    text: str
-    level: int = ATOM
-    leaves: int = 1
-    terms: tuple = ()          # a sum's terms (texts, "+ " joined), so a long sum can break
 
 
 class Scope(Protocol):
@@ -61,19 +47,6 @@ def number_tex(q: Fraction) -> Tex:
         if q < 0:
             s = "-" + s
     return Tex(s, NEG if q < 0 else ATOM)
-
-
-def paren(t: Tex, below: int) -> str:
-    """``t`` in parentheses when its precedence is at most ``below``."""
-    return rf"\left({t.text}\right)" if t.level <= below else t.text
-
-
-def cell_tex(c: Cell) -> Tex:
-    return Tex(c.text, NEG if c.negative else ATOM)
-
-
-def _fn(name: str, arg: Tex) -> Tex:
-    return Tex(rf"{name}\left({arg.text}\right)", ATOM, arg.leaves)
 
 
 def _op(name: str) -> str:
@@ -247,30 +220,15 @@ class Formula:
             return Tex(body, MUL)
         if name == "max" and len(args) == 1:
             return _fn(r"\max", arg(0))
-        if name in ("softmax", "probabilities"):
-            a = arg(0)
-            T = kw.get("T", args[1] if len(args) > 1 else None)
-            if T is not None and not (isinstance(T, E.Num) and T.value == 1):
-                tt = self.show(T, values)
-                a = Tex(rf"\frac{{{a.text}}}{{{tt.text}}}", FRAC, a.leaves + tt.leaves)
-            return _fn(_op("softmax"), a)
-        if name == "linear" and len(args) >= 2:
-            x, w = arg(0), self.show(args[1], values)
-            out = Tex(f"{paren(x, MUL)} {paren(w, MUL)}", MUL, x.leaves + w.leaves)
-            b = kw.get("b", args[2] if len(args) > 2 else None)
-            if b is not None:
-                bt = self.show(b, values, row)
-                out = Tex(f"{out.text} + {paren(bt, NEG)}", ADD, out.leaves + bt.leaves)
-            return out
-        if name == "logits" and len(args) >= 2:
-            x, w = arg(0), self.show(args[1], values)
-            return Tex(f"{paren(x, MUL)} {paren(w, MUL)}", MUL, x.leaves + w.leaves)
-        if name == "residual" and len(args) == 2:
-            a, b = arg(0), arg(1)
-            return Tex(f"{a.text} + {paren(b, NEG)}", ADD, a.leaves + b.leaves)
-        if name in ROW_ALL:
+        op = OPERATIONS.get(name)
+        rows = op.latex.rows if op is not None and op.latex is not None else None
+        if rows is not None and op.latex.formula is not None:        # its own formula
+            return op.latex.formula(lambda n, restrict=True: self.show(n, values, row if restrict
+                                                                       else None),
+                                    op.bind(args, kw), step_forms)
+        if rows == "all":
             restrict = [True] * len(args)
-        elif name in ROW_FIRST:
+        elif rows == "first" or name in ROW_FIRST:
             restrict = [k == 0 for k in range(len(args))]
         else:
             restrict = [False] * len(args)
@@ -403,17 +361,6 @@ class Formula:
                 return True
             return False
         return True
-
-
-def join_sum(terms: list[Tex]) -> Tex:
-    """``a + b + c``, a negative term written as ``+ (-b)``."""
-    if not terms:
-        return Tex("0")
-    if len(terms) == 1:
-        return terms[0]
-    parts = [terms[0].text] + [paren(t, NEG) for t in terms[1:]]
-    return Tex(" + ".join(parts), ADD, sum(t.leaves for t in terms),
-               tuple((p, t.leaves) for p, t in zip(parts, terms)))
 
 
 def _row_key(t: Tensor, i: int) -> str:

@@ -1,17 +1,56 @@
 """How one entry of a step is written out: the generic forms a presentation composes.
 
 Each form takes certified cells (:class:`~symattn.render.latex_values.Cell`) or LaTeX
-fragments (:class:`~symattn.render.latex_formula.Tex`) and returns a ``Tex`` carrying its
+fragments (:class:`Tex`) and returns a ``Tex`` carrying its
 precedence, so a negative operand is parenthesised only where it must be.
 """
 
 from __future__ import annotations
 
-from .latex_formula import Tex, paren, cell_tex, join_sum, ADD, NEG, MUL, FRAC, POW, ATOM
+from dataclasses import dataclass
+
 from .latex_values import layout
 
 __all__ = ["Tex", "paren", "cell_tex", "join_sum", "ADD", "NEG", "MUL", "FRAC", "POW", "ATOM",
-           "texts", "weighted_rows", "dot", "plus", "minus", "times", "over", "square", "exp", "max0", "total"]
+           "fn", "texts", "weighted_rows", "dot", "plus", "minus", "times", "over", "square", "exp",
+           "max0", "total"]
+
+# precedence of a LaTeX fragment, loosest first
+ADD, NEG, MUL, FRAC, POW, ATOM = 1, 2, 3, 4, 5, 6
+
+
+@dataclass(frozen=True)
+class Tex:
+    text: str
+    level: int = ATOM
+    leaves: int = 1
+    terms: tuple = ()          # a sum's terms (texts, "+ " joined), so a long sum can break
+
+
+def paren(t: Tex, below: int) -> str:
+    """``t`` in parentheses when its precedence is at most ``below``."""
+    return rf"\left({t.text}\right)" if t.level <= below else t.text
+
+
+def cell_tex(c) -> Tex:
+    """A certified cell as a fragment (negative: parenthesised after an operator)."""
+    return Tex(c.text, NEG if c.negative else ATOM)
+
+
+def fn(name: str, arg: Tex) -> Tex:
+    """``name\\left(arg\\right)``."""
+    return Tex(rf"{name}\left({arg.text}\right)", ATOM, arg.leaves)
+
+
+def join_sum(terms: list[Tex]) -> Tex:
+    """``a + b + c``, a negative term written as ``+ (-b)``."""
+    if not terms:
+        return Tex("0")
+    if len(terms) == 1:
+        return terms[0]
+    parts = [terms[0].text] + [paren(t, NEG) for t in terms[1:]]
+    return Tex(" + ".join(parts), ADD, sum(t.leaves for t in terms),
+               tuple((p, t.leaves) for p, t in zip(parts, terms)))
 
 
 def texts(cells) -> list[str]:
