@@ -9,9 +9,9 @@ written out by hand (``exp(S) / sum(exp(S))``, ``(x - mean(x)) / sqrt(var(x) + e
 
 from __future__ import annotations
 
+from ..ops import group
 from ..spec import expr as E
 
-PROBABILITY_CALLS = ("softmax", "weights", "probabilities")
 STATISTICS_CALLS = ("var", "mean", "sum")
 MAX_LOOKUP = 16                  # steps followed through names when reading a role
 
@@ -46,7 +46,7 @@ def is_probability(spec, name: str, depth: int = 0) -> bool:
     t = step.tree
     if isinstance(t, E.Name):
         return is_probability(spec, t.id, depth + 1)
-    if isinstance(t, E.Call) and t.name in PROBABILITY_CALLS:
+    if isinstance(t, E.Call) and t.name in group("weights"):     # rows summing to 1
         return not any(k == "axis" for k, _ in t.kwargs)
     if isinstance(t, E.BinOp) and t.op == "/":
         right = _resolve(t.right, spec)

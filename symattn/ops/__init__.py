@@ -40,14 +40,23 @@ __all__ = [
 ]
 
 OPERATIONS: dict[str, Operation] = {}
+
+
+def register(op: Operation) -> Operation:
+    """Add a declaration to :data:`OPERATIONS` (the modules of this package are registered
+    when it is imported; a notebook or a test may register its own)."""
+    if op.name in OPERATIONS and OPERATIONS[op.name] is not op:
+        raise ValueError(f"operation '{op.name}' is declared twice")
+    OPERATIONS[op.name] = op
+    return op
+
+
 for _m in sorted(f[:-3] for f in _os.listdir(__path__[0]) if f.endswith(".py") and f != "__init__.py"):
-    for _name, _op in _collect(vars(_importlib.import_module(f"{__name__}.{_m}"))).items():
-        if _name in OPERATIONS:
-            raise ImportError(f"operation '{_name}' is declared twice ({_m})")
-        OPERATIONS[_name] = _op
-        if _op.function.__name__ == _name and _name not in __all__:
-            globals()[_name] = _op.function
-            __all__.append(_name)
+    for _op in _collect(vars(_importlib.import_module(f"{__name__}.{_m}"))).values():
+        register(_op)
+        if _op.function.__name__ == _op.name and _op.name not in __all__:
+            globals()[_op.name] = _op.function
+            __all__.append(_op.name)
 
 
 def group(name: str) -> tuple[str, ...]:

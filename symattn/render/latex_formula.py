@@ -22,12 +22,9 @@ from .latex_values import Cell, Precision, symbol, label_text, layout, texts
 ELEMENTWISE = {"exp", "log", "sqrt", "sin", "cos", "abs", "relu"}
 REDUCTIONS = {"sum", "mean", "max"}
 # what the declared operations (symattn.ops.OPERATIONS) do not say for themselves:
-ROW_FIRST = {"var", "argmax", "sum", "mean"}     # row i of the result needs row i of arg 0
-OPERATOR_NAMES = {
-    "relu": "ReLU", "keep_mask": "KeepMask", "var": "var", "argmax": "argmax", "width": "width",
-    "transpose": "transpose",
-    **{n: op.latex.operator for n, op in OPERATIONS.items() if op.latex is not None},
-}
+ROW_FIRST = {"argmax", "sum", "mean"}     # row i of the result needs row i of arg 0
+OPERATOR_NAMES = {"relu": "ReLU", "keep_mask": "KeepMask", "argmax": "argmax", "width": "width",
+                  "transpose": "transpose"}
 
 
 class Scope(Protocol):
@@ -50,7 +47,9 @@ def number_tex(q: Fraction) -> Tex:
 
 
 def _op(name: str) -> str:
-    return r"\operatorname{" + OPERATOR_NAMES.get(name, name).replace("_", r"\_") + "}"
+    op = OPERATIONS.get(name)
+    text = op.latex.operator if op is not None and op.latex is not None else OPERATOR_NAMES.get(name, name)
+    return r"\operatorname{" + text.replace("_", r"\_") + "}"
 
 
 def is_constant(node) -> bool:

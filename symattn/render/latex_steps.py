@@ -33,7 +33,6 @@ from .latex_formula import (Formula, Tex, paren, cell_tex, join_sum, ADD, NEG, M
 from .latex_values import (Numbers, Precision, Cell, Sym, symbol, _small_closed_form, row_key,
                            label_text, layout, table, texts, MAX_EXACT_PLACES)
 
-WEIGHTS_CALLS = group("weights")    # operations whose rows are weights summing to 1
 MAX_EXACT_NODES = 20_000    # estimated expression-tree size of one closed form before building it
 
 
@@ -305,14 +304,14 @@ class SpecRenderer:
         while isinstance(node, E.Index):
             node = node.target
         if isinstance(node, E.Call):
-            return node.name in WEIGHTS_CALLS
+            return node.name in group("weights")     # rows of weights summing to 1
         if not isinstance(node, E.Name):
             return False
         step = self.spec.step(node.id)
         if step is None:
             return False
         tree = step.tree
-        if isinstance(tree, E.Call) and tree.name in WEIGHTS_CALLS:
+        if isinstance(tree, E.Call) and tree.name in group("weights"):
             return True
         if isinstance(tree, E.BinOp) and tree.op == "/" and isinstance(tree.left, E.Name):
             num = self.spec.step(tree.left.id)

@@ -14,7 +14,6 @@ from .. import ops
 from ..errors import SpecError
 from ..numbers import shown
 from ..ops import primitives as P
-from ..ops.arguments import whole
 
 
 check_entries = P.check_entries     # refuse an m×n matrix beyond MAX_ENTRIES before it is built
@@ -34,7 +33,6 @@ FUNCTIONS = {
     "exp": ops.exp, "log": ops.log, "sqrt": ops.sqrt, "sin": ops.sin, "cos": ops.cos,
     "relu": ops.relu, "abs": ops.abs_,
     "sum": ops.row_sum, "mean": ops.mean,
-    "var": lambda x, ddof=0: ops.var(x, whole(ddof, "ddof")),
     "max": ops.row_max, "width": lambda x: Fraction(P.as_tensor(x).shape[1]), "argmax": _argmax, "transpose": ops.transpose,
     "keep_mask": P.finite,
 }
@@ -42,18 +40,30 @@ FUNCTIONS = {
 # parser (symattn.spec.expr.CALL_ALIASES): one vocabulary, one name per operation here.
 
 _SIGNATURES = {name: inspect.signature(f) for name, f in FUNCTIONS.items()}
-_SIGNATURES.update({name: op.signature() for name, op in ops.OPERATIONS.items()})
-NAMES = sorted(_SIGNATURES)          # every name an expression may call
+
+
+def names() -> list[str]:
+    """Every name an expression may call."""
+    return sorted({*FUNCTIONS, *ops.OPERATIONS})
+
+
+def signature(name: str) -> inspect.Signature:
+    op = ops.OPERATIONS.get(name)
+    if op is None:
+        return _SIGNATURES[name]
+    if (name, op) not in _SIGNATURES:
+        _SIGNATURES[name, op] = op.signature()
+    return _SIGNATURES[name, op]
 
 
 def call(name: str, args: list, kwargs: dict):
     op = ops.OPERATIONS.get(name)
-    f = op.call if op is not None else FUNCTIONS.get(name)
-    if f is None:
-        raise SpecError(f"unknown operation '{shown(name)}'", hint=f"known: {', '.join(NAMES)}")
+    if op is None and name not in FUNCTIONS:
+        raise SpecError(f"unknown operation '{shown(name)}'", hint=f"known: {', '.join(names())}")
+    sig = signature(name)
     try:
-        _SIGNATURES[name].bind(*args, **kwargs)
+        sig.bind(*args, **kwargs)
     except TypeError as e:
-        params = ", ".join(str(p) for p in _SIGNATURES[name].parameters.values())
+        params = ", ".join(str(p) for p in sig.parameters.values())
         raise SpecError(f"{name}(): {shown(e, 120)}", hint=f"it takes ({params})") from None
-    return f(args, kwargs) if op is not None else f(*args, **kwargs)
+    return op.call(args, kwargs) if op is not None else FUNCTIONS[name](*args, **kwargs)

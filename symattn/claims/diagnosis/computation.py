@@ -1,9 +1,11 @@
 """Mistakes in the computation: a step's expression rewritten the way authors get it wrong.
 
-Each mistake is a variant of one node of a step's tree, named by the role of the operation
-it changes (:mod:`symattn.claims.roles`). The engine's operations (``weights``,
-``attention``, ``layer_norm``, ``positional_encoding`` …) and the same math written out
-by hand (``softmax(S + M)``, ``x / sqrt(var(x) + eps)``) get the same catalogue.
+Each mistake is a variant of one node of a step's tree. A call of a declared operation
+(``weights``, ``attention``, ``layer_norm``, ``positional_encoding`` …) gets the mistakes
+its declaration lists (:attr:`symattn.ops.operation.Operation.mistakes`, beside the
+operation); here are those of the same math written out by hand (``exp(S) / sum(exp(S))``,
+``x / sqrt(var(x) + eps)``, a mask added, a weight transposed), named by the role of what
+they change (:mod:`symattn.claims.roles`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from ..roles import sqrt_mistakes, divided_by_sqrt, is_statistic, _calls
 from ...ops import OPERATIONS
 from ...ops.masks import is_mask
 from ...spec import expr as E
-from ...tensor import NEG_INF
 
 ONE, ZERO = E.Num(Fraction(1)), E.Num(Fraction(0))
 
@@ -48,27 +49,10 @@ def variants(tree, mutate: Callable) -> Iterator[tuple[str, object]]:
                 yield desc, dataclasses.replace(tree, **{fname: alt})
 
 
-def _kw(call: E.Call, key: str, value) -> E.Call:
-    kwargs = tuple((k, v) for k, v in call.kwargs if k != key) + ((key, value),)
-    return dataclasses.replace(call, kwargs=kwargs)
-
-
-def _get(call: E.Call, key: str):
-    return next((v for k, v in call.kwargs if k == key), None)
-
-
 def _is_eps(node) -> bool:
     if isinstance(node, E.Name):
         return "eps" in node.id.lower()
     return isinstance(node, E.Num) and 0 < node.value < Fraction(1, 100)
-
-
-def _variance_mistakes(node: E.Call) -> list:
-    ddof = _get(node, "ddof")
-    if ddof is None or ddof == ZERO:
-        return [("unbiased variance (÷(d−1)) instead of the biased one (÷d)",
-                 _kw(node, "ddof", ONE))]
-    return [("biased variance (÷d) instead of the unbiased one (÷(d−1))", _kw(node, "ddof", ZERO))]
 
 
 def _hand_variance(node: E.Call) -> list:
@@ -105,8 +89,6 @@ def computation_mistakes(spec) -> Callable:
         op = OPERATIONS.get(node.name) if isinstance(node, E.Call) else None
         if op is not None and op.mistakes is not None:     # declared beside the operation
             out += op.mistakes(node, spec)
-        if isinstance(node, E.Call) and node.name == "var":
-            out += _variance_mistakes(node)
         if isinstance(node, E.Call) and node.name == "sqrt" and len(node.args) == 1:
             a = node.args[0]
             if isinstance(a, E.BinOp) and a.op == "+" and _is_eps(a.right):
