@@ -41,7 +41,7 @@ def residual(x, fx) -> Tensor:
 # -- LaTeX: each linear layer as sums of products, ReLU as max(0, ·) -------------------
 
 def _linear_entries(v, x, x_node, W_node, b_node, i: int) -> list:
-    """Row i of ``x·W + b``, each entry written as ``x_1 \cdot W_1j + … + b_j``."""
+    r"""Row i of ``x·W + b``, each entry written as ``x_1 \cdot W_1j + … + b_j``."""
     W = v.value(W_node)
     Wc, xc = v.cells(W, W_node), v.row_cells(x, i, x_node)
     bc = v.row_cells(v.value(b_node), i, b_node)

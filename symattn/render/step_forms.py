@@ -110,7 +110,7 @@ def total(cells) -> Tex:
 
 
 def weighted_rows(weights, rows) -> list[str]:
-    """``w_1 \cdot [v_1] + w_2 \cdot [v_2] + …``, one line per row of V: a row of A·V."""
+    r"""``w_1 \cdot [v_1] + w_2 \cdot [v_2] + …``, one line per row of V: a row of A·V."""
     lines = []
     for k, w in enumerate(weights):
         term = f"{paren(cell_tex(w), NEG)} \\cdot {layout([texts(rows[k])])}"

@@ -1,5 +1,6 @@
 """Concatenation side by side (the heads' outputs, Concat) and one above the other, as the
-spec language calls them: ``concat(z1, z2)``, ``stack(X, Y)``; Python passes one list."""
+spec language calls them: ``concat(z1, z2)``, ``stack(X, Y)``; Python passes one list.
+(Not ``concat.py``: a submodule of that name would hide the function ``symattn.ops.concat``.)"""
 
 from __future__ import annotations
 
