@@ -16,22 +16,10 @@ from symattn.render.latex import document
 from symattn.spec.build import build
 from symattn.spec.load import load
 from symattn.errors import SpecError
+from test_latex_steps import ALL_OPS
 
 ROOT = Path(__file__).resolve().parents[1]
-INPUTS = """[example]
-id = "ops"
-tokens = ["猫", "は", "<pad>"]
-[inputs]
-X = { value = [[1, 0], [0, 1], [1, 1]], rows = "tokens" }
-W = [[0.5, -1], ["1/3", 2]]
-b = [0.1, -0.2]
-W1 = [[1, -1, 0], [0, 1, 1]]
-b1 = [0, 0.5, -1]
-W2 = [[1, 0], [0, 1], [1, 1]]
-b2 = [0, 0]
-V = { value = [[1, 2], [3, 4], [5, 6]], rows = "tokens" }
-E_tab = { value = [[1, 0], [0, 1], [0.5, 0.5]], rows = ["a", "b_c", "d"] }
-"""
+INPUTS = ALL_OPS[:ALL_OPS.index("[[steps]]")]    # its inputs X, W, b, W1, b1, W2, b2, V, E_tab
 
 # name -> (the call in the spec language, the same call in Python on the inputs)
 EXAMPLES = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .latex_formula import Tex
+from .step_forms import Tex
 from .latex_values import Numbers, symbol, label_text
 
 LINE_WIDTH = 64             # printed characters on one line of a written-out row

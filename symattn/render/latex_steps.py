@@ -1,12 +1,13 @@
 """Every step of a spec as the chain of equations the articles print.
 
-A step is rendered by the top-level operation of its expression tree: the formula in
-symbols, the operands' numbers substituted, one row written out as arithmetic on those
-numbers, and the result. Softmax shows each exponential, their sum and the quotients;
-LayerNorm its mean, deviations, variance and √(σ² + ε); FFN its ReLU; attention its
-scores, scaling, mask, weights and weighted sum; concatenation which columns came from
-which head; a step with labelled columns (logits, probabilities, weights) gets a table.
-A masked entry is −∞ and its weight 0. Anything else is ``name = value``.
+A step whose expression calls a declared operation is shown as its declaration says
+(:class:`symattn.ops.operation.Presentation`, from the operation's own steps: softmax its
+exponentials, their sum and the quotients; attention its scores, scaling, mask, weights
+and weighted sum; LayerNorm its mean, deviations, variance and √(σ² + ε); ...). Any other
+step gets the generic chain: the formula in symbols, the operands' numbers substituted, one
+row written out as arithmetic on those numbers, and the result. A step with labelled
+columns (logits, probabilities, weights) gets a table. A masked entry is −∞ and its
+weight 0.
 
 Every number is certified (see :mod:`symattn.render.latex_values`), printed at the
 precision and in the rounding mode of the claims on its step, or at ``digits`` decimals
@@ -15,23 +16,20 @@ where the article prints none of it.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 from ..errors import LimitError, SymattnError
-from ..ops import primitives as P
+from ..ops import OPERATIONS, group
 from ..spec import expr as E
 from ..tensor import Tensor, NEG_INF
 from .latex_config import LatexConfig
 from .latex_display import Display, rel, printed_tex, row_lines
-from .step_view import StepView
-from ..ops import OPERATIONS, group
+from .latex_formula import Formula, REDUCTIONS
+from .latex_values import (Numbers, Precision, Cell, symbol, _small_closed_form, row_key, layout,
+                           table, texts, MAX_EXACT_PLACES)
 from .step_forms import weighted_rows
-from .latex_formula import (Formula, Tex, paren, cell_tex, join_sum, ADD, NEG, MUL, FRAC, POW,
-                            REDUCTIONS, _op)
-from .latex_values import (Numbers, Precision, Cell, Sym, symbol, _small_closed_form, row_key,
-                           label_text, layout, table, texts, MAX_EXACT_PLACES)
+from .step_view import StepView
 
 MAX_EXACT_NODES = 20_000    # estimated expression-tree size of one closed form before building it
 
