@@ -54,8 +54,9 @@ def register(op: Operation) -> Operation:
 for _m in sorted(f[:-3] for f in _os.listdir(__path__[0]) if f.endswith(".py") and f != "__init__.py"):
     for _op in _collect(vars(_importlib.import_module(f"{__name__}.{_m}"))).values():
         register(_op)
-        if _op.function.__name__ == _op.name and _op.name not in __all__:
+        if not callable(globals().get(_op.name)):       # unbound, or hidden by a submodule
             globals()[_op.name] = _op.function
+        if _op.name not in __all__:
             __all__.append(_op.name)
 
 
