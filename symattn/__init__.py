@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from .errors import (SymattnError, InputError, ShapeError, MaskError, DomainError, ParseError,
                      SpecError, LimitError, CertificationError)
-from .tensor import Tensor, NEG_INF
+from .tensor import Tensor, NEG_INF, provide
 from .ops import *  # noqa: F401,F403  (the operations are the public API)
-from .evaluation import compare, exact_value, float_value
+from .evaluation import exact_value, float_value
+from .oracle import compare
 from .interop import from_numpy, from_torch
+from . import display as _display  # noqa: F401  (repr, HTML and LaTeX of a Tensor)
 
 # The spec language's names for operations Python spells otherwise. They are served by
 # __getattr__ so that `from symattn import *` does not shadow the builtins sum, max, abs.
@@ -99,6 +101,9 @@ def evaluate(t: Tensor, digits: int | None = None, *, decimals: int | None = Non
     rows = Evaluator().rounded_matrix(t, decimals=decimals, mode=check_mode(rounding or "half-up"))
     return [["-inf" if r is None else str(r) for r in row] for row in rows]
 
+
+
+provide(evaluate=evaluate)
 
 def width(x) -> int:
     """The number of columns (the spec language's ``width(x)``)."""

@@ -18,6 +18,7 @@ import html
 import unicodedata
 
 from .errors import SymattnError
+from .tensor import provide
 
 DIGITS = 6          # significant digits repr and str show
 EDGE = 3            # rows or columns shown at each end of a cut axis
@@ -129,3 +130,14 @@ def html_table(t, digits: int = DIGITS) -> str:
                       for j in cols)
         out.append(f"<tr>{lead}{tds}</tr>")
     return "".join(out) + "</table>"
+
+
+def latex(t) -> str | None:
+    """LaTeX for Jupyter; None (the HTML table is shown, cut) for a large shape."""
+    if max(t.shape) > THRESHOLD:
+        return None
+    from .render.latex_values import tensor_latex
+    return "$$" + tensor_latex(t) + "$$"
+
+
+provide(text=text, html=html_table, latex=latex)

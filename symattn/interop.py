@@ -16,7 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .errors import InputError, ShapeError, LimitError
-from .tensor import Tensor, NEG_INF
+from .tensor import Tensor, NEG_INF, provide
 
 
 def is_array(x) -> bool:
@@ -143,3 +143,6 @@ def to_array(t: Tensor, dtype=None, copy=None, exact: bool = False):
         return out
     a = t.numpy("float32" if str(dtype) == "float32" else "float64")
     return a if dtype is None else a.astype(dtype, copy=False)
+
+
+provide(sympy=to_sympy, tolist=to_list, array=to_array)

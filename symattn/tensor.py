@@ -73,51 +73,47 @@ class Tensor:
     def col_label(self, j: int) -> str:
         return str(self.cols[j]) if self.cols else str(j)
 
-    # -- operators ----------------------------------------------------------------------
-    def __add__(self, other): return _p().add(self, other)
-    def __radd__(self, other): return _p().add(other, self)
-    def __sub__(self, other): return _p().sub(self, other)
-    def __rsub__(self, other): return _p().sub(other, self)
-    def __mul__(self, other): return _p().mul(self, other)
-    def __rmul__(self, other): return _p().mul(other, self)
-    def __truediv__(self, other): return _p().div(self, other)
-    def __rtruediv__(self, other): return _p().div(other, self)
-    def __matmul__(self, other): return _p().matmul(self, other)
-    def __rmatmul__(self, other): return _p().matmul(other, self)
-    def __neg__(self): return _p().neg(self)
-    def __pow__(self, k): return _p().power(self, k)
+    # -- operators (symattn.ops.primitives provides them) -------------------------------
+    def __add__(self, other): return _P["add"](self, other)
+    def __radd__(self, other): return _P["add"](other, self)
+    def __sub__(self, other): return _P["sub"](self, other)
+    def __rsub__(self, other): return _P["sub"](other, self)
+    def __mul__(self, other): return _P["mul"](self, other)
+    def __rmul__(self, other): return _P["mul"](other, self)
+    def __truediv__(self, other): return _P["div"](self, other)
+    def __rtruediv__(self, other): return _P["div"](other, self)
+    def __matmul__(self, other): return _P["matmul"](self, other)
+    def __rmatmul__(self, other): return _P["matmul"](other, self)
+    def __neg__(self): return _P["neg"](self)
+    def __pow__(self, k): return _P["power"](self, k)
 
     @property
     def T(self) -> "Tensor":
-        return _p().transpose(self)
+        return _P["transpose"](self)
 
     def __getitem__(self, key) -> "Tensor":
-        return _p().index(self, key)
+        return _P["index"](self, key)
 
-    # -- evaluation shortcuts -----------------------------------------------------------
+    # -- evaluation shortcuts (symattn.evaluation and symattn provide them) -------------
     def exact(self, max_size: int | None = 50_000):
         """The exact value as a ``sympy.ImmutableMatrix`` (closed forms in exp, sqrt, ...);
         closed forms estimated larger than ``max_size`` terms are refused (None: no limit)."""
-        from .evaluation import exact_value
-        return exact_value(self, max_size)
+        return _P["exact"](self, max_size)
 
     def numpy(self, dtype: str = "float64"):
         """The value computed in floating point by NumPy (``float64`` or ``float32``)."""
-        from .evaluation import float_value
-        return float_value(self, dtype)
+        return _P["numpy"](self, dtype)
 
     def evaluate(self, digits: int | None = None, **kw):
         """Entries as certified decimal strings: ``digits=N`` significant digits, or
         ``decimals=N`` places (see :func:`symattn.evaluate`)."""
-        from . import evaluate
-        return evaluate(self, digits, **kw)
+        return _P["evaluate"](self, digits, **kw)
 
     def tolist(self) -> list:
         """Nested lists (rows) of exact SymPy values, as ``numpy``'s ``tolist`` gives rows."""
-        from .interop import to_list
-        return to_list(self)
+        return _P["tolist"](self)
 
-    # -- Python, SymPy, NumPy and Jupyter protocols ------------------------------------
+    # -- Python, SymPy, NumPy and Jupyter protocols (symattn.interop, symattn.display) --
     def __len__(self) -> int:
         return self.shape[0]
 
@@ -126,32 +122,24 @@ class Tensor:
         return (self[i] for i in range(self.shape[0]))
 
     def _sympy_(self):
-        from .interop import to_sympy
-        return to_sympy(self)
+        return _P["sympy"](self)
 
     def __array__(self, dtype=None, copy=None):
         """The float64 path for NumPy; exact entries for SymPy, whose ``Matrix(t)`` reads
         ``__array__`` rather than ``_sympy_`` (an exact matrix must not become floats)."""
         import sys
-        from .interop import to_array
         caller = sys._getframe(1).f_globals.get("__name__", "")
-        return to_array(self, dtype, copy, exact=caller.split(".")[0] == "sympy")
+        return _P["array"](self, dtype, copy, exact=caller.split(".")[0] == "sympy")
 
     def _repr_latex_(self) -> str | None:
         """LaTeX for Jupyter; None (the HTML table is shown, cut) for a large shape."""
-        from .display import THRESHOLD
-        if max(self.shape) > THRESHOLD:
-            return None
-        from .render.latex_values import tensor_latex
-        return "$$" + tensor_latex(self) + "$$"
+        return _P["latex"](self)
 
     def _repr_html_(self) -> str:
-        from .display import html_table
-        return html_table(self)
+        return _P["html"](self)
 
     def __repr__(self) -> str:
-        from .display import text
-        return text(self)
+        return _P["text"](self)
 
     def __bool__(self):
         raise InputError("a Tensor has no truth value; compare evaluated values instead")
@@ -159,9 +147,33 @@ class Tensor:
     __hash__ = object.__hash__
 
 
-def _p():
-    from .ops import primitives
-    return primitives
+# The implementations behind the operators and shortcuts, provided by the modules that
+# write them when they are imported (``import symattn`` imports them all), so this module
+# imports none of them and no import circle runs through it.
+_P: dict = {}
+
+
+def provide(**implementations) -> None:
+    """Register implementations of Tensor's operators and shortcuts by name."""
+    _P.update(implementations)
+
+
+def walk(root: Tensor):
+    """Every node of the graph under ``root`` once, each after its arguments (post-order,
+    so a topological order), iteratively: graphs deeper than Python's recursion are fine."""
+    seen, stack = set(), [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            yield node
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for a in node.args:
+            if id(a) not in seen:
+                stack.append((a, False))
 
 
 def _check_labels(labels, n: int, what: str) -> tuple:

@@ -283,7 +283,7 @@ def test_tiny_nonzero_is_not_mistaken_for_zero():
 
 
 def test_formal_proof_gives_up_on_large_graphs_and_keeps_the_ladder():
-    from symattn.evaluation import evaluator as E
+    from symattn.evaluation import formal as E
     S = sa.matrix([["0.5", "1"], ["1", "0.25"]])
     N = sa.layer_norm(sa.softmax(S))
     total = N @ sa.matrix([["1"], ["1"]])

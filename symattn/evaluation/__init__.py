@@ -1,5 +1,5 @@
 """Evaluation of the one definition: exactly (SymPy), to certified digits (Arb balls), in
-floating point (NumPy); :func:`compare` (the float oracle) lives in :mod:`symattn.oracle`.
+floating point (NumPy); :func:`~symattn.oracle.compare` (the float oracle) lives in :mod:`symattn.oracle`.
 
 >>> import symattn
 >>> w = symattn.softmax(symattn.matrix([["0", "1/2"]]))
@@ -10,7 +10,7 @@ floating point (NumPy); :func:`compare` (the float oracle) lives in :mod:`symatt
 from __future__ import annotations
 
 from ..errors import LimitError, InputError
-from ..tensor import Tensor
+from ..tensor import Tensor, provide
 from .evaluator import Evaluator
 from .rounding import check_mode
 
@@ -64,7 +64,4 @@ def evaluate(t: Tensor, digits: int | None = 15, *, exact: bool = False, dtype: 
     return [["-inf" if r is None else str(r) for r in row] for row in rows]
 
 
-def compare(t: Tensor, reference="float64", digits: int = 30):
-    """A float implementation's values against certified ones: :func:`symattn.oracle.compare`."""
-    from ..oracle import compare as oracle
-    return oracle(t, reference, digits)
+provide(exact=exact_value, numpy=float_value)

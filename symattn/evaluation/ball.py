@@ -18,6 +18,7 @@ hands out balls only (``arb``), so callers see the same types as before.
 from __future__ import annotations
 
 import contextlib
+import functools
 from fractions import Fraction
 
 import flint
@@ -25,6 +26,7 @@ from flint import arb, arb_mat, fmpq, fmpq_mat
 
 from ..errors import InputError, CertificationError
 from ..tensor import NEG_INF
+from ..primitives import PRIMITIVES, REFUSE
 from .base import ListContext
 
 Q0 = fmpq(0)
@@ -113,12 +115,6 @@ def _cap(rows):
     return rows
 
 
-def _exp(x):
-    if type(x) is fmpq:
-        return Q1 if x == 0 else arb(x).exp()
-    return x.exp()
-
-
 class BallContext(ListContext):
     """Balls (and exact rationals) at ``prec`` bits; evaluation must run inside
     ``precision(prec)``."""
@@ -127,11 +123,10 @@ class BallContext(ListContext):
     zero = Q0
     one = Q1
 
-    def __init__(self, prec: int, rowwise: bool = False):
+    def __init__(self, prec: int, fuse=None):
         self.prec = prec
-        if rowwise:           # large attention row by row (not for gradients: they need A)
-            from .rowwise import fused_attention
-            self.fuse = lambda node, memo: fused_attention(self, node, memo)
+        if fuse is not None:  # large attention row by row (not for gradients: they need A)
+            self.fuse = lambda node, memo: fuse(self, node, memo)
 
     def scalar(self, x):
         if type(x) is Fraction:
@@ -151,32 +146,27 @@ class BallContext(ListContext):
     def s_mul(self, x, y): return _capped(x * y)
     def s_div(self, x, y): return _capped(x / y)
     def s_neg(self, x): return -x
-    def s_exp(self, x): return _exp(x)
 
-    def s_log(self, x):
-        if type(x) is fmpq:
-            return Q0 if x == 1 else arb(x).log()
-        return x.log()
+    def resolve(self, p):
+        """Arb's function of the declared name (``arb.exp``) or the declared rule on balls;
+        a rational entry stays an exact ``fmpq`` where the declaration folds it."""
+        rule = p.ball
+        if p.arity == 0:
+            make = getattr(arb, rule)
+            return lambda: make()
+        g = getattr(arb, rule) if isinstance(rule, str) else functools.partial(rule, self)
+        fold = p.fold
+        if fold is None:
+            return lambda x: g(arb(x) if type(x) is fmpq else x)
 
-    def s_sqrt(self, x):
-        if type(x) is fmpq:
-            p, q = x.p, x.q
-            if p.is_square() and q.is_square():
-                return fmpq(p.isqrt(), q.isqrt())
-            return arb(x).sqrt()
-        return x.sqrt()
-
-    def s_sin(self, x):
-        if type(x) is fmpq:
-            return Q0 if x == 0 else arb(x).sin()
-        return x.sin()
-
-    def s_cos(self, x):
-        if type(x) is fmpq:
-            return Q1 if x == 0 else arb(x).cos()
-        return x.cos()
-
-    def s_abs(self, x): return abs(x)
+        def f(x):
+            if type(x) is fmpq:
+                v = fold(x)
+                if v is None:
+                    return g(arb(x))
+                return v if type(v) is fmpq else fmpq(v)
+            return g(x)
+        return f
 
     def s_pow(self, x, k: Fraction):
         if k.denominator == 1:
@@ -198,14 +188,6 @@ class BallContext(ListContext):
         if x < 0:
             return -1
         return None
-
-    def s_relu(self, x):
-        if x > 0:
-            return x
-        if x < 0 or is_zero(x):
-            return Q0
-        hi = x.upper()                       # the ball straddles 0: relu lies in [0, hi]
-        return arb(0).union(hi)
 
     def s_max(self, xs):
         if all(type(x) is fmpq for x in xs):
@@ -269,13 +251,16 @@ class BallContext(ListContext):
             return super().op_neg(node, a)
         return [[-x for x in r] for r in a]
 
-    def op_exp(self, node, a):
-        return [[Q0 if x is NEG_INF else _exp(x) for x in r] for r in a]
-
-    def op_relu(self, node, a):
-        if _all_rational(a):
-            return [[x if x > 0 else Q0 for x in r] for r in a]
-        return super().op_relu(node, a)
+    def op_function(self, node, a):
+        p = PRIMITIVES[node.op]
+        if p.domain is None:
+            f = self.function(p)
+            if p.neg_inf is not REFUSE:
+                z = self.scalar(p.neg_inf)
+                return [[z if x is NEG_INF else f(x) for x in r] for r in a]
+            if not _has_neg_inf(a):
+                return [[f(x) for x in r] for r in a]
+        return super().op_function(node, a)
 
     def op_row_sum(self, node, a):
         out = []
@@ -301,8 +286,11 @@ def sympy_to_arb(expr) -> arb:
     import sympy
     if expr.is_Rational:
         return arb(fmpq(int(expr.p), int(expr.q)))
-    if expr is sympy.pi:
-        return arb.pi()
+    if _SYMPY_FUNCTIONS is None:
+        _sympy_functions()
+    p = _SYMPY_CONSTANTS.get(expr)
+    if p is not None:
+        return getattr(arb, p.ball)()
     if expr is sympy.E:
         return arb(1).exp()
     if expr.is_Add:
@@ -321,12 +309,28 @@ def sympy_to_arb(expr) -> arb:
         if e.is_Integer:
             return b ** int(e)
         return b ** sympy_to_arb(e)
-    funcs = {sympy.exp: "exp", sympy.log: "log", sympy.sin: "sin", sympy.cos: "cos",
-             sympy.Abs: "__abs__"}
-    f = funcs.get(type(expr))
-    if f and len(expr.args) == 1:
-        return getattr(sympy_to_arb(expr.args[0]), f)()
+    p = _SYMPY_FUNCTIONS.get(type(expr))
+    if p is not None and len(expr.args) == 1:
+        return getattr(sympy_to_arb(expr.args[0]), p.ball)()
     if expr.is_Symbol or expr.free_symbols:
         raise InputError(f"'{expr}' is a symbol: certified digits need numbers",
                          hint="substitute values, or ask for the exact form")
     raise CertificationError(f"cannot enclose {expr} in a ball")
+
+
+_SYMPY_FUNCTIONS = _SYMPY_CONSTANTS = None
+
+
+def _sympy_functions():
+    """SymPy's classes of the declared functions and constants (rules named as strings in
+    both contexts), to enclose their values."""
+    global _SYMPY_FUNCTIONS, _SYMPY_CONSTANTS
+    import sympy
+    fs, cs = {}, {}
+    for p in PRIMITIVES.values():
+        if isinstance(p.exact, str) and isinstance(p.ball, str):
+            if p.arity == 0:
+                cs[getattr(sympy, p.exact)] = p
+            elif isinstance(getattr(sympy, p.exact), type):
+                fs[getattr(sympy, p.exact)] = p
+    _SYMPY_FUNCTIONS, _SYMPY_CONSTANTS = fs, cs

@@ -15,6 +15,7 @@ from typing import Any, Callable
 from .. import deadline
 from ..errors import MaskError, DomainError, ShapeError
 from ..tensor import Tensor, NEG_INF
+from ..primitives import PRIMITIVES, REFUSE, Primitive
 
 
 def run(ctx, root: Tensor, memo: dict | None = None):
@@ -60,15 +61,19 @@ def _pos(node: Tensor, i: int, j: int) -> str:
 class ListContext:
     """Matrix algorithms over a scalar field supplied by a subclass.
 
-    A subclass supplies: ``scalar(x)`` (from Fraction or SymPy), ``zero``, ``one`` and
-    ``s_add s_sub s_mul s_div s_neg s_exp s_log s_sqrt s_sin s_cos s_abs s_pow s_sign
-    s_relu s_max``.  ``s_sign`` answers -1, 0, 1, or None when it cannot decide.
+    A subclass supplies: ``scalar(x)`` (from Fraction or SymPy), ``zero``, ``one``,
+    ``s_add s_sub s_mul s_div s_neg s_pow s_sign s_max`` and ``resolve(p)``: the scalar
+    function of a declared primitive (:mod:`symattn.primitives`) in this context.
+    ``s_sign`` answers -1, 0, 1, or None when it cannot decide.
     """
 
     name = "list"
 
     def apply(self, node: Tensor, vals: list):
-        return getattr(self, "op_" + node.op)(node, *vals)
+        method = getattr(self, "op_" + node.op, None)
+        if method is None:                   # a declared function or constant
+            method = getattr(self, "op_" + PRIMITIVES[node.op].kind)
+        return method(node, *vals)
 
     # -- leaves and structure ------------------------------------------------------
     def op_const(self, node):
@@ -158,18 +163,44 @@ class ListContext:
         return out
 
     def op_neg(self, node, a): return self._map(node, a, self.s_neg)
-    def op_exp(self, node, a): return self._map(node, a, self.s_exp, on_neg_inf=self.zero)
-    def op_sqrt(self, node, a):
-        def f(x):
-            if self.s_sign(x) == -1:
-                raise DomainError("square root of a negative number")
-            return self.s_sqrt(x)
-        return self._map(node, a, f)
-    def op_sin(self, node, a): return self._map(node, a, self.s_sin)
-    def op_cos(self, node, a): return self._map(node, a, self.s_cos)
-    def op_abs(self, node, a): return self._map(node, a, self.s_abs)
-    def op_relu(self, node, a): return self._map(node, a, self.s_relu, on_neg_inf=self.zero)
-    def op_finite(self, node, a): return self._map(node, a, lambda x: self.one, on_neg_inf=self.zero)
+
+    # -- declared functions and constants (symattn.primitives) ----------------------
+    def function(self, p: Primitive) -> Callable:
+        """The scalar function of the declared primitive ``p`` in this context (nullary:
+        a function of nothing), built once per context from the declaration."""
+        fs = self.__dict__.get("_functions")
+        if fs is None:
+            fs = self._functions = {}
+        f = fs.get(p.name)
+        if f is None:
+            f = fs[p.name] = self.resolve(p)
+        return f
+
+    def resolve(self, p: Primitive) -> Callable:
+        raise NotImplementedError(f"{self.name} context: no rule for {p.name}")
+
+    def call(self, name: str, *xs):
+        """The declared primitive ``name`` at scalars ``xs`` (no domain check)."""
+        return self.function(PRIMITIVES[name])(*xs)
+
+    def op_function(self, node, a):
+        """An elementwise function, from its declaration: −∞ and domain rules, then the
+        scalar function of this context."""
+        p = PRIMITIVES[node.op]
+        f = self.function(p)
+        check = p.domain
+        if check is not None:
+            g = f
+
+            def f(x):
+                check(self, node, x)
+                return g(x)
+        on = None if p.neg_inf is REFUSE else self.scalar(p.neg_inf)
+        return self._map(node, a, f, on)
+
+    def op_constant(self, node):
+        return [[self.function(PRIMITIVES[node.op])()]]
+
     def op_pow(self, node, a):
         k = node.params["k"]
 
@@ -182,16 +213,6 @@ class ListContext:
                 raise DomainError(f"a negative number to the fractional power {k}",
                                   hint="roots of negative numbers are not real")
             return self.s_pow(x, k)
-        return self._map(node, a, f)
-
-    def op_log(self, node, a):
-        def f(x):
-            s = self.s_sign(x)
-            if s == 0 and self.is_exact_zero(x):
-                raise DomainError(node.params.get("zero", "log of 0"))
-            if s == -1:
-                raise DomainError("log of a negative number")
-            return self.s_log(x)
         return self._map(node, a, f)
 
     # -- reductions and products ---------------------------------------------------

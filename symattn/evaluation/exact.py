@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 import sympy
 
-from ..errors import CertificationError
 from ..tensor import NEG_INF
 from .base import ListContext
 
@@ -33,12 +33,6 @@ class ExactContext(ListContext):
     def s_mul(self, x, y): return x * y
     def s_div(self, x, y): return x / y
     def s_neg(self, x): return -x
-    def s_exp(self, x): return sympy.exp(x)
-    def s_log(self, x): return sympy.log(x)
-    def s_sqrt(self, x): return sympy.sqrt(x)
-    def s_sin(self, x): return sympy.sin(x)
-    def s_cos(self, x): return sympy.cos(x)
-    def s_abs(self, x): return sympy.Abs(x)
     def s_pow(self, x, k: Fraction): return x ** sympy.Rational(k.numerator, k.denominator)
     def s_sum(self, xs): return sympy.Add(*xs)
 
@@ -50,13 +44,13 @@ class ExactContext(ListContext):
             return None
         return sign_by_balls(x)
 
-    def s_relu(self, x):
-        s = self.s_sign(x)
-        if s is None:
-            if x.is_number:
-                raise CertificationError(f"cannot decide the sign of {x} for ReLU")
-            return sympy.Max(0, x)
-        return x if s > 0 else self.zero
+    def resolve(self, p):
+        """SymPy's function of the declared name (``sympy.exp``), or the declared rule."""
+        rule = p.exact
+        if p.arity == 0:
+            value = getattr(sympy, rule)
+            return lambda: value
+        return getattr(sympy, rule) if isinstance(rule, str) else functools.partial(rule, self)
 
     def s_max(self, xs):
         return sympy.Max(*xs)

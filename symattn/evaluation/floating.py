@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import DomainError, InputError, MaskError
 from ..tensor import NEG_INF
+from ..primitives import PRIMITIVES
 
 # Converted constants, per node and dtype: a node's entries never change, so a graph
 # evaluated again (a new Evaluator, a paper-sized layer's weights) converts them once.
@@ -42,7 +43,25 @@ class FloatContext:
         self.dtype = np.dtype(dtype)
 
     def apply(self, node, vals):
-        return getattr(self, "op_" + node.op)(node, *vals)
+        method = getattr(self, "op_" + node.op, None)
+        if method is None:                   # a declared function or constant
+            method = getattr(self, "op_" + PRIMITIVES[node.op].kind)
+        return method(node, *vals)
+
+    def op_function(self, node, a):
+        """An elementwise function from its declaration (NumPy's function of that name, or
+        the declared rule), after its declared float check; IEEE handles −∞."""
+        p = PRIMITIVES[node.op]
+        if p.float_check is not None:
+            p.float_check(node, a)
+        rule = p.float
+        if isinstance(rule, str):
+            return getattr(np, rule)(a)
+        return rule(self, a)
+
+    def op_constant(self, node):
+        p = PRIMITIVES[node.op]
+        return np.array([[getattr(np, p.float)]], dtype=self.dtype)
 
     def _to_float(self, x) -> float:
         if x is NEG_INF:
@@ -71,13 +90,6 @@ class FloatContext:
     def op_add(self, node, a, b): return a + b
     def op_mul(self, node, a, b): return a * b
     def op_neg(self, node, a): return -a
-    def op_exp(self, node, a): return np.exp(a)
-    def op_sqrt(self, node, a): return np.sqrt(a)
-    def op_sin(self, node, a): return np.sin(a)
-    def op_cos(self, node, a): return np.cos(a)
-    def op_abs(self, node, a): return np.abs(a)
-    def op_relu(self, node, a): return np.maximum(a, 0)
-    def op_finite(self, node, a): return np.isfinite(a).astype(self.dtype)
     def op_transpose(self, node, a): return a.T
     def op_hcat(self, node, *p): return np.hstack(p)
     def op_vcat(self, node, *p): return np.vstack(p)
@@ -93,11 +105,6 @@ class FloatContext:
         if (b == 0).any():
             raise DomainError(node.params.get("zero", "division by zero"))
         return a / b
-
-    def op_log(self, node, a):
-        if (a == 0).any():
-            raise DomainError(node.params.get("zero", "log of 0"))
-        return np.log(a)
 
     def op_pow(self, node, a):
         k = node.params["k"]

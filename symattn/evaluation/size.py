@@ -15,52 +15,20 @@ import os
 from dataclasses import dataclass
 
 from ..errors import LimitError
-from ..tensor import Tensor
-
-
-IRRATIONAL = {"exp", "log", "sqrt", "sin", "cos"}
+from ..tensor import Tensor, walk
+from ..primitives import PRIMITIVES
 
 
 def closed_form_size(root: Tensor) -> int:
     """An estimate of the largest entry's expression-tree size (rational values fold to
-    one number, as SymPy folds them)."""
+    one number, as SymPy folds them); each primitive's size rule is declared with it."""
     size: dict[int, int] = {}
     rational: dict[int, bool] = {}
-    stack = [(root, False)]
-    while stack:
-        node, ready = stack.pop()
-        if id(node) in size:
-            continue
-        if not ready and node.args:
-            stack.append((node, True))
-            stack.extend((a, False) for a in node.args if id(a) not in size)
-            continue
-        a = [size[id(x)] for x in node.args]
-        op = node.op
-        if op == "const":
-            rational[id(node)] = all(type(v).__name__ == "Fraction" or repr(v) == "-inf"
-                                     for row in node.params["entries"] for v in row)
-        else:
-            rational[id(node)] = op not in IRRATIONAL and all(rational[id(x)] for x in node.args) \
-                and (op != "pow" or node.params["k"].denominator == 1)
-        if rational[id(node)]:
-            s = 1
-        elif op == "const":
-            s = 1
-        elif op in ("add", "sub", "mul", "div"):
-            s = a[0] + a[1] + 1
-        elif op == "matmul":
-            k = node.args[0].shape[1]
-            s = k * (a[0] + a[1] + 1)
-        elif op in ("row_sum", "row_max"):
-            s = node.args[0].shape[1] * (a[0] + 1)
-        elif op in ("hcat", "vcat"):
-            s = max(a)
-        elif op in ("take", "transpose", "patch", "stabilize", "finite"):
-            s = a[0]
-        else:                                    # elementwise functions and powers
-            s = a[0] + 1
-        size[id(node)] = s
+    for node in walk(root):
+        p = PRIMITIVES[node.op]
+        r = rational[id(node)] = p.keeps_rational(node) and all(rational[id(x)]
+                                                              for x in node.args)
+        size[id(node)] = 1 if r else p.size(node, [size[id(x)] for x in node.args])
     return size[id(root)]
 
 
@@ -107,7 +75,6 @@ def _entry_s(prec: int) -> float:
 
 
 ROUND_S = 15e-6                                # rounding one entry to decimal digits
-TRANSCENDENTAL = {"exp", "log", "sqrt", "sin", "cos", "pow"}
 
 
 @dataclass(frozen=True)
@@ -148,23 +115,16 @@ def estimate(root: Tensor, prec: int | None = None, digits: int | None = 30) -> 
     block. Time counts matrix products by their multiply-adds and every other entry by
     what it costs in Python; certified digits beyond the first precision are not counted.
     """
-    from .evaluator import start_precision
+    from .certified import start_precision
     from .rowwise import attention_pattern, streamed_nodes, ROWWISE_MIN, BLOCK_ENTRIES
     prec = prec or start_precision(digits=digits)
     per = entry_bytes(prec)
-    nodes, seen, streamed, fused = [], set(), set(), []
-    stack = [root]
-    while stack:
-        t = stack.pop()
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        nodes.append(t)
+    nodes, streamed, fused = list(walk(root)), set(), []
+    for t in nodes:
         p = attention_pattern(t)
         if p is not None and p.weights.shape[0] * p.weights.shape[1] >= ROWWISE_MIN:
             fused.append(p)
             streamed.update(id(x) for x in streamed_nodes(p))
-        stack.extend(t.args)
     held = seconds = 0.0
     madd, fn, entry = _madd_s(prec), _function_s(prec), _entry_s(prec)
     for t in nodes:
@@ -172,12 +132,11 @@ def estimate(root: Tensor, prec: int | None = None, digits: int | None = 30) -> 
             continue
         m, n = t.shape
         held += m * n * per
-        if t.op == "const":
-            seconds += m * n * entry
-        elif t.op == "matmul":
+        cost = PRIMITIVES[t.op].cost
+        if cost == "product":
             k = t.args[0].shape[1]
             seconds += m * n * k * madd + (m * k + k * n + m * n) * entry
-        elif t.op in TRANSCENDENTAL:
+        elif cost == "function":
             seconds += m * n * fn
         else:
             seconds += m * n * entry

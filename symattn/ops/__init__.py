@@ -14,7 +14,8 @@ import os as _os
 from .operation import Operation, collect as _collect
 
 from .primitives import const, matmul, transpose, hcat as concat, vcat as stack, take
-from .elementwise import exp, log, sqrt, sin, cos, relu, row_sum, mean, var, row_max, abs_
+from . import elementwise
+from .elementwise import *  # noqa: F401,F403  (exp, log, ..., erf, tanh, pi: declared)
 from .softmax import softmax, softmax_steps, probabilities
 from .masks import causal_mask, padding_mask
 from .attention import (scores, weights, attention, attention_steps, multi_head, self_attention,
@@ -29,7 +30,7 @@ from .steps import Steps
 
 __all__ = [
     "const", "matmul", "transpose", "concat", "stack", "take",
-    "exp", "log", "sqrt", "sin", "cos", "relu", "row_sum", "mean", "var", "row_max",
+    *elementwise.__all__,
     "softmax", "softmax_steps", "causal_mask", "padding_mask", "scores", "weights", "attention",
     "attention_steps", "multi_head", "self_attention", "cross_attention", "Head",
     "default_scale", "layer_norm", "layer_norm_steps", "EPS", "linear", "ffn", "ffn_steps",

@@ -1,26 +1,17 @@
-"""Elementwise functions and row statistics, each a primitive or a short composition."""
+"""Elementwise functions and row statistics, each a primitive or a short composition.
+
+The elementwise functions (exp, log, sqrt, sin, cos, abs_, relu, erf, tanh, ...) and
+constants (pi) are made from their declarations in :mod:`symattn.primitives`: a new one
+needs no line here.
+"""
 
 from __future__ import annotations
 
 from . import primitives as P
 from ..tensor import Tensor
 
-
-def exp(x) -> Tensor: return P.unary("exp", x)
-def sqrt(x) -> Tensor: return P.unary("sqrt", x)
-def sin(x) -> Tensor: return P.unary("sin", x)
-def cos(x) -> Tensor: return P.unary("cos", x)
-def abs_(x) -> Tensor: return P.unary("abs", x)
-
-
-def log(x) -> Tensor:
-    """Natural logarithm, elementwise."""
-    return P.unary("log", x)
-
-
-def relu(x) -> Tensor:
-    """max(0, x) elementwise; the sign of an exact value is decided with certainty."""
-    return P.unary("relu", x)
+globals().update(P.BUILDERS)
+__all__ = [*P.BUILDERS, "row_sum", "mean", "var", "row_max"]
 
 
 def row_sum(x) -> Tensor:

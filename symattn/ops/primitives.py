@@ -14,7 +14,8 @@ from typing import Sequence
 
 from ..errors import ShapeError, InputError, LimitError
 from ..numbers import exact
-from ..tensor import Tensor, NEG_INF, describe
+from ..tensor import Tensor, NEG_INF, describe, provide
+from .. import primitives as DECLARED
 from ..evaluation.size import max_entries, entry_bytes, format_bytes, MEMORY_BYTES
 
 # entries in one matrix: as many as fit in memory as balls (42 million in 24 GiB); a
@@ -22,8 +23,7 @@ from ..evaluation.size import max_entries, entry_bytes, format_bytes, MEMORY_BYT
 MAX_ENTRIES = max_entries()
 
 _READY = {Fraction, type(NEG_INF)}
-UNARY = ("neg", "exp", "log", "sqrt", "sin", "cos", "abs", "relu", "finite")
-BINARY = ("add", "sub", "mul", "div")
+UNARY, BINARY = DECLARED.UNARY, DECLARED.BINARY
 
 
 def as_tensor(x) -> Tensor:
@@ -225,11 +225,6 @@ def stabilize(a) -> Tensor:
     return Tensor("stabilize", (a,), {}, a.shape, a.rows, a.cols)
 
 
-def finite(a) -> Tensor:
-    """1 where an entry is finite, 0 where it is −∞ (which entries a mask keeps)."""
-    return unary("finite", a)
-
-
 def scalar(x) -> Tensor:
     return const([[x]])
 
@@ -247,3 +242,26 @@ def patch(a, cells) -> Tensor:
     a = as_tensor(a)
     cells = tuple((int(i), int(j), v if v is NEG_INF else exact(v)) for i, j, v in cells)
     return Tensor("patch", (a,), {"cells": cells}, a.shape, a.rows, a.cols, a.name)
+
+
+def _builder(p) -> "callable":
+    """The builder of a declared elementwise function or constant, named and documented
+    by its declaration."""
+    if p.arity == 0:
+        def build() -> Tensor:
+            return Tensor(p.name, (), {}, (1, 1))
+    else:
+        def build(x) -> Tensor:
+            return unary(p.name, x)
+    build.__name__ = build.__qualname__ = p.builder
+    build.__doc__ = p.doc
+    return build
+
+
+# exp, log, sqrt, ..., erf, tanh, pi: one builder per declaration (symattn.primitives)
+BUILDERS = {p.builder: _builder(p) for p in DECLARED.PRIMITIVES.values()
+            if p.builder and p.kind in ("function", "constant")}
+finite = BUILDERS["finite"]
+
+provide(add=add, sub=sub, mul=mul, div=div, matmul=matmul, neg=neg, power=power,
+        transpose=transpose, index=index)

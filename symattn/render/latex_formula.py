@@ -13,13 +13,14 @@ from typing import Protocol
 
 from ..evaluation import rounding as R
 from ..ops import OPERATIONS
+from ..primitives import FUNCTION_TEX, CONSTANT_TEX
 from ..spec import expr as E
 from ..tensor import Tensor
 from . import step_forms
 from .step_forms import Tex, paren, cell_tex, join_sum, fn as _fn, ADD, NEG, MUL, FRAC, POW, ATOM
 from .latex_values import Cell, Precision, symbol, label_text, layout, texts
 
-ELEMENTWISE = {"exp", "log", "sqrt", "sin", "cos", "abs", "relu"}
+ELEMENTWISE = set(FUNCTION_TEX)              # declared with their LaTeX in symattn.primitives
 REDUCTIONS = {"sum", "mean", "max"}
 # what the declared operations (symattn.ops.OPERATIONS) do not say for themselves:
 ROW_FIRST = {"argmax", "sum", "mean"}     # row i of the result needs row i of arg 0
@@ -44,6 +45,22 @@ def number_tex(q: Fraction) -> Tex:
         if q < 0:
             s = "-" + s
     return Tex(s, NEG if q < 0 else ATOM)
+
+
+def function_tex(form, a: Tex) -> Tex:
+    """A declared function of ``a`` written in symbols (``form``: its declared LaTeX)."""
+    if form.wrap:
+        return Tex(form.wrap % a.text, ATOM, a.leaves)
+    return _fn(form.fn, a)
+
+
+def entry_tex(form, a: Tex) -> Tex:
+    """A declared function of one entry written out with numbers."""
+    if form.power:
+        return Tex(form.power % a.text, POW, a.leaves)
+    if form.entry:
+        return Tex(form.entry % a.text, ATOM, a.leaves)
+    return function_tex(form, a)
 
 
 def _op(name: str) -> str:
@@ -190,22 +207,15 @@ class Formula:
         def arg(k, r=row):
             return self.show(args[k], values, r)
 
-        if name == "exp" and len(args) == 1:
-            a = arg(0)
-            if isinstance(args[0], E.Num) or (a.level >= NEG and a.leaves == 1 and values and
-                                              self.scope.value(args[0]).shape == (1, 1)):
-                return Tex(f"e^{{{a.text}}}", POW, a.leaves)
-            return _fn(r"\exp", a)
-        if name in ("log", "sin", "cos") and len(args) == 1:
-            return _fn("\\" + name, arg(0))
-        if name == "sqrt" and len(args) == 1:
-            a = arg(0)
-            return Tex(rf"\sqrt{{{a.text}}}", ATOM, a.leaves)
-        if name == "abs" and len(args) == 1:
-            a = arg(0)
-            return Tex(rf"\left\lvert {a.text} \right\rvert", ATOM, a.leaves)
-        if name == "relu" and len(args) == 1:
-            return _fn(_op("relu"), arg(0))
+        if name in ELEMENTWISE and len(args) == 1:
+            a, form = arg(0), FUNCTION_TEX[name]
+            if form.power and (isinstance(args[0], E.Num) or (
+                    a.level >= NEG and a.leaves == 1 and values and
+                    self.scope.value(args[0]).shape == (1, 1))):
+                return Tex(form.power % a.text, POW, a.leaves)
+            return function_tex(form, a)
+        if name in CONSTANT_TEX and not args:
+            return Tex(CONSTANT_TEX[name].wrap)
         if name in ("sum", "mean") and len(args) == 1 and not values and isinstance(args[0], E.Name):
             t = self.scope.value(args[0])
             sym = symbol(args[0].id)
@@ -323,15 +333,7 @@ class Formula:
             a = self.entry(args[0], *self._bcast(args[0], i, j))
             if a is None:
                 return None
-            if name == "exp":
-                return Tex(f"e^{{{a.text}}}", POW, a.leaves)
-            if name == "sqrt":
-                return Tex(rf"\sqrt{{{a.text}}}", ATOM, a.leaves)
-            if name == "abs":
-                return Tex(rf"\left\lvert {a.text} \right\rvert", ATOM, a.leaves)
-            if name == "relu":
-                return Tex(rf"\max\left(0,\ {a.text}\right)", ATOM, a.leaves)
-            return _fn("\\" + name, a)
+            return entry_tex(FUNCTION_TEX[name], a)
         if name in REDUCTIONS and len(args) == 1 and not node.kwargs:
             t = self.scope.value(args[0])
             r = i if t.shape[0] > 1 else 0

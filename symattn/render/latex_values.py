@@ -23,7 +23,8 @@ from fractions import Fraction
 
 from .. import deadline
 from ..evaluation import rounding as R
-from ..tensor import Tensor, NEG_INF
+from ..tensor import Tensor, NEG_INF, walk
+from ..primitives import keeps_rational
 
 NEG_INF_TEX = r"-\infty"
 MAX_EXACT_PLACES = 12          # an exact input such as 0.00001 is printed as it is up to here
@@ -199,11 +200,6 @@ class Cell:
     value: Fraction | None = None   # the exact value when it is printed exactly
 
 
-RATIONAL_OPS = {"const", "add", "sub", "mul", "div", "neg", "matmul", "transpose", "take",
-                "hcat", "vcat", "row_sum", "row_max", "relu", "abs", "finite", "stabilize",
-                "patch"}
-
-
 def _small_closed_form(t: Tensor, limit: int = 2000) -> bool:
     """Whether the exact (SymPy) value of ``t`` is small enough to build on the side."""
     try:
@@ -245,25 +241,7 @@ class Numbers:
         key = id(t)
         if key in self._rational:
             return self._rational[key]
-        ok = True
-        stack, seen = [t], set()
-        while stack:
-            n = stack.pop()
-            if id(n) in seen:
-                continue
-            seen.add(id(n))
-            if n.op == "pow":
-                if Fraction(n.params["k"]).denominator != 1:
-                    ok = False
-                    break
-            elif n.op not in RATIONAL_OPS:
-                ok = False
-                break
-            if n.op == "const" and any(v is not NEG_INF and not isinstance(v, Fraction)
-                                       for row in n.params["entries"] for v in row):
-                ok = False
-                break
-            stack.extend(n.args)
+        ok = all(keeps_rational(n) for n in walk(t))
         self._rational[key] = ok
         self._keep.append(t)
         return ok
@@ -273,16 +251,10 @@ class Numbers:
         key = ("sym", id(t))
         if key in self._rational:
             return self._rational[key]
-        found, stack, seen = False, [t], set()
-        while stack and not found:
-            n = stack.pop()
-            if id(n) in seen:
-                continue
-            seen.add(id(n))
-            if n.op == "const":
-                found = any(getattr(v, "free_symbols", None) for row in n.params["entries"]
-                            for v in row if v is not NEG_INF)
-            stack.extend(n.args)
+        found = any(n.op == "const" and any(getattr(v, "free_symbols", None)
+                                            for row in n.params["entries"] for v in row
+                                            if v is not NEG_INF)
+                    for n in walk(t))
         self._rational[key] = found
         self._keep.append(t)
         return found
