@@ -158,16 +158,17 @@ def provide(**implementations) -> None:
     _P.update(implementations)
 
 
-def walk(root: Tensor):
+def walk(root: Tensor, prune=None):
     """Every node of the graph under ``root`` once, each after its arguments (post-order,
-    so a topological order), iteratively: graphs deeper than Python's recursion are fine."""
+    so a topological order), iteratively: graphs deeper than Python's recursion are fine.
+    A node for which ``prune(node)`` is true is left out with the graph below it."""
     seen, stack = set(), [(root, False)]
     while stack:
         node, done = stack.pop()
         if done:
             yield node
             continue
-        if id(node) in seen:
+        if id(node) in seen or (prune is not None and prune(node)):
             continue
         seen.add(id(node))
         stack.append((node, True))

@@ -317,18 +317,7 @@ def _check_variable(spec, tree, refs: set[str], wrt: str) -> None:
 
 def _free_symbols(t) -> list[str]:
     """The SymPy symbols among the constants of ``t``'s graph (symbol inputs of a spec)."""
-    names: set[str] = set()
-    seen: set[int] = set()
-    stack = [t]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if node.op == "const":
-            for row in node.params["entries"]:
-                for v in row:
-                    for s in getattr(v, "free_symbols", ()):
-                        names.add(str(s))
-        stack.extend(node.args)
-    return sorted(names)
+    from ..tensor import walk
+    return sorted({str(s) for node in walk(t) if node.op == "const"
+                   for row in node.params["entries"] for v in row
+                   for s in getattr(v, "free_symbols", ())})

@@ -158,13 +158,21 @@ class BallContext(ListContext):
         fold = p.fold
         if fold is None:
             return lambda x: g(arb(x) if type(x) is fmpq else x)
+        if type(fold) is tuple:                  # a value at one point: exp(0) = 1
+            point, value = fmpq(fold[0]), fmpq(fold[1])
+
+            def f(x):
+                if type(x) is fmpq:
+                    return value if x == point else g(arb(x))
+                return g(x)
+            return f
 
         def f(x):
             if type(x) is fmpq:
                 v = fold(x)
-                if v is None:
-                    return g(arb(x))
-                return v if type(v) is fmpq else fmpq(v)
+                if type(v) is fmpq:
+                    return v
+                return g(arb(x)) if v is None else Q0 if v == 0 else fmpq(v)
             return g(x)
         return f
 

@@ -12,7 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..errors import DomainError, InputError, MaskError
-from ..tensor import NEG_INF
+from ..tensor import NEG_INF, walk
 from ..primitives import PRIMITIVES
 
 # Converted constants, per node and dtype: a node's entries never change, so a graph
@@ -124,15 +124,9 @@ class FloatContext:
         """Find the products x·W_1, x·W_2, ... of one left operand by constant matrices (the
         projections of every head): they are computed as one product x·[W_1 W_2 ...]."""
         groups: dict[int, list] = {}
-        seen, stack = set(), [root]
-        while stack:
-            n = stack.pop()
-            if id(n) in seen:
-                continue
-            seen.add(id(n))
+        for n in walk(root):
             if n.op == "matmul" and n.args[1].op == "const":
                 groups.setdefault(id(n.args[0]), []).append(n)
-            stack.extend(n.args)
         self._groups = {}
         for members in groups.values():
             if len(members) < 2:

@@ -147,8 +147,7 @@ class FormalContext(ListContext):
         an unknown named by the function and its operand; a constant is an unknown."""
         if p.arity == 0:
             return lambda: self._atom(p.name)
-        fold = p.fold or (lambda c: None)
-        return lambda x: self._unary(p.name, x, fold)
+        return lambda x: self._unary(p.name, x, p.folded)
 
     def s_pow(self, x, k):
         if k.denominator != 1:

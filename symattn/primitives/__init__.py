@@ -77,9 +77,10 @@ class Primitive:
     exact: Any = None                         # function/constant rules (see the docstring)
     ball: Any = None
     float: Any = None
-    fold: Callable | None = None              # its exact rational value at a rational c (an
-                                              # fmpq), or None: the ball context's fmpq and
-                                              # the formal context's constant folding
+    fold: Callable | tuple | None = None      # its exact rational value at a rational c (an
+                                              # fmpq), or None; or (point, value) for one
+                                              # point: the ball context's fmpq and the
+                                              # formal context's constant folding
     domain: Callable | None = None            # (ctx, node, x): raise where undefined
     float_check: Callable | None = None       # (node, array): raise where undefined
     builder: str | None = None                # the name of its builder in symattn.ops
@@ -90,6 +91,15 @@ class Primitive:
             raise ValueError(f"primitive {self.name}: kind {self.kind!r}, cost {self.cost!r}")
         if self.kind in ("arithmetic", "structure") and self.method is None:
             object.__setattr__(self, "method", "op_" + self.name)
+
+    def folded(self, c):
+        """The exact value at the rational ``c`` if the declaration gives one, else None."""
+        f = self.fold
+        if f is None:
+            return None
+        if type(f) is tuple:
+            return f[1] if c == f[0] else None
+        return f(c)
 
     def keeps_rational(self, node) -> bool:
         """Whether this node's value is rational when its operands' are."""

@@ -66,14 +66,14 @@ def _erf_float(ctx, a):
 
 
 declare(name="exp", arity=1, kind="function", builder="exp", doc="e^x elementwise.",
-        exact="exp", ball="exp", float="exp", fold=lambda c: 1 if c == 0 else None,
+        exact="exp", ball="exp", float="exp", fold=(0, 1),
         neg_inf=Fraction(0),                  # exp(−∞) = 0: how a mask reaches softmax
         derivative=lambda bp, v, x, o, arg, i, j: bp.ctx.s_mul(v, o),
         size=size_plus_one, cost="function", rational=False, atom=True,
         latex=Tex(fn=r"\exp", power="e^{%s}"))
 
 declare(name="log", arity=1, kind="function", builder="log", doc="Natural logarithm, elementwise.",
-        exact="log", ball="log", float="log", fold=lambda c: 0 if c == 1 else None,
+        exact="log", ball="log", float="log", fold=(1, 0),
         neg_inf=REFUSE, domain=_log_domain, float_check=_log_float,
         derivative=lambda bp, v, x, o, arg, i, j: bp.ctx.s_div(v, x),
         size=size_plus_one, cost="function", rational=False, atom=True,
@@ -86,14 +86,14 @@ declare(name="sqrt", arity=1, kind="function", builder="sqrt", doc="Square root,
         latex=Tex(wrap=r"\sqrt{%s}"))
 
 declare(name="sin", arity=1, kind="function", builder="sin", doc="Sine, elementwise.",
-        exact="sin", ball="sin", float="sin", fold=lambda c: 0 if c == 0 else None,
+        exact="sin", ball="sin", float="sin", fold=(0, 0),
         neg_inf=REFUSE,
         derivative=lambda bp, v, x, o, arg, i, j: bp.ctx.s_mul(v, bp.ctx.call("cos", x)),
         size=size_plus_one, cost="function", rational=False, atom=True,
         latex=Tex(fn=r"\sin"))
 
 declare(name="cos", arity=1, kind="function", builder="cos", doc="Cosine, elementwise.",
-        exact="cos", ball="cos", float="cos", fold=lambda c: 1 if c == 0 else None,
+        exact="cos", ball="cos", float="cos", fold=(0, 1),
         neg_inf=REFUSE,
         derivative=lambda bp, v, x, o, arg, i, j:
             bp.ctx.s_neg(bp.ctx.s_mul(v, bp.ctx.call("sin", x))),
@@ -102,14 +102,14 @@ declare(name="cos", arity=1, kind="function", builder="cos", doc="Cosine, elemen
 
 declare(name="erf", arity=1, kind="function", builder="erf",
         doc="The error function erf(x) = 2/√π ∫₀ˣ e^(−t²) dt, elementwise (exact GELU).",
-        exact="erf", ball="erf", float=_erf_float, fold=lambda c: 0 if c == 0 else None,
+        exact="erf", ball="erf", float=_erf_float, fold=(0, 0),
         neg_inf=Fraction(-1),                 # erf(−∞) = −1, as NumPy/math give
         derivative=_d_erf, size=size_plus_one, cost="function", rational=False, atom=True,
         latex=Tex(fn=r"\operatorname{erf}"))
 
 declare(name="tanh", arity=1, kind="function", builder="tanh",
         doc="Hyperbolic tangent, elementwise.",
-        exact="tanh", ball="tanh", float="tanh", fold=lambda c: 0 if c == 0 else None,
+        exact="tanh", ball="tanh", float="tanh", fold=(0, 0),
         neg_inf=Fraction(-1),                 # tanh(−∞) = −1
         derivative=_d_tanh, size=size_plus_one, cost="function", rational=False, atom=True,
         latex=Tex(fn=r"\tanh"))

@@ -72,7 +72,7 @@ declare(name="abs", arity=1, kind="function", builder="abs_", doc="|x| elementwi
 declare(name="relu", arity=1, kind="function", builder="relu",
         doc="max(0, x) elementwise; the sign of an exact value is decided with certainty.",
         exact=_relu_exact, ball=_relu_ball, float=_relu_float,
-        fold=lambda c: c if c > 0 else 0,
+        fold=lambda c: c if c.numerator > 0 else 0,      # fmpq's own > is 4× slower
         neg_inf=Fraction(0), derivative=_d_relu,
         size=size_plus_one, cost="entry", rational=True, atom=True,
         latex=Tex(fn=r"\operatorname{ReLU}", entry=r"\max\left(0,\ %s\right)"))

@@ -15,7 +15,7 @@ from .functions import call, check_entries
 from ..errors import SpecError, LimitError, DomainError
 from ..numbers import shown
 from ..ops import primitives as P
-from ..tensor import Tensor, NEG_INF
+from ..tensor import Tensor, NEG_INF, walk
 
 MAX_NUMBER_BITS = 100_000       # size of one exact number computed in an expression
 
@@ -36,16 +36,9 @@ def build(node, env: dict):
 
 
 def _check_sizes(root: Tensor) -> None:
-    seen, stack = [], [root]
-    ids = set()
-    while stack:
-        t = stack.pop()
-        if id(t) in ids or t in _CHECKED:
-            continue
-        ids.add(id(t))
-        seen.append(t)
+    seen = list(walk(root, prune=_CHECKED.__contains__))
+    for t in seen:
         check_entries(*t.shape)
-        stack.extend(t.args)
     _CHECKED.update(seen)
 
 
