@@ -17,9 +17,18 @@ from .errors import (SymattnError, InputError, ShapeError, MaskError, DomainErro
 from .tensor import Tensor, NEG_INF, provide
 from .ops import *  # noqa: F401,F403  (the operations are the public API)
 from .evaluation import exact_value, float_value
-from .oracle import compare
 from .interop import from_numpy, from_torch
-from . import display as _display  # noqa: F401  (repr, HTML and LaTeX of a Tensor)
+
+
+def _display(name: str):
+    """A Tensor's repr, HTML or LaTeX from :mod:`symattn.display`, loaded when first shown."""
+    def show(t):
+        from . import display
+        return getattr(display, name)(t)
+    return show
+
+
+provide(text=_display("text"), html=_display("html_table"), latex=_display("latex"))
 
 # The spec language's names for operations Python spells otherwise. They are served by
 # __getattr__ so that `from symattn import *` does not shadow the builtins sum, max, abs.
@@ -31,6 +40,9 @@ def __getattr__(name):
     if name in ("grad", "gradient", "Gradient"):
         from . import gradients
         return getattr(gradients, name)
+    if name == "compare":                   # the float oracle, loaded when used
+        from .oracle import compare
+        return compare
     if name == "plot":                      # matplotlib loads only when a picture is drawn
         import importlib
         return importlib.import_module(".plot", __name__)

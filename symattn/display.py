@@ -18,7 +18,6 @@ import html
 import unicodedata
 
 from .errors import SymattnError
-from .tensor import provide
 
 DIGITS = 6          # significant digits repr and str show
 EDGE = 3            # rows or columns shown at each end of a cut axis
@@ -139,5 +138,3 @@ def latex(t) -> str | None:
     from .render.latex_values import tensor_latex
     return "$$" + tensor_latex(t) + "$$"
 
-
-provide(text=text, html=html_table, latex=latex)

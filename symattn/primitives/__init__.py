@@ -27,7 +27,6 @@ context first. This package imports no other part of symattn but ``tensor`` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -45,52 +44,62 @@ class _Refuse:
 REFUSE = _Refuse()
 
 
-@dataclass(frozen=True)
 class Tex:
     """How a function is written: ``fn`` before its parenthesised argument (``\\exp``),
     or ``wrap`` around it (``\\sqrt{%s}``); ``power`` for a scalar argument written as a
     power (``e^{%s}``); ``entry`` for one entry written out with numbers (default: as in
     symbols). For a matrix-level primitive ``fn`` is a template of its operands
     (``{0} {1}``), for reading only."""
-    fn: str | None = None
-    wrap: str | None = None
-    power: str | None = None
-    entry: str | None = None
+
+    __slots__ = ("fn", "wrap", "power", "entry")
+
+    def __init__(self, fn: str | None = None, wrap: str | None = None,
+                 power: str | None = None, entry: str | None = None):
+        self.fn, self.wrap, self.power, self.entry = fn, wrap, power, entry
 
 
-@dataclass(frozen=True, eq=False)
+# (a plain class, not a dataclass: it is built at ``import symattn``, which must stay fast)
 class Primitive:
-    """One primitive and every rule about it (see the module docstring)."""
-    name: str
-    arity: int | None                         # None: any number of operands (hcat, vcat)
-    kind: str
-    doc: str
-    neg_inf: Any                              # a function: its value at −∞ or REFUSE;
-                                              # otherwise the rule in words
-    derivative: Callable                      # function: (bp, v, x, out, arg, i, j) -> adjoint
-                                              # else: (bp, node, g, out, args, need) -> [adjoints]
-    size: Callable                            # (node, sizes of the operands) -> tree size
-    cost: str
-    rational: bool | Callable                 # keeps rationals rational (or a test of the node)
-    atom: bool                                # may be an unknown of the formal proof of zeros
-    latex: Tex
-    exact: Any = None                         # function/constant rules (see the docstring)
-    ball: Any = None
-    float: Any = None
-    fold: Callable | tuple | None = None      # its exact rational value at a rational c (an
-                                              # fmpq), or None; or (point, value) for one
-                                              # point: the ball context's fmpq and the
-                                              # formal context's constant folding
-    domain: Callable | None = None            # (ctx, node, x): raise where undefined
-    float_check: Callable | None = None       # (node, array): raise where undefined
-    builder: str | None = None                # the name of its builder in symattn.ops
-    method: str | None = None                 # arithmetic/structure: the context method
+    """One primitive and every rule about it (see the module docstring).
 
-    def __post_init__(self):
-        if self.kind not in KINDS or self.cost not in COSTS:
-            raise ValueError(f"primitive {self.name}: kind {self.kind!r}, cost {self.cost!r}")
-        if self.kind in ("arithmetic", "structure") and self.method is None:
-            object.__setattr__(self, "method", "op_" + self.name)
+    - ``name``, ``arity`` (None: any number of operands, as hcat), ``kind``, ``doc``;
+    - ``neg_inf``: a function's value at −∞ (a Fraction) or REFUSE; otherwise the rule
+      in words;
+    - ``derivative``: a function's ``(bp, v, x, out, arg, i, j) -> adjoint of x``, else
+      ``(bp, node, g, out, args, need) -> [adjoint of each operand]``;
+    - ``size``: ``(node, sizes of the operands) -> tree size``; ``cost``: one of COSTS;
+    - ``rational``: keeps rationals rational (a bool, or a test of the node);
+    - ``atom``: may be an unknown of the formal proof of zeros; ``latex``: a :class:`Tex`;
+    - ``exact``, ``ball``, ``float``: a function's or constant's rule in each context;
+    - ``fold``: its exact rational value at a rational c (an fmpq) or None, or
+      ``(point, value)`` for one point: the ball context's exact ``fmpq`` and the formal
+      context's constant folding;
+    - ``domain``: ``(ctx, node, x)`` raising where undefined; ``float_check``:
+      ``(node, array)`` the same in floats;
+    - ``builder``: its builder's name in :mod:`symattn.ops`; ``method``: the context
+      method of an arithmetic or structure primitive (``op_<name>``).
+    """
+
+    __slots__ = ("name", "arity", "kind", "doc", "neg_inf", "derivative", "size", "cost",
+                 "rational", "atom", "latex", "exact", "ball", "float", "fold", "domain",
+                 "float_check", "builder", "method")
+
+    def __init__(self, *, name: str, arity: int | None, kind: str, doc: str, neg_inf: Any,
+                 derivative: Callable, size: Callable, cost: str, rational: bool | Callable,
+                 atom: bool, latex: Tex, exact: Any = None, ball: Any = None,
+                 float: Any = None, fold: Callable | tuple | None = None,
+                 domain: Callable | None = None, float_check: Callable | None = None,
+                 builder: str | None = None, method: str | None = None):
+        if kind not in KINDS or cost not in COSTS:
+            raise ValueError(f"primitive {name}: kind {kind!r}, cost {cost!r}")
+        if kind in ("arithmetic", "structure") and method is None:
+            method = "op_" + name
+        self.name, self.arity, self.kind, self.doc = name, arity, kind, doc
+        self.neg_inf, self.derivative, self.size, self.cost = neg_inf, derivative, size, cost
+        self.rational, self.atom, self.latex = rational, atom, latex
+        self.exact, self.ball, self.float, self.fold = exact, ball, float, fold
+        self.domain, self.float_check, self.builder, self.method = \
+            domain, float_check, builder, method
 
     def folded(self, c):
         """The exact value at the rational ``c`` if the declaration gives one, else None."""
