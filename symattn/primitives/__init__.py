@@ -27,7 +27,6 @@ context first. This package imports no other part of symattn but ``tensor`` and
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any, Callable
 
 KINDS = ("function", "constant", "arithmetic", "structure")
@@ -139,12 +138,6 @@ def size_plus_one(node, a) -> int:
 def same_size(node, a) -> int:
     """A primitive that moves or keeps entries: its operand's tree."""
     return a[0]
-
-
-def is_rational_entry(v) -> bool:
-    """An entry of a constant that is an exact rational, or −∞."""
-    from ..tensor import NEG_INF
-    return v is NEG_INF or type(v) is Fraction
 
 
 from . import arithmetic, functions, piecewise, constants, structure  # noqa: E402,F401  (registers)

@@ -6,9 +6,11 @@ sizes and costs. −∞ (a mask entry) passes through those that move entries.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ..errors import InputError, DomainError
 from ..tensor import NEG_INF, describe
-from . import Tex, declare, same_size, is_rational_entry
+from . import Tex, declare, same_size
 
 
 def _d_transpose(bp, node, g, out, args, need):
@@ -115,7 +117,8 @@ def _d_matmul(bp, node, g, out, args, need):
 
 
 def _const_rational(node) -> bool:
-    return all(is_rational_entry(v) for row in node.params["entries"] for v in row)
+    """Every entry an exact rational (or −∞): SymPy values and symbols are not."""
+    return all(v is NEG_INF or type(v) is Fraction for row in node.params["entries"] for v in row)
 
 
 def _no_operands(bp, node, g, out, args, need):
