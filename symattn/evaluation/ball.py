@@ -296,9 +296,10 @@ def sympy_to_arb(expr) -> arb:
         return arb(fmpq(int(expr.p), int(expr.q)))
     if _SYMPY_FUNCTIONS is None:
         _sympy_functions()
-    p = _SYMPY_CONSTANTS.get(expr)
-    if p is not None:
-        return getattr(arb, p.ball)()
+    if not expr.args:                          # a leaf: π is declared (constants.py)
+        p = _SYMPY_CONSTANTS.get(expr)
+        if p is not None:
+            return getattr(arb, p.ball)()
     if expr is sympy.E:
         return arb(1).exp()
     if expr.is_Add:
