@@ -125,3 +125,47 @@ def test_formal_proof_of_zero_and_signs_through_erf():
     assert z.evaluate(digits=20) == [["0", "0"]]
     r = sa.relu(sa.erf(x) - sa.matrix([["1/2"]])).exact()     # sign decided by balls
     assert r[0, 0] == sympy.erf(sympy.Rational(1, 2)) - sympy.Rational(1, 2) and r[0, 1] == 0
+
+
+def test_the_spec_language_calls_every_declared_function_by_its_name(tmp_path):
+    """erf, tanh and pi() in a spec, checked against mpmath: GELU's two forms by hand."""
+    from symattn.claims.check import check_spec
+    from symattn.spec.load import load
+    x = mpmath.mpf("0.7")
+    with mpmath.workdps(40):
+        erf_form = 0.5 * x * (1 + mpmath.erf(x / mpmath.sqrt(2)))
+        tanh_form = 0.5 * x * (1 + mpmath.tanh(mpmath.sqrt(2 / mpmath.pi) * (x + mpmath.mpf("0.044715") * x ** 3)))
+    spec = tmp_path / "gelu.toml"
+    spec.write_text(f'''
+[example]
+id = "g"
+source = "a.md"
+
+[inputs]
+x = 0.7
+
+[[steps]]
+name = "by_erf"
+expr = "0.5 * x * (1 + erf(x / sqrt(2)))"
+
+[[steps]]
+name = "by_tanh"
+expr = "0.5 * x * (1 + tanh(sqrt(2 / pi()) * (x + 0.044715 * x ** 3)))"
+
+[[claims]]
+step = "by_erf"
+printed = "{mpmath.nstr(erf_form, 12)}"
+line = 1
+
+[[claims]]
+step = "by_tanh"
+printed = "{mpmath.nstr(tanh_form, 12)}"
+line = 2
+
+[[claims]]
+step = "by_tanh"
+printed = "{mpmath.nstr(erf_form, 12)}"
+line = 3
+''', encoding="utf-8")
+    records = check_spec(load(str(spec)))
+    assert [r.verdict for r in records] == ["correct", "correct", "wrong"]

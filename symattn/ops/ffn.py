@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import primitives as P
 from .elementwise import relu
 from .operation import declare, Presentation
+from ..primitives import FUNCTION_TEX
 from ..steps import Steps
 from ..tensor import Tensor
 
@@ -62,7 +63,8 @@ def _show(v, a) -> list[str]:
         di.lines("=", v.row_lines(_linear_entries(v, v.value(a["x"]), a["x"], a["W1"], a["b1"], i)))
         v.finish(di, st["hidden"], 0 if one else i)
         di.add(r, "=", rf"{relu_op}\left({h}\right)")
-        di.lines("=", v.row_lines([v.f.max0(c) for c in v.row_cells(st["hidden"], i)]))
+        relu_tex = FUNCTION_TEX["relu"]
+        di.lines("=", v.row_lines([v.f.entry(relu_tex, c) for c in v.row_cells(st["hidden"], i)]))
         v.finish(di, st["activated"], 0 if one else i)
         di.add(v.row_lhs(key), "=", f"{r} {W2} + {b2}")
         di.lines("=", v.row_lines(_linear_entries(v, st["activated"], None, a["W2"], a["b2"], i)))

@@ -12,6 +12,7 @@ from .masks import is_mask
 from .operation import declare, Presentation
 from ..errors import DomainError, InputError
 from ..numbers import exact
+from ..primitives import FUNCTION_TEX
 from ..steps import Steps
 from ..tensor import Tensor
 
@@ -83,7 +84,9 @@ def show_rows(v, d, st: Steps, w, w_lhs: str, z_prec, zsym, i: int) -> None:
     zi = i if z.shape[0] > 1 else 0
     zc, ec = v.row_cells(z, zi, prec=z_prec), v.row_cells(e, zi)
     sc = v.row_cells(s, zi)[0]
-    d.add_lines(rf"\exp\left({zsym.latex()}\right)", "=", v.row_lines([f.exp(c) for c in zc]))
+    e = FUNCTION_TEX["exp"]
+    d.add_lines(f.function(e, f.Tex(zsym.latex())).text, "=",
+                v.row_lines([f.entry(e, c) for c in zc]))
     d.cont(v.rel(any(c.rounded for c in ec)), v.layout([f.texts(ec)]))
     d.add_lines(rf"\sum_{{j}} e^{{{zsym.sub('j').latex()}}}", "=", v.row_lines([f.total(ec)]))
     d.cont(v.rel(sc.rounded), sc.text)

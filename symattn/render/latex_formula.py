@@ -17,7 +17,7 @@ from ..primitives import FUNCTION_TEX, CONSTANT_TEX
 from ..spec import expr as E
 from ..tensor import Tensor
 from . import step_forms
-from .step_forms import Tex, paren, cell_tex, join_sum, fn as _fn, ADD, NEG, MUL, FRAC, POW, ATOM
+from .step_forms import Tex, paren, cell_tex, join_sum, fn as _fn, function as function_tex, entry as entry_tex, ADD, NEG, MUL, FRAC, POW, ATOM
 from .latex_values import Cell, Precision, symbol, label_text, layout, texts
 
 ELEMENTWISE = set(FUNCTION_TEX)              # declared with their LaTeX in symattn.primitives
@@ -45,22 +45,6 @@ def number_tex(q: Fraction) -> Tex:
         if q < 0:
             s = "-" + s
     return Tex(s, NEG if q < 0 else ATOM)
-
-
-def function_tex(form, a: Tex) -> Tex:
-    """A declared function of ``a`` written in symbols (``form``: its declared LaTeX)."""
-    if form.wrap:
-        return Tex(form.wrap % a.text, ATOM, a.leaves)
-    return _fn(form.fn, a)
-
-
-def entry_tex(form, a: Tex) -> Tex:
-    """A declared function of one entry written out with numbers."""
-    if form.power:
-        return Tex(form.power % a.text, POW, a.leaves)
-    if form.entry:
-        return Tex(form.entry % a.text, ATOM, a.leaves)
-    return function_tex(form, a)
 
 
 def _op(name: str) -> str:

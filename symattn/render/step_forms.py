@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from .latex_values import layout
 
 __all__ = ["Tex", "paren", "cell_tex", "join_sum", "ADD", "NEG", "MUL", "FRAC", "POW", "ATOM",
-           "fn", "texts", "weighted_rows", "dot", "plus", "minus", "times", "over", "square", "exp",
-           "max0", "total"]
+           "fn", "texts", "weighted_rows", "dot", "plus", "minus", "times", "over", "square", "function",
+           "entry", "total"]
 
 # precedence of a LaTeX fragment, loosest first
 ADD, NEG, MUL, FRAC, POW, ATOM = 1, 2, 3, 4, 5, 6
@@ -94,14 +94,23 @@ def square(a) -> Tex:
     return Tex(f"{{{paren(cell_tex(a), FRAC)}}}^{{2}}", POW)
 
 
-def exp(a) -> Tex:
-    """``e^{a}``."""
-    return Tex(f"e^{{{a.text}}}", POW)
+def function(form, a: Tex) -> Tex:
+    """A declared function of ``a`` in symbols (``form``: its declared LaTeX,
+    :data:`symattn.primitives.FUNCTION_TEX`): ``\\exp(a)``, ``\\sqrt{a}``."""
+    if form.wrap:
+        return Tex(form.wrap % a.text, ATOM, getattr(a, "leaves", 1))
+    return fn(form.fn, a)
 
 
-def max0(a) -> Tex:
-    """``\\max(0, a)``: ReLU of one entry."""
-    return Tex(rf"\max\left(0,\ {a.text}\right)")
+def entry(form, a) -> Tex:
+    """A declared function of one entry written out with numbers: ``e^{a}``,
+    ``\\max(0, a)``; as in symbols where the declaration gives no other form."""
+    leaves = getattr(a, "leaves", 1)
+    if form.power:
+        return Tex(form.power % a.text, POW, leaves)
+    if form.entry:
+        return Tex(form.entry % a.text, ATOM, leaves)
+    return function(form, a)
 
 
 def total(cells) -> Tex:

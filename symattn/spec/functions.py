@@ -29,12 +29,19 @@ def _argmax(x):
     return P.const([[Fraction(argmax(t, ev, row=i))] for i in range(t.shape[0])], t.rows)
 
 
+def _declared_functions() -> dict:
+    """exp, log, sqrt, ..., erf, tanh and pi() under their declared names (symattn.primitives);
+    ``finite`` is read as the articles' ``keep_mask``."""
+    from ..primitives import PRIMITIVES
+    out = {p.name: P.BUILDERS[p.builder] for p in PRIMITIVES.values() if p.builder in P.BUILDERS}
+    out["keep_mask"] = out.pop("finite")
+    return out
+
+
 FUNCTIONS = {
-    "exp": ops.exp, "log": ops.log, "sqrt": ops.sqrt, "sin": ops.sin, "cos": ops.cos,
-    "relu": ops.relu, "abs": ops.abs_,
+    **_declared_functions(),
     "sum": ops.row_sum, "mean": ops.mean,
     "max": ops.row_max, "width": lambda x: Fraction(P.as_tensor(x).shape[1]), "argmax": _argmax, "transpose": ops.transpose,
-    "keep_mask": P.finite,
 }
 # Python's names row_sum, row_max and matmul(a, b) are read as sum, max and a @ b by the
 # parser (symattn.spec.expr.CALL_ALIASES): one vocabulary, one name per operation here.
