@@ -102,6 +102,8 @@ def round_entry(x, decimals, digits, mode, scale):
     lo, hi = lo * scale, hi * scale
     if lo > hi:
         lo, hi = hi, lo
+    if lo == hi:                         # a point: exactly that value, ties reported
+        return round_rational(lo, decimals, digits, mode)
     r = (R.round_interval(lo, hi, decimals, mode) if decimals is not None
          else R.round_significant(lo, hi, digits, mode))
     return _UNDECIDED if r is None else r
