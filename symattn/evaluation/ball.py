@@ -100,6 +100,14 @@ def _tall(x) -> bool:
     return x.height_bits() > MAX_RATIONAL_BITS
 
 
+def _any_tall(rows) -> bool:
+    for row in rows:
+        for x in row:
+            if x.height_bits() > MAX_RATIONAL_BITS:
+                return True
+    return False
+
+
 def _capped(x):
     """A product or quotient: a rational grown too tall becomes a ball."""
     if type(x) is fmpq and x.height_bits() > MAX_RATIONAL_BITS:
@@ -208,15 +216,15 @@ class BallContext(ListContext):
     # -- leaves --------------------------------------------------------------------
     def op_const(self, node):
         out = []
+        prev = c = None
         for row in node.params["entries"]:
             r = []
             for v in row:
-                if type(v) is Fraction:
-                    r.append(fmpq(v.numerator, v.denominator))
-                elif v is NEG_INF:
-                    r.append(NEG_INF)
-                else:
-                    r.append(self.scalar(v))
+                if v is not prev:            # a mask repeats one 0 and one −∞ object
+                    prev = v
+                    c = (fmpq(*v.as_integer_ratio()) if type(v) is Fraction else
+                         NEG_INF if v is NEG_INF else self.scalar(v))
+                r.append(c)
             out.append(r)
         return out
 
@@ -280,12 +288,11 @@ class BallContext(ListContext):
         return out
 
     def op_matmul(self, node, a, b):
-        self._no_mask(node, a, b)
-        if _all_rational(a) and _all_rational(b):
+        if _all_rational(a) and _all_rational(b):          # (so no −∞ either)
             out = (fmpq_mat(a) * fmpq_mat(b)).tolist()
-            if not any(_tall(x) for r in out for x in r):
-                return out
-            return (arb_mat(out)).tolist()
+            return arb_mat(out).tolist() if _any_tall(out) else out
+        if _has_neg_inf(a) or _has_neg_inf(b):
+            self._no_mask(node, a, b)
         return (arb_mat(a) * arb_mat(b)).tolist()
 
 
