@@ -22,7 +22,7 @@ except ModuleNotFoundError:  # run as a script from a source checkout: proofs/ i
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     import symattn
 
-__all__ = ["engine", "symbol_matrix", "tensor", "value"]
+__all__ = ["check_loss", "engine", "symbol_matrix", "tensor", "value"]
 
 engine = symattn
 
@@ -45,3 +45,24 @@ def tensor(entries) -> "symattn.Tensor":
 def value(t) -> sympy.Matrix:
     """The engine's exact value of ``t`` (no closed-form size limit), ``-oo`` for a mask."""
     return sympy.Matrix(t.exact(max_size=None))
+
+
+def check_loss(d, where: str, loss, z, statement: str, definition, gradient_text: str,
+               gradient) -> None:
+    """Three checks on derivation ``d`` of a 1x1 ``loss`` the engine built from ``z`` (a
+    row of symbols): its value is ``definition`` (``statement`` says so), and SymPy's
+    gradient of that value and ``symattn.grad``'s are both ``gradient`` (a 1 x n matrix)."""
+    zs, loss_value = value(z), value(loss)[0]
+    d.equal(f"engine, {where}: {statement}", loss_value, definition, show=False)
+    d.equal(
+        f"engine, {where}: SymPy's gradient of it is {gradient_text}",
+        sympy.Matrix([[sympy.diff(loss_value, v) for v in zs]]),
+        gradient,
+        show=False,
+    )
+    d.equal(
+        f"engine, {where}: symattn.grad gives the same {gradient_text}",
+        sympy.Matrix(symattn.grad(loss, z)),
+        gradient,
+        show=False,
+    )
