@@ -82,6 +82,13 @@ def derive() -> Derivation:
         Eq(g[i, j], gt[i, j] / sqrt(dk), evaluate=False),
     )
 
+    on_the_engine(d)
+    return d.qed()
+
+
+def on_the_engine(d: Derivation) -> None:
+    """The engine's symattn.scores is Q K^T scale; the gradients through it (SymPy's, for an arbitrary
+    L, and symattn.grad's) are scale G K and scale G^T Q."""
     # the engine's scores: Q K^T, or Q K^T / sqrt(d_k) by default
     for rows, keys, width in ((1, 1, 1), (2, 3, 2), (3, 2, 3)):
         qs, ks = symbol_matrix("q", rows, width), symbol_matrix("k", keys, width)
@@ -135,7 +142,6 @@ def derive() -> Derivation:
         G.T * qs / sqrt(2),
         show=False,
     )
-    return d.qed()
 
 
 def main() -> None:

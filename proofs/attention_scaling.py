@@ -89,19 +89,7 @@ def derive() -> Derivation:
             show=False,
         )
 
-    for size in range(1, 7):
-        qs, ks = symbol_matrix("q", 1, size), symbol_matrix("k", 1, size)
-        score = value(engine.scores(tensor(qs), tensor(ks)))[0]
-        variables = tuple(qs) + tuple(ks)
-        mean = expectation(score, variables)
-        d.equal(f"engine, d_k = {size}: E[symattn.scores(q, k)] = 0", mean, 0, show=False)
-        d.equal(
-            f"engine, d_k = {size}: Var(symattn.scores(q, k)) = 1 (the engine divides by "
-            f"sqrt({size}))",
-            expectation(score**2, variables) - mean**2,
-            1,
-            show=False,
-        )
+    on_the_engine(d)
 
     for size in range(1, 4):
         count = 2 * size
@@ -118,6 +106,23 @@ def derive() -> Derivation:
             show=False,
         )
     return d.qed()
+
+
+def on_the_engine(d: Derivation) -> None:
+    """The engine's symattn.scores of symbolic q, k has mean 0 and variance 1."""
+    for size in range(1, 7):
+        qs, ks = symbol_matrix("q", 1, size), symbol_matrix("k", 1, size)
+        score = value(engine.scores(tensor(qs), tensor(ks)))[0]
+        variables = tuple(qs) + tuple(ks)
+        mean = expectation(score, variables)
+        d.equal(f"engine, d_k = {size}: E[symattn.scores(q, k)] = 0", mean, 0, show=False)
+        d.equal(
+            f"engine, d_k = {size}: Var(symattn.scores(q, k)) = 1 (the engine divides by "
+            f"sqrt({size}))",
+            expectation(score**2, variables) - mean**2,
+            1,
+            show=False,
+        )
 
 
 def main() -> None:

@@ -86,6 +86,14 @@ def derive() -> Derivation:
         "so dL/dV[j, :] = Sum_i a_ij dL/dz_i receives contributions from outputs i >= j only",
     )
 
+    on_the_engine(d)
+    the_limit(d)
+    return d.qed()
+
+
+def on_the_engine(d: Derivation) -> None:
+    """The engine's causal self-attention (n = 3, d_model = d_k = 2): the masked form row by
+    row, and no derivative (SymPy's, symattn.grad's) of an output row reaches a future row."""
     # 3. the engine's causal self-attention, n = 3, d_model = d_k = 2
     size, width = 3, 2
     xs = symbol_matrix("x", size, width)
@@ -124,6 +132,10 @@ def derive() -> Derivation:
             show=False,
         )
 
+
+def the_limit(d: Derivation) -> None:
+    """The -oo mask as the limit t -> -oo of a finite mask value t, n = 2, d = d_k = 1, on
+    the engine's symattn.self_attention with causal_mask(2, fill=t)."""
     # 4. the -oo limit itself, n = 2, d = d_k = 1
     t = symbols("t", real=True)
     x1, x2, wq, wk, wv = symbols("x1 x2 w_q w_k w_v", real=True)
@@ -146,7 +158,6 @@ def derive() -> Derivation:
         0,
         "+",
     )
-    return d.qed()
 
 
 def main() -> None:

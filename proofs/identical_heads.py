@@ -95,6 +95,12 @@ def derive() -> Derivation:
             Z * sum(blocks[1:], blocks[0]),
             method=lambda expr: expr.expand().doit(),
         )
+    on_the_engine(d)
+    return d.qed()
+
+
+def on_the_engine(d: Derivation) -> None:
+    """The engine's symattn.multi_head with H heads of the same symbolic weights."""
     size, width = 2, 2
     x = symbol_matrix("x", size, width)
     shared = engine.Head(*(tensor(symbol_matrix(name, width, 1)) for name in ("a", "b", "c")))
@@ -117,7 +123,6 @@ def derive() -> Derivation:
             outputs[0] * summed,
             show=False,
         )
-    return d.qed()
 
 
 def main() -> None:

@@ -74,6 +74,12 @@ def derive() -> Derivation:
     d.note("differentiate the smoothed loss with respect to z_j directly", gradient)
     d.equal("dL/dz_j = p_j - q_j = p_j - (1 - eps) delta_jy - eps/n", gradient, p(j) - q(j))
 
+    on_the_engine(d, eps)
+    return d.qed()
+
+
+def on_the_engine(d: Derivation, eps) -> None:
+    """The engine's symattn.label_smoothing_loss: its value, SymPy's gradient and symattn.grad's."""
     for size in (2, 3):
         zs = symbol_matrix("z", 1, size)
         z_engine = tensor(zs)
@@ -91,7 +97,6 @@ def derive() -> Derivation:
                 "p - q",
                 probs - smooth,
             )
-    return d.qed()
 
 
 def main() -> None:

@@ -94,6 +94,12 @@ def derive() -> Derivation:
         (g[j] - mean_g - Y[j] * mean_gy) / root,
     )
 
+    on_the_engine(d, eps)
+    return d.qed()
+
+
+def on_the_engine(d: Derivation, eps) -> None:
+    """The engine's symattn.layer_norm: its Jacobian, and symattn.grad of g . layer_norm(x)."""
     for size in (2, 3):
         xs = symbol_matrix("x", 1, size)
         m = sum(xs) / size
@@ -122,7 +128,6 @@ def derive() -> Derivation:
             (gs - Matrix.ones(1, size) * sum(gs) / size - ys * mean_gy) / r,
             show=False,
         )
-    return d.qed()
 
 
 def main() -> None:

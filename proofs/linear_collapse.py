@@ -69,6 +69,27 @@ def derive() -> Derivation:
             evaluate=False,
         ),
     )
+    on_the_engine(d)
+
+    t = symbols("t", real=True)
+
+    def relu_layers(v):
+        """Linear-ReLU-Linear with 1 x 1 weights 1 and zero biases, on the engine."""
+        return value(engine.ffn(tensor([[v]]), *(tensor([[k]]) for k in (1, 0, 1, 0))))[0]
+
+    relu_gap = relu_layers(t) + relu_layers(-t) - 2 * relu_layers(0)
+    d.equal(
+        "symattn.ffn (Linear-ReLU-Linear) with 1 x 1 weights 1 and zero biases is relu, and "
+        "relu(t) + relu(-t) - 2 relu(0) = |t|, not 0 for t != 0",
+        relu_gap,
+        Abs(t),
+        method=lambda e: simplify(e.rewrite(Piecewise)),
+    )
+    return d.qed()
+
+
+def on_the_engine(d: Derivation) -> None:
+    """The engine's symattn.linear: x W + b, and two layers of it are one."""
     for rows in (1, 2, 3):
         xs = symbol_matrix("x", rows, 2)
         w1s, w2s = symbol_matrix("v", 2, 3), symbol_matrix("w", 3, 2)
@@ -88,22 +109,6 @@ def derive() -> Derivation:
             value(engine.linear(tensor(xs), tensor(w1s * w2s), tensor(b1s * w2s + b2s))),
             show=False,
         )
-
-    t = symbols("t", real=True)
-
-    def relu_layers(v):
-        """Linear-ReLU-Linear with 1 x 1 weights 1 and zero biases, on the engine."""
-        return value(engine.ffn(tensor([[v]]), *(tensor([[k]]) for k in (1, 0, 1, 0))))[0]
-
-    relu_gap = relu_layers(t) + relu_layers(-t) - 2 * relu_layers(0)
-    d.equal(
-        "symattn.ffn (Linear-ReLU-Linear) with 1 x 1 weights 1 and zero biases is relu, and "
-        "relu(t) + relu(-t) - 2 relu(0) = |t|, not 0 for t != 0",
-        relu_gap,
-        Abs(t),
-        method=lambda e: simplify(e.rewrite(Piecewise)),
-    )
-    return d.qed()
 
 
 def main() -> None:

@@ -68,6 +68,13 @@ def derive() -> Derivation:
         show=Eq(exact - finite, exact * total, evaluate=False),
     )
 
+    on_the_engine(d, M, total, A, R)
+    return d.qed()
+
+
+def on_the_engine(d: Derivation, M, total, A, R) -> None:
+    """The engine's symattn.softmax(S + causal_mask(n, fill=-M)): P(M) = ``total`` with A, R
+    the masked and unmasked exponential sums of each row."""
     for size in (3, 4):
         S = symbol_matrix("s", size, size)
         finite_w = value(engine.softmax(tensor(S) + engine.causal_mask(size, fill=-M)))
@@ -90,7 +97,6 @@ def derive() -> Derivation:
                 Matrix([[exact_w[row, k] * (1 - total_row) for k in range(row + 1)]]),
                 show=False,
             )
-    return d.qed()
 
 
 def main() -> None:

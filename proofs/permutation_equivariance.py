@@ -87,6 +87,13 @@ def derive() -> Derivation:
                 pm * softmax_rows(s) * pm.T,
                 show=False,
             )
+    on_the_engine(d)
+    return d.qed()
+
+
+def on_the_engine(d: Derivation) -> None:
+    """The engine's symattn.softmax and symattn.self_attention are the definitions above, and
+    the engine's layer is permutation-equivariant."""
     for size, width in ((2, 2), (3, 2)):
         x = symbol_matrix("x", size, width)
         weights = [symbol_matrix(name, width, width) for name in ("a", "b", "c")]
@@ -119,7 +126,6 @@ def derive() -> Derivation:
                 pm * base,
                 show=False,
             )
-    return d.qed()
 
 
 def main() -> None:

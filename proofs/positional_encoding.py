@@ -91,6 +91,29 @@ def derive() -> Derivation:
         show=False,
     )
 
+    on_the_engine(d, rotation, size)
+
+    i = symbols("i", integer=True, nonnegative=True)
+    half = symbols("m", integer=True, positive=True)
+    freq = IndexedBase("omega", real=True)
+    w_i = freq[i]
+    term = sin(pos * w_i) * sin((pos + k) * w_i) + cos(pos * w_i) * cos((pos + k) * w_i)
+    d.note("PE(pos) . PE(pos + k) with m = d_model/2 pairs", Sum(term, (i, 0, half - 1)))
+    d.equal(
+        "each term is cos(k omega_i), so the dot product is Sum_i cos(k omega_i): it depends "
+        "on the offset k only",
+        simplify(term),
+        cos(k * freq[i]),
+        show=Eq(
+            Sum(term, (i, 0, half - 1)), Sum(cos(k * freq[i]), (i, 0, half - 1)), evaluate=False
+        ),
+    )
+    return d.qed()
+
+
+def on_the_engine(d: Derivation, rotation, size: int) -> None:
+    """The engine's symattn.positional_encoding is the encoding above, and its rows rotate
+    into each other: R(t) is ``rotation``, the pair maps are checked for d = ``size``."""
     def definition(rows, width, b):
         """PE[pos, j] = sin(pos b^(-2i/d)) for j = 2i, cos(pos b^(-2i/d)) for j = 2i + 1."""
         return Matrix(rows, width, lambda p, j: (sin if j % 2 == 0 else cos)(
@@ -132,23 +155,6 @@ def derive() -> Derivation:
                 sum(cos(offset * w_q) for w_q in steps),
                 show=False,
             )
-
-    i = symbols("i", integer=True, nonnegative=True)
-    half = symbols("m", integer=True, positive=True)
-    freq = IndexedBase("omega", real=True)
-    w_i = freq[i]
-    term = sin(pos * w_i) * sin((pos + k) * w_i) + cos(pos * w_i) * cos((pos + k) * w_i)
-    d.note("PE(pos) . PE(pos + k) with m = d_model/2 pairs", Sum(term, (i, 0, half - 1)))
-    d.equal(
-        "each term is cos(k omega_i), so the dot product is Sum_i cos(k omega_i): it depends "
-        "on the offset k only",
-        simplify(term),
-        cos(k * freq[i]),
-        show=Eq(
-            Sum(term, (i, 0, half - 1)), Sum(cos(k * freq[i]), (i, 0, half - 1)), evaluate=False
-        ),
-    )
-    return d.qed()
 
 
 def main() -> None:

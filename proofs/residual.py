@@ -58,6 +58,12 @@ def derive() -> Derivation:
         "so dy_a/dx_b = delta_ab + df_a/dx_b, i.e. dy/dx = I + J_f for every n",
         Eq(MatrixSymbol("J_y", n, n), Identity(n) + MatrixSymbol("J_f", n, n), evaluate=False),
     )
+    on_the_engine(d)
+    return d.qed()
+
+
+def on_the_engine(d: Derivation) -> None:
+    """The engine's symattn.residual: x + f(x), its Jacobian, and symattn.grad through an FFN."""
     for size in range(1, 5):
         xs = symbol_matrix("x", 1, size)
         fs = Matrix([[Function(f"f{k}")(*xs) for k in range(1, size + 1)]])
@@ -100,7 +106,6 @@ def derive() -> Derivation:
         g_row + g_row * value(inner).jacobian(xs),
         show=False,
     )
-    return d.qed()
 
 
 def main() -> None:

@@ -54,26 +54,7 @@ def derive() -> Derivation:
         "and exp(-delta/T) -> 0, so p_i -> 0: the limit is one-hot", exp(-delta / T), T, 0, 0, "+"
     )
 
-    for size in (2, 3, 4):
-        zs = symbol_matrix("z", 1, size)
-        d.equal(
-            f"engine, n = {size}: symattn.softmax(z, T=T) is exp(z_i/T)/Sum_k exp(z_k/T)",
-            value(engine.softmax(tensor(zs), T=T)),
-            zs.applyfunc(lambda v: exp(v / T) / sum(exp(w / T) for w in zs)),
-            show=False,
-        )
-    d1, d2 = symbols("d1 d2", positive=True)
-    cold = value(engine.softmax(tensor([[0, -d1, -d2]]), T=T))
-    d.limit(
-        "engine, n = 3 directly (z_1 = 0 the unique maximum by shift invariance, z_2 = -d_1, "
-        "z_3 = -d_2): symattn.softmax(z, T=T)_1 -> 1",
-        cold[0],
-        T,
-        0,
-        1,
-        "+",
-    )
-    d.limit("engine, n = 3 directly: symattn.softmax(z, T=T)_2 -> 0", cold[1], T, 0, 0, "+")
+    on_the_engine(d, T)
 
     # T -> oo
     a, b, zi = symbols("a b z_i", real=True)
@@ -102,6 +83,30 @@ def derive() -> Derivation:
         "-",
     )
     return d.qed()
+
+
+def on_the_engine(d: Derivation, T) -> None:
+    """The engine's symattn.softmax(z, T=T) is p(T), and its T -> 0+ limits for n = 3."""
+    for size in (2, 3, 4):
+        zs = symbol_matrix("z", 1, size)
+        d.equal(
+            f"engine, n = {size}: symattn.softmax(z, T=T) is exp(z_i/T)/Sum_k exp(z_k/T)",
+            value(engine.softmax(tensor(zs), T=T)),
+            zs.applyfunc(lambda v: exp(v / T) / sum(exp(w / T) for w in zs)),
+            show=False,
+        )
+    d1, d2 = symbols("d1 d2", positive=True)
+    cold = value(engine.softmax(tensor([[0, -d1, -d2]]), T=T))
+    d.limit(
+        "engine, n = 3 directly (z_1 = 0 the unique maximum by shift invariance, z_2 = -d_1, "
+        "z_3 = -d_2): symattn.softmax(z, T=T)_1 -> 1",
+        cold[0],
+        T,
+        0,
+        1,
+        "+",
+    )
+    d.limit("engine, n = 3 directly: symattn.softmax(z, T=T)_2 -> 0", cold[1], T, 0, 0, "+")
 
 
 def main() -> None:
