@@ -147,17 +147,51 @@ def half_up(value, decimals: int) -> str:
     return str(exact.quantize(unit, rounding=ROUND_HALF_UP))
 
 
+def _causal_mask_002():
+    """Article 002 (line 33, lines 91-108): X for the three vectors, unscaled scores X X^T,
+    the causal mask (-oo above the diagonal), softmax row by row, Z = A X. 60 digits."""
+    mpmath.mp.dps = 60
+    tokens = ["1番目", "2番目", "3番目"]
+    X = mpmath.matrix([[1, 0], [0, 1], [1, 1]])
+    S = X * X.T
+    out = {name: {} for name in ("S", "Sm", "Em", "totalm", "Am", "Zm")}
+    for i, row in enumerate(tokens):
+        e = [mpmath.exp(S[i, j]) if j <= i else mpmath.mpf(0) for j in range(3)]
+        total = sum(e)
+        out["totalm"][(row, "0")] = total
+        for j, col in enumerate(tokens):
+            out["S"][(row, col)] = S[i, j]
+            if j <= i:
+                out["Sm"][(row, col)] = S[i, j]
+            out["Em"][(row, col)] = e[j]
+            out["Am"][(row, col)] = e[j] / total
+        for c in range(2):
+            out["Zm"][(row, str(c))] = sum(e[j] / total * X[j, c] for j in range(3))
+    return out
+
+
 SELF_ATTENTION_000 = _self_attention_000()
+RECOMPUTED = {"000-self-attention": (SELF_ATTENTION_000, 95, {"correct": 92, "wrong": 3}),
+              "002-causal-mask": (_causal_mask_002(), 38, {"correct": 38})}
 
 
-def test_article_000_self_attention_verdicts_agree_with_mpmath(records):
-    """Every printed number of the self-attention example: 'correct' exactly when it is the
-    mpmath value rounded half-up at its printed places, 'wrong' otherwise."""
-    mine = [r for r in records if r.example == "000-self-attention"]
-    assert len(mine) == 95
+@pytest.mark.parametrize("example", sorted(RECOMPUTED))
+def test_verdicts_agree_with_an_mpmath_recomputation(records, example):
+    """Every printed number of the example: 'correct' exactly when it is the mpmath value,
+    computed here from the article's inputs, rounded half-up at its printed places."""
+    values, count, verdicts = RECOMPUTED[example]
+    mine = [r for r in records if r.example == example]
+    assert len(mine) == count
     for r in mine:
         places = len(r.printed.split(".")[1]) if "." in r.printed else 0
-        truth = half_up(SELF_ATTENTION_000[r.step][tuple(r.at)], places)
-        assert r.expected == truth, (r.line, r.step, r.at)
+        truth = half_up(values[r.step][tuple(r.at)], places)
         assert r.verdict == ("correct" if r.printed == truth else "wrong"), (r.line, r.at)
-    assert collections.Counter(r.verdict for r in mine) == {"correct": 92, "wrong": 3}
+    assert collections.Counter(r.verdict for r in mine) == verdicts
+
+
+def test_article_000_expected_numbers_agree_with_mpmath(records):
+    """What symattn says article 000 should have printed is the mpmath value, rounded."""
+    for r in records:
+        if r.example == "000-self-attention":
+            places = len(r.printed.split(".")[1]) if "." in r.printed else 0
+            assert r.expected == half_up(SELF_ATTENTION_000[r.step][tuple(r.at)], places)
