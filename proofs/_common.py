@@ -8,6 +8,10 @@ Steps added with :meth:`Derivation.equal`, :meth:`Derivation.zero`,
 checks: SymPy must reduce the difference to exactly ``0`` (or the relation to ``True``),
 otherwise :class:`ProofError` is raised. Nothing is evaluated with floats and no string
 is ever parsed into an expression.
+
+A proof is about the operation symattn ships: beside its general derivation it checks the
+engine's own operation, evaluated exactly on SymPy symbols with the helpers of
+``proofs/_engine.py``, in steps whose text names the engine.
 """
 
 from __future__ import annotations

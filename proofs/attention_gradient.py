@@ -4,8 +4,10 @@ from sympy import Eq, Function, IndexedBase, Matrix, Sum, diff, sqrt, symbols
 
 try:
     from ._common import Derivation, in_range, print_derivation
+    from ._engine import engine, symbol_matrix, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, in_range, print_derivation
+    from _engine import engine, symbol_matrix, tensor, value
 
 NAME = "attention-gradient"
 STATEMENT = (
@@ -16,8 +18,11 @@ STATEMENT = (
 GENERAL = True
 SCOPE = (
     "for every n (queries), m (keys) and d_k, with Q, K, g IndexedBases and the chain rule "
-    "dL/dQ_ab = Sum_ij g_ij ds_ij/dQ_ab; the matrix form is also checked for n = m = d_k = 2 "
-    "with L an arbitrary (undefined) function of the four scores, differentiated by SymPy"
+    "dL/dQ_ab = Sum_ij g_ij ds_ij/dQ_ab; on the engine, symattn.scores(Q, K) (scale 1 and "
+    "the default 1/sqrt(d_k)) is Q K^T scale for n, m, d_k in 1..3, the matrix form is "
+    "checked for n = m = d_k = 2 with L an arbitrary (undefined) function of the engine's "
+    "four scores, differentiated by SymPy, and symattn.grad of Sum_ij g_ij s_ij gives "
+    "scale G K and scale G^T Q for n = 2, m = 3, d_k = 2"
 )
 
 
@@ -77,12 +82,32 @@ def derive() -> Derivation:
         Eq(g[i, j], gt[i, j] / sqrt(dk), evaluate=False),
     )
 
-    # n = m = d_k = 2, L an arbitrary function of the scores
-    qs = Matrix(2, 2, symbols("q11 q12 q21 q22"))
-    ks = Matrix(2, 2, symbols("k11 k12 k21 k22"))
+    on_the_engine(d)
+    return d.qed()
+
+
+def on_the_engine(d: Derivation) -> None:
+    """The engine's symattn.scores is Q K^T scale; the gradients through it (SymPy's, for an arbitrary
+    L, and symattn.grad's) are scale G K and scale G^T Q."""
+    # the engine's scores: Q K^T, or Q K^T / sqrt(d_k) by default
+    for rows, keys, width in ((1, 1, 1), (2, 3, 2), (3, 2, 3)):
+        qs, ks = symbol_matrix("q", rows, width), symbol_matrix("k", keys, width)
+        for label, scale, kw in (("scale=1", 1, {"scale": 1}),
+                                 ("default scale", 1 / sqrt(width), {})):
+            d.equal(
+                f"engine, n = {rows}, m = {keys}, d_k = {width}: symattn.scores(Q, K, {label}) "
+                "is Q K^T scale",
+                value(engine.scores(tensor(qs), tensor(ks), **kw)),
+                qs * ks.T * scale,
+                show=False,
+            )
+
+    # n = m = d_k = 2, L an arbitrary function of the engine's scores
+    qs, ks = symbol_matrix("q", 2, 2), symbol_matrix("k", 2, 2)
     f = Function("L")
-    for label, scale in (("unscaled", 1), ("scaled by 1/sqrt(2)", 1 / sqrt(2))):
-        scores = qs * ks.T * scale
+    for label, scale, kw in (("unscaled", 1, {"scale": 1}),
+                             ("scaled by 1/sqrt(2)", 1 / sqrt(2), {})):
+        scores = value(engine.scores(tensor(qs), tensor(ks), **kw))
         loss = f(*scores)
         slots = symbols("x1:5")
         G = Matrix(2, 2, [f(*slots).diff(x).subs(dict(zip(slots, scores))) for x in slots])
@@ -98,7 +123,25 @@ def derive() -> Derivation:
             scale * G.T * qs,
             show=False,
         )
-    return d.qed()
+
+    # symattn.grad through the engine's scaled scores, L = Sum_ij g_ij s_ij
+    qs, ks, G = symbol_matrix("q", 2, 2), symbol_matrix("k", 3, 2), symbol_matrix("g", 2, 3)
+    Q_e, K_e = tensor(qs), tensor(ks)
+    weighted = tensor(G) * engine.scores(Q_e, K_e)
+    loss = engine.row_sum(engine.transpose(engine.row_sum(weighted)))
+    d.equal(
+        "engine, n = 2, m = 3, d_k = 2: symattn.grad of L = Sum_ij g_ij s_ij with respect to "
+        "Q is G K / sqrt(d_k)",
+        Matrix(engine.grad(loss, Q_e)),
+        G * ks / sqrt(2),
+        show=False,
+    )
+    d.equal(
+        "engine: and with respect to K it is G^T Q / sqrt(d_k)",
+        Matrix(engine.grad(loss, K_e)),
+        G.T * qs / sqrt(2),
+        show=False,
+    )
 
 
 def main() -> None:

@@ -6,8 +6,10 @@ from sympy import Eq, Integer, KroneckerDelta, Mul, Poly, Pow, Rational, Sum, sq
 
 try:
     from ._common import Derivation, in_range, print_derivation
+    from ._engine import engine, symbol_matrix, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, in_range, print_derivation
+    from _engine import engine, symbol_matrix, tensor, value
 
 NAME = "attention-scaling"
 STATEMENT = (
@@ -19,7 +21,9 @@ SCOPE = (
     "for every d_k and any such distribution: E[q_c q_e] = E[k_c k_e] = delta_ce (moments "
     "used: mean 0, variance 1, independence) and the double Sum over c, e = 1..d_k is "
     "evaluated symbolically; also expanded monomial by monomial for d_k = 1..4 and computed "
-    "exactly for +-1 (Rademacher) entries, d_k = 1..3"
+    "exactly for +-1 (Rademacher) entries, d_k = 1..3; on the engine, the score "
+    "symattn.scores(q, k) of a query and a key of symbolic entries has mean 0 and variance "
+    "exactly 1 for d_k = 1..6 by the same moment rules"
 )
 
 
@@ -85,6 +89,8 @@ def derive() -> Derivation:
             show=False,
         )
 
+    on_the_engine(d)
+
     for size in range(1, 4):
         count = 2 * size
         outcomes = list(itertools.product((-1, 1), repeat=count))
@@ -100,6 +106,23 @@ def derive() -> Derivation:
             show=False,
         )
     return d.qed()
+
+
+def on_the_engine(d: Derivation) -> None:
+    """The engine's symattn.scores of symbolic q, k has mean 0 and variance 1."""
+    for size in range(1, 7):
+        qs, ks = symbol_matrix("q", 1, size), symbol_matrix("k", 1, size)
+        score = value(engine.scores(tensor(qs), tensor(ks)))[0]
+        variables = tuple(qs) + tuple(ks)
+        mean = expectation(score, variables)
+        d.equal(f"engine, d_k = {size}: E[symattn.scores(q, k)] = 0", mean, 0, show=False)
+        d.equal(
+            f"engine, d_k = {size}: Var(symattn.scores(q, k)) = 1 (the engine divides by "
+            f"sqrt({size}))",
+            expectation(score**2, variables) - mean**2,
+            1,
+            show=False,
+        )
 
 
 def main() -> None:

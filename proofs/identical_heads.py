@@ -5,6 +5,7 @@ from sympy import (
     Eq,
     Indexed,
     IndexedBase,
+    Matrix,
     MatrixSymbol,
     Sum,
     Symbol,
@@ -16,8 +17,10 @@ from sympy import (
 
 try:
     from ._common import Derivation, print_derivation
+    from ._engine import engine, symbol_matrix, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, print_derivation
+    from _engine import engine, symbol_matrix, tensor, value
 
 NAME = "identical-heads"
 STATEMENT = (
@@ -29,7 +32,9 @@ SCOPE = (
     "for every n, d_model, d_k, d_v: head h's output entry is built with IndexedBases "
     "(weights indexed by head) and Sums, and tying the weights makes the two heads' "
     "expressions identical; the collapse through W_O is block-matrix algebra with "
-    "MatrixSymbols for H = 2, 3, 4 (every H by the same block product)"
+    "MatrixSymbols for H = 2, 3, 4 (every H by the same block product); on the engine, "
+    "symattn.multi_head with H = 2, 3 heads of the same symbolic weights (n = 2, d_model = 2, "
+    "d_k = d_v = 1) gives equal head outputs and an output Z (W_O^(1) + ... + W_O^(H))"
 )
 
 
@@ -90,7 +95,34 @@ def derive() -> Derivation:
             Z * sum(blocks[1:], blocks[0]),
             method=lambda expr: expr.expand().doit(),
         )
+    on_the_engine(d)
     return d.qed()
+
+
+def on_the_engine(d: Derivation) -> None:
+    """The engine's symattn.multi_head with H heads of the same symbolic weights."""
+    size, width = 2, 2
+    x = symbol_matrix("x", size, width)
+    shared = engine.Head(*(tensor(symbol_matrix(name, width, 1)) for name in ("a", "b", "c")))
+    for heads in (2, 3):
+        w_out = symbol_matrix("o", heads, 2)
+        st = engine.multi_head(tensor(x), tensor(x), [shared] * heads, W_O=tensor(w_out))
+        outputs = [value(head["output"]) for head in st["heads"]]
+        d.equal(
+            f"engine, H = {heads}: symattn.multi_head's heads with the same W_Q, W_K, W_V have "
+            "equal outputs",
+            Matrix.hstack(*outputs[1:]),
+            Matrix.hstack(*outputs[:1] * (heads - 1)),
+            show=False,
+        )
+        summed = sum((w_out[k, :] for k in range(heads)), Matrix.zeros(1, 2))
+        d.equal(
+            f"engine, H = {heads}: its output concat(Z, ..., Z) W_O = Z (W_O^(1) + ... + "
+            f"W_O^({heads}))",
+            value(st["output"]),
+            outputs[0] * summed,
+            show=False,
+        )
 
 
 def main() -> None:

@@ -1,12 +1,14 @@
 """Label smoothing: the loss -Sum_k q_k log p_k and its gradient p - q."""
 
-from sympy import Eq, IndexedBase, KroneckerDelta, Sum, diff, exp, log, symbols
+from sympy import Eq, IndexedBase, KroneckerDelta, Matrix, Sum, diff, exp, log, symbols
 from sympy.simplify.simplify import factor_sum
 
 try:
     from ._common import Derivation, in_range, print_derivation
+    from ._engine import check_loss, engine, symbol_matrix, tensor
 except ImportError:  # run as a plain script
     from _common import Derivation, in_range, print_derivation
+    from _engine import check_loss, engine, symbol_matrix, tensor
 
 NAME = "label-smoothing"
 STATEMENT = (
@@ -17,7 +19,9 @@ GENERAL = True
 SCOPE = (
     "for every n, target y and eps, with z and q IndexedBases and Sums over k = 1..n; the "
     "gradient p - q is first derived for an arbitrary target distribution q (Sum_k q_k = 1), "
-    "so it also covers the eps/(n - 1)-on-the-other-classes convention"
+    "so it also covers the eps/(n - 1)-on-the-other-classes convention; on the engine, for "
+    "n = 2, 3, each y and symbolic z, eps: symattn.label_smoothing_loss(z, y, eps) is "
+    "-Sum_k q_k log p_k, and SymPy's gradient of it and symattn.grad's are p - q"
 )
 
 
@@ -69,7 +73,30 @@ def derive() -> Derivation:
     gradient = in_range(diff(loss, z[j]).doit(), n, j, y)
     d.note("differentiate the smoothed loss with respect to z_j directly", gradient)
     d.equal("dL/dz_j = p_j - q_j = p_j - (1 - eps) delta_jy - eps/n", gradient, p(j) - q(j))
+
+    on_the_engine(d, eps)
     return d.qed()
+
+
+def on_the_engine(d: Derivation, eps) -> None:
+    """The engine's symattn.label_smoothing_loss: its value, SymPy's gradient and symattn.grad's."""
+    for size in (2, 3):
+        zs = symbol_matrix("z", 1, size)
+        z_engine = tensor(zs)
+        probs = zs.applyfunc(lambda v: exp(v) / sum(exp(w) for w in zs))
+        for label in range(size):
+            smooth = Matrix([[(1 - eps) * (1 if c == label else 0) + eps / size
+                              for c in range(size)]])
+            check_loss(
+                d,
+                f"n = {size}, y = {label + 1}",
+                engine.label_smoothing_loss(z_engine, label, eps),
+                z_engine,
+                "symattn.label_smoothing_loss(z, y, eps) is -Sum_k q_k log p_k",
+                -sum(smooth[c] * log(probs[c]) for c in range(size)),
+                "p - q",
+                probs - smooth,
+            )
 
 
 def main() -> None:

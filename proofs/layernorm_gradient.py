@@ -15,8 +15,10 @@ from sympy import (
 
 try:
     from ._common import Derivation, in_range, linear_sums, print_derivation
+    from ._engine import engine, symbol_matrix, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, in_range, linear_sums, print_derivation
+    from _engine import engine, symbol_matrix, tensor, value
 
 NAME = "layernorm-gradient"
 STATEMENT = (
@@ -27,7 +29,9 @@ GENERAL = True
 SCOPE = (
     "for every n: dmu/dx_j = 1/n and ds^2/dx_j = 2(x_j - mu)/n are derived with Sums over "
     "k = 1..n, then the chain rule through (x_i, mu, s^2) gives the Jacobian and a Sum over "
-    "i gives the backward formula; the Jacobian is also checked entry by entry for n = 2, 3"
+    "i gives the backward formula; on the engine, SymPy's Jacobian of symattn.layer_norm(x, "
+    "eps=eps) equals the formula entry by entry for n = 2, 3 (symbolic x, eps), and "
+    "symattn.grad of g . layer_norm(x) is the backward formula for n = 2, 3"
 )
 
 
@@ -90,24 +94,40 @@ def derive() -> Derivation:
         (g[j] - mean_g - Y[j] * mean_gy) / root,
     )
 
+    on_the_engine(d, eps)
+    return d.qed()
+
+
+def on_the_engine(d: Derivation, eps) -> None:
+    """The engine's symattn.layer_norm: its Jacobian, and symattn.grad of g . layer_norm(x)."""
     for size in (2, 3):
-        xs = symbols(f"x1:{size + 1}", real=True)
+        xs = symbol_matrix("x", 1, size)
         m = sum(xs) / size
         var = sum((v - m) ** 2 for v in xs) / size
         r = sqrt(var + eps)
-        ys = Matrix([(v - m) / r for v in xs])
+        x_e = tensor(xs)
+        ys = value(engine.layer_norm(x_e, eps=eps))
         formula = Matrix(
             size,
             size,
             lambda a, b: ((1 if a == b else 0) - Rational(1, size) - ys[a] * ys[b] / size) / r,
         )
         d.equal(
-            f"n = {size}, explicit entries: jacobian(y, x) equals the formula",
-            ys.jacobian(Matrix(xs)),
+            f"engine, n = {size}: the Jacobian of symattn.layer_norm(x, eps=eps) equals the formula",
+            ys.jacobian(xs),
             formula,
             show=False,
         )
-    return d.qed()
+        gs = symbol_matrix("g", 1, size)
+        loss = engine.row_sum(tensor(gs) * engine.layer_norm(x_e, eps=eps))
+        mean_gy = sum(gs[k] * ys[k] for k in range(size)) / size
+        d.equal(
+            f"engine, n = {size}: symattn.grad of g . layer_norm(x) is "
+            "(g - mean(g) - y mean(g y))/sqrt(s^2 + eps)",
+            Matrix(engine.grad(loss, x_e)),
+            (gs - Matrix.ones(1, size) * sum(gs) / size - ys * mean_gy) / r,
+            show=False,
+        )
 
 
 def main() -> None:

@@ -1,12 +1,14 @@
 """LayerNorm output rows have mean 0 and variance s^2/(s^2 + eps)."""
 
-from sympy import Eq, IndexedBase, Matrix, Sum, sqrt, symbols
+from sympy import Eq, IndexedBase, Sum, sqrt, symbols
 from sympy.simplify.simplify import factor_sum
 
 try:
     from ._common import Derivation, linear_sums, print_derivation
+    from ._engine import engine, symbol_matrix, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, linear_sums, print_derivation
+    from _engine import engine, symbol_matrix, tensor, value
 
 NAME = "layernorm-stats"
 STATEMENT = (
@@ -16,7 +18,9 @@ STATEMENT = (
 GENERAL = True
 SCOPE = (
     "for every row length n, with x an IndexedBase and Sums over k = 1..n (linearity of "
-    "finite sums); also checked with explicit entries for n = 2, 3, 4 (gamma = 1, beta = 0)"
+    "finite sums); on the engine, symattn.layer_norm(x, eps=eps) (gamma = 1, beta = 0) is "
+    "that y for n = 2, 3, 4 with symbolic entries and eps, and its output has mean 0 and "
+    "mean square s^2/(s^2 + eps)"
 )
 
 
@@ -54,13 +58,19 @@ def derive() -> Derivation:
     d.positive("1 - var(y) = eps/(s^2 + eps) > 0, so var(y) < 1", 1 - s2 / (s2 + eps))
 
     for size in (2, 3, 4):
-        xs = symbols(f"x1:{size + 1}", real=True)
+        xs = symbol_matrix("x", 1, size)
         mean_x = sum(xs) / size
         var_x = sum((v - mean_x) ** 2 for v in xs) / size
-        ys = Matrix([(v - mean_x) / sqrt(var_x + eps) for v in xs])
-        d.equal(f"n = {size}, explicit entries: mean(y) = 0", sum(ys) / size, 0, show=False)
+        ys = value(engine.layer_norm(tensor(xs), eps=eps))
         d.equal(
-            f"n = {size}, explicit entries: mean(y^2) = s^2/(s^2 + eps)",
+            f"engine, n = {size}: symattn.layer_norm(x, eps=eps) is (x - mu)/sqrt(s^2 + eps)",
+            ys,
+            xs.applyfunc(lambda v: (v - mean_x) / sqrt(var_x + eps)),
+            show=False,
+        )
+        d.equal(f"engine, n = {size}: mean(y) = 0", sum(ys) / size, 0, show=False)
+        d.equal(
+            f"engine, n = {size}: mean(y^2) = s^2/(s^2 + eps)",
             sum(v**2 for v in ys) / size,
             var_x / (var_x + eps),
             show=False,

@@ -4,8 +4,10 @@ from sympy import Integer, Matrix, sqrt, symbols
 
 try:
     from ._common import Derivation, print_derivation
+    from ._engine import engine, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, print_derivation
+    from _engine import engine, tensor, value
 
 NAME = "layernorm-two"
 STATEMENT = (
@@ -15,7 +17,8 @@ STATEMENT = (
 GENERAL = True
 SCOPE = (
     "the statement is about rows of length 2 (there is no n to generalise over); it is "
-    "proven for all real a, b and every eps > 0 with symbolic a, b, eps"
+    "proven for all real a, b and every eps > 0 with symbolic a, b, eps, on the output of "
+    "the engine's symattn.layer_norm (checked to be the definition below)"
 )
 
 
@@ -39,11 +42,17 @@ def derive() -> Derivation:
     d = Derivation(NAME, STATEMENT, GENERAL, SCOPE)
     a, b = symbols("a b", real=True)
     eps = symbols("epsilon", positive=True)
-    direct = Matrix([layer_norm_row([a, b], eps)])
+    definition = Matrix([layer_norm_row([a, b], eps)])
     d.note(
         "by the definition (mu = (a + b)/2, s^2 = ((a - mu)^2 + (b - mu)^2)/2): y =",
-        direct,
+        definition,
     )
+
+    def engine_row(first, second, epsilon):
+        return value(engine.layer_norm(tensor([[first, second]]), eps=epsilon))
+
+    direct = engine_row(a, b, eps)
+    d.equal("engine: symattn.layer_norm([a, b], eps=eps) is that y", direct, definition)
     closed = Matrix([two_component(a, b, eps)])
     d.equal("y = [a - b, b - a]/sqrt((a - b)^2 + 4 eps)", direct, closed)
 
@@ -56,8 +65,8 @@ def derive() -> Derivation:
     d.limit("for D > 0, y_1 -> 1 as eps -> 0+", Dp / sqrt(Dp**2 + 4 * eps), eps, 0, 1, "+")
     d.limit("for D < 0, y_1 -> -1 as eps -> 0+", Dn / sqrt(Dn**2 + 4 * eps), eps, 0, -1, "+")
     d.equal(
-        "for D = 0 (a = b) the output is [0, 0] for every eps",
-        closed.subs(a, b),
+        "for D = 0 (a = b) symattn.layer_norm gives [0, 0] for every eps",
+        engine_row(b, b, eps),
         Matrix([[0, 0]]),
     )
     r = sqrt(Dp**2 + 4 * eps)
@@ -69,8 +78,9 @@ def derive() -> Derivation:
     c = symbols("c", positive=True)
     d.equal(
         "scale: y([c a, c b], c^2 eps) = y([a, b], eps) for c > 0, so only |a - b| compared "
-        "with sqrt(eps) matters; once it is large the output is ~[1, -1] or ~[-1, 1]",
-        Matrix([layer_norm_row([c * a, c * b], c**2 * eps)]),
+        "with sqrt(eps) matters; once it is large the output is ~[1, -1] or ~[-1, 1] "
+        "(on the engine's symattn.layer_norm)",
+        engine_row(c * a, c * b, c**2 * eps),
         direct,
     )
     return d.qed()

@@ -6,7 +6,7 @@ from sympy import (
     MatAdd,
     MatMul,
     MatrixSymbol,
-    Max,
+    Matrix,
     Piecewise,
     ZeroMatrix,
     simplify,
@@ -15,8 +15,10 @@ from sympy import (
 
 try:
     from ._common import Derivation, print_derivation
+    from ._engine import engine, symbol_matrix, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, print_derivation
+    from _engine import engine, symbol_matrix, tensor, value
 
 NAME = "linear-collapse"
 STATEMENT = (
@@ -27,7 +29,9 @@ GENERAL = True
 SCOPE = (
     "for every batch size n and widths d_in, d_hidden, d_out, with MatrixSymbols (1 the n x 1 "
     "column of ones broadcasting the bias rows); a ReLU in between is shown to break "
-    "additivity with an exact counterexample"
+    "additivity with an exact counterexample; on the engine, symattn.linear is x W + b and "
+    "two symattn.linear layers equal one for n = 1, 2, 3 with symbolic entries of widths "
+    "2, 3, 2, and the counterexample is computed with symattn.ffn"
 )
 
 
@@ -65,16 +69,46 @@ def derive() -> Derivation:
             evaluate=False,
         ),
     )
+    on_the_engine(d)
+
     t = symbols("t", real=True)
-    relu_gap = Max(0, t) + Max(0, -t) - 2 * Max(0, 0)
+
+    def relu_layers(v):
+        """Linear-ReLU-Linear with 1 x 1 weights 1 and zero biases, on the engine."""
+        return value(engine.ffn(tensor([[v]]), *(tensor([[k]]) for k in (1, 0, 1, 0))))[0]
+
+    relu_gap = relu_layers(t) + relu_layers(-t) - 2 * relu_layers(0)
     d.equal(
-        "Linear-ReLU-Linear with 1 x 1 weights 1 and zero biases is relu, and "
+        "symattn.ffn (Linear-ReLU-Linear) with 1 x 1 weights 1 and zero biases is relu, and "
         "relu(t) + relu(-t) - 2 relu(0) = |t|, not 0 for t != 0",
         relu_gap,
         Abs(t),
         method=lambda e: simplify(e.rewrite(Piecewise)),
     )
     return d.qed()
+
+
+def on_the_engine(d: Derivation) -> None:
+    """The engine's symattn.linear: x W + b, and two layers of it are one."""
+    for rows in (1, 2, 3):
+        xs = symbol_matrix("x", rows, 2)
+        w1s, w2s = symbol_matrix("v", 2, 3), symbol_matrix("w", 3, 2)
+        b1s, b2s = symbol_matrix("b", 1, 3), symbol_matrix("c", 1, 2)
+        ones = Matrix.ones(rows, 1)
+        first = engine.linear(tensor(xs), tensor(w1s), tensor(b1s))
+        d.equal(
+            f"engine, n = {rows}: symattn.linear(X, W1, b1) is X W1 + 1 b1",
+            value(first),
+            xs * w1s + ones * b1s,
+            show=False,
+        )
+        d.equal(
+            f"engine, n = {rows}: symattn.linear(symattn.linear(X, W1, b1), W2, b2) = "
+            "symattn.linear(X, W1 W2, b1 W2 + b2)",
+            value(engine.linear(first, tensor(w2s), tensor(b2s))),
+            value(engine.linear(tensor(xs), tensor(w1s * w2s), tensor(b1s * w2s + b2s))),
+            show=False,
+        )
 
 
 def main() -> None:

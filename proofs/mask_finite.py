@@ -1,11 +1,13 @@
 """A finite mask -M: the masked weight is bounded by an explicit multiple of exp(-M)."""
 
-from sympy import Eq, exp, oo, symbols
+from sympy import Eq, Matrix, exp, oo, symbols
 
 try:
     from ._common import Derivation, print_derivation
+    from ._engine import engine, symbol_matrix, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, print_derivation
+    from _engine import engine, symbol_matrix, tensor, value
 
 NAME = "mask-finite"
 STATEMENT = (
@@ -17,7 +19,10 @@ GENERAL = True
 SCOPE = (
     "for every n and every mask pattern with an unmasked position: A = Sum over masked of "
     "exp(s_m) > 0, R = Sum over unmasked of exp(s_k) = exp(s_j) + r with r >= 0; the "
-    "inequalities are differences that SymPy's assumptions prove positive / nonnegative"
+    "inequalities are differences that SymPy's assumptions prove positive / nonnegative; "
+    "on the engine, symattn.softmax(S + causal_mask(n, fill=-M)) for n = 3, 4 and symbolic "
+    "S, M has exactly that masked total in every row with a masked key, and its unmasked "
+    "weights are those of the -oo mask times (1 - P(M))"
 )
 
 
@@ -62,7 +67,36 @@ def derive() -> Derivation:
         exact * total,
         show=Eq(exact - finite, exact * total, evaluate=False),
     )
+
+    on_the_engine(d, M, total, A, R)
     return d.qed()
+
+
+def on_the_engine(d: Derivation, M, total, A, R) -> None:
+    """The engine's symattn.softmax(S + causal_mask(n, fill=-M)): P(M) = ``total`` with A, R
+    the masked and unmasked exponential sums of each row."""
+    for size in (3, 4):
+        S = symbol_matrix("s", size, size)
+        finite_w = value(engine.softmax(tensor(S) + engine.causal_mask(size, fill=-M)))
+        exact_w = value(engine.softmax(tensor(S) + engine.causal_mask(size)))
+        for row in range(size - 1):
+            A_row = sum(exp(S[row, k]) for k in range(row + 1, size))
+            R_row = sum(exp(S[row, k]) for k in range(row + 1))
+            total_row = total.subs({A: A_row, R: R_row})
+            d.equal(
+                f"engine, n = {size}, row {row + 1}: the masked weights of "
+                "symattn.softmax(S + causal_mask(n, fill=-M)) add up to P(M)",
+                sum(finite_w[row, k] for k in range(row + 1, size)),
+                total_row,
+                show=False,
+            )
+            d.equal(
+                f"engine, n = {size}, row {row + 1}: each unmasked weight is the -oo-mask "
+                "weight times (1 - P(M))",
+                Matrix([[finite_w[row, k] for k in range(row + 1)]]),
+                Matrix([[exact_w[row, k] * (1 - total_row) for k in range(row + 1)]]),
+                show=False,
+            )
 
 
 def main() -> None:

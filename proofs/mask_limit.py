@@ -1,11 +1,13 @@
 """Masking with -oo: masked weights -> 0, the rest -> softmax of the unmasked scores."""
 
-from sympy import Eq, IndexedBase, Sum, exp, oo, simplify, symbols
+from sympy import Eq, IndexedBase, Matrix, Sum, exp, limit, oo, simplify, symbols
 
 try:
     from ._common import Derivation, print_derivation
+    from ._engine import engine, symbol_matrix, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, print_derivation
+    from _engine import engine, symbol_matrix, tensor, value
 
 NAME = "mask-limit"
 STATEMENT = (
@@ -17,7 +19,10 @@ SCOPE = (
     "for every n and every set of masked positions with at least one unmasked one: the "
     "softmax denominator is exp(t) A + R with A = Sum over masked m of exp(s_m) > 0 and "
     "R = Sum over unmasked k of exp(s_k) > 0, neither depending on t; SymPy takes the "
-    "limits t -> -oo with A, R positive symbols"
+    "limits t -> -oo with A, R positive symbols; on the engine, for n = 2, 3 and every mask "
+    "pattern (symbolic scores), the limit of symattn.softmax(s + t on the masked "
+    "positions) is symattn.softmax(s + the -oo mask), and symattn.causal_mask(n) is 0 on "
+    "and below the diagonal, -oo above, for n = 1..5"
 )
 
 
@@ -45,6 +50,26 @@ def derive() -> Derivation:
         "with s_i = s[i] (1 <= i <= r) this is the softmax of the r unmasked scores alone",
         Eq(exp(s_i) / R, exp(s[i]) / Sum(exp(s[k]), (k, 1, r)), evaluate=False),
     )
+    for size in (2, 3):
+        scores = symbol_matrix("s", 1, size)
+        for pattern in range(1, 2**size - 1):  # masked positions: the bits of pattern
+            masked = [pattern >> k & 1 for k in range(size)]
+            shifted = value(engine.softmax(tensor(scores) + tensor([[t * m for m in masked]])))
+            neg_inf = engine.matrix([[engine.NEG_INF if m else 0 for m in masked]])
+            limits = shifted.applyfunc(lambda w: limit(w, t, -oo))
+            d.equal(
+                f"engine, n = {size}, masked positions {[k + 1 for k in range(size) if masked[k]]}: "
+                "lim_(t -> -oo) symattn.softmax(s + t mask) = symattn.softmax(s + the -oo mask)",
+                limits,
+                value(engine.softmax(tensor(scores) + neg_inf)),
+                show=False,
+            )
+    for size in range(1, 6):
+        d.true(
+            f"engine, n = {size}: symattn.causal_mask(n) is 0 for key <= query, -oo for key > query",
+            Eq(value(engine.causal_mask(size)), Matrix(size, size, lambda a, b: -oo if b > a else 0)),
+            show=False,
+        )
     # a fully masked row: the mask is a common shift and changes nothing
     fully = exp(s_m + t) / (exp(t) * A)
     d.equal(

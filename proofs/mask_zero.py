@@ -4,8 +4,10 @@ from sympy import E, Eq, IndexedBase, Integer, Matrix, Sum, exp, limit, oo, symb
 
 try:
     from ._common import Derivation, print_derivation
+    from ._engine import engine, symbol_matrix, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, print_derivation
+    from _engine import engine, symbol_matrix, tensor, value
 
 NAME = "mask-zero"
 STATEMENT = (
@@ -16,15 +18,18 @@ GENERAL = True
 SCOPE = (
     "for every n: with R = Sum over the other positions of exp(s_k) >= exp(s_j) > 0 (a "
     "positive symbol) the weight exp(s_m)/(exp(s_m) + R) is proven positive by SymPy's "
-    "assumptions; the worked case scores [0, 1, 2] is computed exactly"
+    "assumptions; on the engine: symattn.causal_mask(n, fill=0) (the 0-mask mistake) "
+    "leaves symattn.softmax unchanged for n = 2, 3, 4 and symbolic scores, and the worked "
+    "case scores [0, 1, 2] is computed exactly by symattn.softmax"
 )
 
 
 def additive_mask_weights(scores, mask_values):
-    """Exact softmax of ``scores + mask_values`` (SymPy numbers, no floats)."""
-    shifted = [Integer(0) + s + m for s, m in zip(scores, mask_values, strict=True)]
-    total = sum(exp(v) for v in shifted)
-    return [exp(v) / total for v in shifted]
+    """The engine's exact ``symattn.softmax(scores + mask_values)`` of one row (SymPy
+    numbers and symbols, no floats)."""
+    if len(scores) != len(mask_values):
+        raise ValueError("one mask value per score")
+    return list(value(engine.softmax(tensor([list(scores)]) + tensor([list(mask_values)]))))
 
 
 def zero_mask_weight(scores, masked_index):
@@ -62,10 +67,13 @@ def derive() -> Derivation:
     )
     d.positive("which is > 0", zero_score)
 
+    on_the_engine(d)
+
     scores = [Integer(0), Integer(1), Integer(2)]
     got = zero_mask_weight(scores, 0)
     d.equal(
-        "worked case: scores [0, 1, 2], position 1 'masked' with 0: weight 1/(1 + e + e^2)",
+        "worked case on the engine: scores [0, 1, 2], position 1 'masked' with 0: "
+        "symattn.softmax gives it 1/(1 + e + e^2)",
         got,
         1 / (1 + E + E**2),
     )
@@ -78,12 +86,31 @@ def derive() -> Derivation:
         Matrix([limits]),
         Matrix([[0, 1 / (1 + E), E / (1 + E)]]),
     )
+    d.equal(
+        "engine: symattn.softmax([0, 1, 2] + [-oo, 0, 0]) is that limit",
+        value(engine.softmax(tensor([scores]) + engine.matrix([[engine.NEG_INF, 0, 0]]))),
+        Matrix([limits]),
+        show=False,
+    )
     d.positive(
         "with the 0 mask position 2 gets less than it should: "
         "1/(1 + e) - e/(1 + e + e^2) = 1/((1 + e)(1 + e + e^2)) > 0",
         limits[1] - zero_masked[1],
     )
     return d.qed()
+
+
+def on_the_engine(d: Derivation) -> None:
+    """The engine's symattn.causal_mask(n, fill=0) masks nothing."""
+    for size in (2, 3, 4):
+        rows = symbol_matrix("s", size, size)
+        d.equal(
+            f"engine, n = {size}: symattn.softmax(S + causal_mask(n, fill=0)) = "
+            "symattn.softmax(S): a 0 mask masks nothing",
+            value(engine.softmax(tensor(rows) + engine.causal_mask(size, fill=0))),
+            value(engine.softmax(tensor(rows))),
+            show=False,
+        )
 
 
 def main() -> None:

@@ -6,8 +6,10 @@ from sympy import Eq, Matrix, MatrixSymbol, exp, refine, Q, assuming, sqrt, symb
 
 try:
     from ._common import Derivation, print_derivation
+    from ._engine import engine, symbol_matrix, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, print_derivation
+    from _engine import engine, symbol_matrix, tensor, value
 
 NAME = "permutation-equivariance"
 STATEMENT = (
@@ -20,7 +22,10 @@ SCOPE = (
     "values P V, and P^T P = I), plus the lemma softmax(P S P^T) = P softmax(S) P^T, which "
     "holds because (P S P^T)_ij = S_pi(i)pi(j) and reindexing the finite row sum by the "
     "bijection pi leaves it unchanged (the one step argued, not computed, for general n); "
-    "the lemma and the whole identity are checked exactly for n = 2, 3 and all permutations"
+    "the lemma and the whole identity are checked exactly for n = 2, 3 and all permutations; "
+    "on the engine, symattn.softmax is softmax_rows and symattn.self_attention is the "
+    "layer above for n = 2, 3 (symbolic X and weights), and its output satisfies "
+    "SA(P X) = P SA(X) for every permutation"
 )
 
 
@@ -82,22 +87,45 @@ def derive() -> Derivation:
                 pm * softmax_rows(s) * pm.T,
                 show=False,
             )
+    on_the_engine(d)
+    return d.qed()
+
+
+def on_the_engine(d: Derivation) -> None:
+    """The engine's symattn.softmax and symattn.self_attention are the definitions above, and
+    the engine's layer is permutation-equivariant."""
     for size, width in ((2, 2), (3, 2)):
-        x = Matrix(size, width, symbols(f"x1:{size * width + 1}", real=True))
-        wq = Matrix(width, width, symbols(f"a1:{width * width + 1}", real=True))
-        wk = Matrix(width, width, symbols(f"b1:{width * width + 1}", real=True))
-        wv = Matrix(width, width, symbols(f"c1:{width * width + 1}", real=True))
-        base = self_attention(x, wq, wk, wv)
+        x = symbol_matrix("x", size, width)
+        weights = [symbol_matrix(name, width, width) for name in ("a", "b", "c")]
+        s = symbol_matrix("s", size, size)
+        d.equal(
+            f"engine, n = {size}: symattn.softmax is softmax_rows",
+            value(engine.softmax(tensor(s))),
+            softmax_rows(s),
+            show=False,
+        )
+
+        def engine_layer(rows):
+            return value(engine.self_attention(tensor(rows), *map(tensor, weights))["output"])
+
+        base = engine_layer(x)
+        d.equal(
+            f"engine, n = {size}, d_model = d_k = {width}: symattn.self_attention(X, W_Q, W_K, "
+            "W_V) is softmax((X W_Q)(X W_K)^T/sqrt(d_k)) (X W_V)",
+            base,
+            self_attention(x, *weights),
+            show=False,
+        )
         for perm in itertools.permutations(range(size)):
             pm = permutation_matrix(perm)
             d.equal(
-                f"whole layer, n = {size}, d_model = d_k = {width}, pi = {perm}: "
-                "SA(P X) = P SA(X), symbolic X and weights",
-                self_attention(pm * x, wq, wk, wv),
+                f"engine, whole layer, n = {size}, d_model = d_k = {width}, pi = {perm}: "
+                "symattn.self_attention(P X) = P symattn.self_attention(X), symbolic X and "
+                "weights",
+                engine_layer(pm * x),
                 pm * base,
                 show=False,
             )
-    return d.qed()
 
 
 def main() -> None:

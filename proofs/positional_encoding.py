@@ -18,8 +18,10 @@ from sympy import (
 
 try:
     from ._common import Derivation, print_derivation
+    from ._engine import engine, value
 except ImportError:  # run as a plain script
     from _common import Derivation, print_derivation
+    from _engine import engine, value
 
 NAME = "positional-encoding-shift"
 STATEMENT = (
@@ -32,7 +34,10 @@ GENERAL = True
 SCOPE = (
     "for every d_model, base and pair index i: w_i = base^(-2i/d_model) enters only as a "
     "symbolic frequency w, and pos, k are symbols; the map is block diagonal, so one "
-    "symbolic pair covers all of them; the dot product is a Sum over i = 0..d/2 - 1"
+    "symbolic pair covers all of them; the dot product is a Sum over i = 0..d/2 - 1; on the "
+    "engine, symattn.positional_encoding(n, d, base) is that PE for n = 4, d = 1..6 with a "
+    "symbolic base > 1 (and the default base is 10000), and its rows satisfy "
+    "PE(pos + k) = blockdiag(R(k w_i)) PE(pos) and PE(pos) . PE(pos + k) = Sum_i cos(k w_i)"
 )
 
 
@@ -86,6 +91,8 @@ def derive() -> Derivation:
         show=False,
     )
 
+    on_the_engine(d, rotation, size)
+
     i = symbols("i", integer=True, nonnegative=True)
     half = symbols("m", integer=True, positive=True)
     freq = IndexedBase("omega", real=True)
@@ -102,6 +109,52 @@ def derive() -> Derivation:
         ),
     )
     return d.qed()
+
+
+def on_the_engine(d: Derivation, rotation, size: int) -> None:
+    """The engine's symattn.positional_encoding is the encoding above, and its rows rotate
+    into each other: R(t) is ``rotation``, the pair maps are checked for d = ``size``."""
+    def definition(rows, width, b):
+        """PE[pos, j] = sin(pos b^(-2i/d)) for j = 2i, cos(pos b^(-2i/d)) for j = 2i + 1."""
+        return Matrix(rows, width, lambda p, j: (sin if j % 2 == 0 else cos)(
+            p * b ** (-Rational(2 * (j // 2), width))))
+
+    above_one = 1 + symbols("beta", positive=True)  # any base > 1
+    for width in range(1, 7):
+        d.equal(
+            f"engine, n = 4, d = {width}: symattn.positional_encoding(n, d, base) is "
+            "PE[pos, 2i] = sin(pos base^(-2i/d)), PE[pos, 2i+1] = cos(pos base^(-2i/d))",
+            value(engine.positional_encoding(4, width, base=above_one)),
+            definition(4, width, above_one),
+            show=False,
+        )
+    d.equal(
+        "engine: symattn.positional_encoding(4, 4) uses base 10000",
+        value(engine.positional_encoding(4, 4)),
+        definition(4, 4, 10000),
+        show=False,
+    )
+    table = value(engine.positional_encoding(4, size, base=above_one))
+    steps = [above_one ** (-Rational(2 * q, size)) for q in range(size // 2)]
+    for start, offset in ((0, 1), (1, 2), (0, 3)):
+        turn = diag(*[rotation(offset * w_q) for w_q in steps])
+        d.equal(
+            f"engine, d = 4: row {start + offset} of symattn.positional_encoding is "
+            f"blockdiag(R({offset} w_i)) times row {start}",
+            expand_trig(table[start + offset, :].T),
+            expand_trig(turn * table[start, :].T),
+            show=False,
+        )
+    for offset in (1, 2):
+        dots = [(table[p, :] * table[p + offset, :].T)[0] for p in range(4 - offset)]
+        for dot in dots:
+            d.equal(
+                f"engine, d = 4: PE(pos) . PE(pos + {offset}) = Sum_i cos({offset} w_i) for "
+                "every row pos of symattn.positional_encoding",
+                dot,
+                sum(cos(offset * w_q) for w_q in steps),
+                show=False,
+            )
 
 
 def main() -> None:

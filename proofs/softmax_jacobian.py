@@ -1,18 +1,22 @@
 """softmax Jacobian: dp_i/dz_j = p_i (delta_ij - p_j)."""
 
-from sympy import IndexedBase, KroneckerDelta, Matrix, Sum, diag, diff, exp, symbols
+from sympy import IndexedBase, KroneckerDelta, Sum, diag, diff, exp, symbols
 
 try:
     from ._common import Derivation, in_range, print_derivation
+    from ._engine import engine, symbol_matrix, tensor, value
 except ImportError:  # run as a plain script: python proofs/softmax_jacobian.py
     from _common import Derivation, in_range, print_derivation
+    from _engine import engine, symbol_matrix, tensor, value
 
 NAME = "softmax-jacobian"
 STATEMENT = "dp_i/dz_j = p_i (delta_ij - p_j), i.e. J = diag(p) - p p^T"
 GENERAL = True
 SCOPE = (
     "for every n, by symbolic differentiation of p_i = exp(z_i)/Sum_{k=1}^{n} exp(z_k) "
-    "with z an IndexedBase and n a symbol; the matrix form is also checked for n = 2, 3, 4"
+    "with z an IndexedBase and n a symbol; the engine's symattn.softmax is checked to be "
+    "that p for n = 1..5 (symbolic z), and SymPy's Jacobian of the engine's own output is "
+    "diag(p) - p p^T for n = 2, 3, 4"
 )
 
 
@@ -33,14 +37,21 @@ def derive() -> Derivation:
     d.note("the sum over k of exp(z_k) delta_kj is exp(z_j) for 1 <= j <= n", evaluated)
     d.equal("this is p_i (delta_ij - p_j)", evaluated, p(i) * (KroneckerDelta(i, j) - p(j)))
 
-    for size in (2, 3, 4):
-        zs = Matrix(symbols(f"z1:{size + 1}"))
+    for size in range(1, 6):
+        zs = symbol_matrix("z", 1, size)
         total = sum(exp(v) for v in zs)
-        probs = zs.applyfunc(lambda v: exp(v) / total)
-        jacobian = probs.jacobian(zs)
         d.equal(
-            f"n = {size}: the full Jacobian equals diag(p) - p p^T",
-            jacobian,
+            f"engine, n = {size}: symattn.softmax of a row of symbols is p_i = exp(z_i)/Sum_k exp(z_k)",
+            value(engine.softmax(tensor(zs))),
+            zs.applyfunc(lambda v: exp(v) / total),
+            show=False,
+        )
+    for size in (2, 3, 4):
+        zs = symbol_matrix("z", 1, size)
+        probs = value(engine.softmax(tensor(zs))).T
+        d.equal(
+            f"engine, n = {size}: the Jacobian of symattn.softmax's output equals diag(p) - p p^T",
+            probs.jacobian(zs),
             diag(*probs) - probs * probs.T,
             show=False,
         )

@@ -5,8 +5,10 @@ from sympy.simplify.simplify import factor_sum
 
 try:
     from ._common import Derivation, print_derivation
+    from ._engine import engine, symbol_matrix, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, print_derivation
+    from _engine import engine, symbol_matrix, tensor, value
 
 NAME = "softmax-shift"
 STATEMENT = (
@@ -16,7 +18,9 @@ STATEMENT = (
 GENERAL = True
 SCOPE = (
     "for every n, with z an IndexedBase, Sum_{k=1}^{n} and a symbolic shift c (any c, so "
-    "also c = -max z); the stable form with an explicit Max is also checked for n = 2, 3, 4"
+    "also c = -max z); for n = 2, 3, 4 and symbolic z, c the engine's symattn.softmax is "
+    "that definition and gives softmax(z + c) = softmax(z) and softmax(z - max z) = "
+    "softmax(z) with an explicit Max"
 )
 
 
@@ -44,13 +48,24 @@ def derive() -> Derivation:
     )
 
     for size in (2, 3, 4):
-        zs = symbols(f"z1:{size + 1}", real=True)
-        top = Max(*zs)
-        plain = Matrix([exp(v) / sum(exp(w) for w in zs) for v in zs])
-        stable = Matrix([exp(v - top) / sum(exp(w - top) for w in zs) for v in zs])
+        zs = symbol_matrix("z", 1, size)
+        plain = value(engine.softmax(tensor(zs)))
         d.equal(
-            f"n = {size}: softmax(z - max(z)) equals softmax(z) exactly, Max kept symbolic",
-            stable,
+            f"engine, n = {size}: symattn.softmax(z) is exp(z_i)/Sum_k exp(z_k)",
+            plain,
+            Matrix([[exp(v) / sum(exp(w) for w in zs) for v in zs]]),
+            show=False,
+        )
+        d.equal(
+            f"engine, n = {size}: symattn.softmax(z + c) = symattn.softmax(z), c a symbol",
+            value(engine.softmax(tensor(zs) + tensor([[c]]))),
+            plain,
+            show=False,
+        )
+        d.equal(
+            f"engine, n = {size}: symattn.softmax(z - max(z)) = symattn.softmax(z), Max kept "
+            "symbolic",
+            value(engine.softmax(tensor(zs) - tensor([[Max(*zs)]]))),
             plain,
             show=False,
         )

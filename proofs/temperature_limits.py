@@ -4,8 +4,10 @@ from sympy import And, Eq, Le, Limit, Rational, exp, oo, symbols
 
 try:
     from ._common import Derivation, print_derivation
+    from ._engine import engine, symbol_matrix, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, print_derivation
+    from _engine import engine, symbol_matrix, tensor, value
 
 NAME = "temperature-limits"
 STATEMENT = (
@@ -17,7 +19,9 @@ SCOPE = (
     "for every n by squeezing: the bounds below hold termwise for any n, and SymPy takes "
     "their limits with n a symbol (0 <= 1 - p_max <= (n - 1) exp(-delta/T), "
     "exp((z_i - b)/T)/n <= p_i <= exp((z_i - a)/T)/n with a = min z, b = max z, "
-    "delta = the gap to the runner-up); direct limits are also checked for n = 3"
+    "delta = the gap to the runner-up); the engine's symattn.softmax(z, T=T) is checked to "
+    "be p(T) for n = 2, 3, 4 (symbolic z, T), and the limits are also taken directly on "
+    "its output for n = 3"
 )
 
 
@@ -50,20 +54,7 @@ def derive() -> Derivation:
         "and exp(-delta/T) -> 0, so p_i -> 0: the limit is one-hot", exp(-delta / T), T, 0, 0, "+"
     )
 
-    z1, z2, z3 = symbols("z1:4", real=True)
-    d1, d2 = symbols("d1 d2", positive=True)
-    scores = [0, -d1, -d2]
-    total = sum(exp(v / T) for v in scores)
-    d.limit(
-        "n = 3 directly (z_1 = 0 the unique maximum by shift invariance, z_2 = -d_1, "
-        "z_3 = -d_2): p_1 -> 1",
-        exp(scores[0] / T) / total,
-        T,
-        0,
-        1,
-        "+",
-    )
-    d.limit("n = 3 directly: p_2 -> 0", exp(scores[1] / T) / total, T, 0, 0, "+")
+    on_the_engine(d, T)
 
     # T -> oo
     a, b, zi = symbols("a b z_i", real=True)
@@ -82,16 +73,40 @@ def derive() -> Derivation:
         "so p_i -> 1/n for every i and every n: the uniform distribution",
         Eq(Limit(symbols("p_i"), T, oo), 1 / n, evaluate=False),
     )
-    free = [z1, z2, z3]
+    hot = value(engine.softmax(tensor(symbol_matrix("z", 1, 3)), T=T))
     d.limit(
-        "n = 3 directly, arbitrary real z: p_1 -> 1/3",
-        exp(z1 / T) / sum(exp(v / T) for v in free),
+        "engine, n = 3 directly, arbitrary real z: symattn.softmax(z, T=T)_1 -> 1/3",
+        hot[0],
         T,
         oo,
         Rational(1, 3),
         "-",
     )
     return d.qed()
+
+
+def on_the_engine(d: Derivation, T) -> None:
+    """The engine's symattn.softmax(z, T=T) is p(T), and its T -> 0+ limits for n = 3."""
+    for size in (2, 3, 4):
+        zs = symbol_matrix("z", 1, size)
+        d.equal(
+            f"engine, n = {size}: symattn.softmax(z, T=T) is exp(z_i/T)/Sum_k exp(z_k/T)",
+            value(engine.softmax(tensor(zs), T=T)),
+            zs.applyfunc(lambda v: exp(v / T) / sum(exp(w / T) for w in zs)),
+            show=False,
+        )
+    d1, d2 = symbols("d1 d2", positive=True)
+    cold = value(engine.softmax(tensor([[0, -d1, -d2]]), T=T))
+    d.limit(
+        "engine, n = 3 directly (z_1 = 0 the unique maximum by shift invariance, z_2 = -d_1, "
+        "z_3 = -d_2): symattn.softmax(z, T=T)_1 -> 1",
+        cold[0],
+        T,
+        0,
+        1,
+        "+",
+    )
+    d.limit("engine, n = 3 directly: symattn.softmax(z, T=T)_2 -> 0", cold[1], T, 0, 0, "+")
 
 
 def main() -> None:

@@ -1,7 +1,10 @@
 """The SymPy derivations in proofs/ (symattn.proofs) and `symattn prove`.
 
 Every identity is derived once (cached) and must hold; the runner is tested on those
-cached derivations; a few concrete values are cross-checked against the engine.
+cached derivations. Every proof checks the engine's own operations (evaluated exactly on
+SymPy symbols), so a proof fails when the shipped operation changes: a broken operation
+makes its proofs fail below, and the engine's operations are compared here with textbook
+definitions written independently of both the engine and the proofs.
 """
 
 from __future__ import annotations
@@ -45,9 +48,24 @@ def proof_module(stem: str):
     return importlib.import_module(f"{PROOFS}.{stem}")
 
 
+ENGINE_VALUES: dict[str, int] = {}   # proof name -> exact values of engine graphs it took
+
+
 @functools.lru_cache(maxsize=None)
 def derived(name: str):
-    return REGISTRY[name].derive()
+    """The derivation (once per session), counting the engine's exact evaluations in it."""
+    original, taken = sa.Tensor.exact, []
+
+    def counted(self, *args, **kw):
+        taken.append(self.op)
+        return original(self, *args, **kw)
+
+    sa.Tensor.exact = counted
+    try:
+        return REGISTRY[name].derive()
+    finally:
+        sa.Tensor.exact = original
+        ENGINE_VALUES[name] = len(taken)
 
 
 def args(name=None, latex=False, as_json=False):
@@ -93,6 +111,15 @@ def test_no_string_is_parsed_into_an_expression():
     for path in sources:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             assert not banned.search(line), f"{path.name}:{number}: {line.strip()}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_identity_is_checked_on_the_engine(name):
+    """Each proof evaluates the engine's graphs (Tensor.exact) and checks steps about them."""
+    derivation = derived(name)
+    assert ENGINE_VALUES[name] >= 1, name
+    assert any(step.checked and "engine" in step.text for step in derivation.steps), name
+    assert "engine" in REGISTRY[name].SCOPE and "symattn." in REGISTRY[name].SCOPE
 
 
 # -- the checks can fail -------------------------------------------------------------------
@@ -336,3 +363,103 @@ def test_permutation_equivariance_with_exact_numbers():
     engine = sa.self_attention(sa.matrix(x.tolist()), sa.matrix(w.tolist()),
                                sa.matrix(w.T.tolist()), sa.matrix(w.tolist()))["output"].exact()
     assert all(exact_zero(e) for e in engine - perm.self_attention(x, w, w.T, w))
+
+
+# -- a broken engine operation makes its proofs fail ---------------------------------------
+
+def _broken(original, **forced):
+    """``original`` with some keyword arguments forced (the operation changed)."""
+    def wrong(*args, **kw):
+        return original(*args, **{**kw, **forced})
+    return wrong
+
+
+BROKEN = [
+    # (operation, how it is broken, proofs that must then fail)
+    ("scores", {"scale": 1}, ("attention-scaling", "attention-gradient")),      # no 1/sqrt(d_k)
+    ("layer_norm", {"eps": 0}, ("layernorm-stats", "layernorm-two", "layernorm-gradient")),
+    ("layer_norm", {"variance": "unbiased"}, ("layernorm-stats",)),
+    ("softmax", {"T": 2}, ("softmax-jacobian", "softmax-shift", "temperature-limits")),
+    ("causal_mask", {"fill": 0}, ("mask-limit", "causality")),
+    ("positional_encoding", {"pair": "i"}, ("positional-encoding-shift",)),
+    ("positional_encoding", {"base": 100}, ("positional-encoding-shift",)),
+]
+
+
+@pytest.mark.parametrize("operation, forced, names", BROKEN,
+                         ids=[f"{op}-{'-'.join(map(str, f.values()))}" for op, f, _ in BROKEN])
+def test_a_broken_engine_operation_fails_its_proofs(monkeypatch, operation, forced, names):
+    common = proof_module("_common")
+    monkeypatch.setattr(sa, operation, _broken(getattr(sa, operation), **forced))
+    for name in names:
+        with pytest.raises(common.ProofError, match="engine"):
+            REGISTRY[name].derive()
+
+
+def test_a_wrong_cross_entropy_fails_its_proof(monkeypatch):
+    common = proof_module("_common")
+    original = sa.cross_entropy
+    monkeypatch.setattr(sa, "cross_entropy", lambda z, target: original(z, target) * 2)
+    with pytest.raises(common.ProofError, match="engine"):
+        REGISTRY["cross-entropy-gradient"].derive()
+
+
+# -- the engine's operations against textbook definitions (written here, not in proofs/) ----
+
+def _symbol_row(name, n):
+    return [sympy.Symbol(f"{name}{k}", real=True) for k in range(1, n + 1)]
+
+
+def _same(engine_value, definition):
+    engine_value, definition = Matrix(engine_value), Matrix(definition)
+    assert engine_value.shape == definition.shape
+    assert all(exact_zero(a - b) for a, b in zip(engine_value, definition))
+
+
+@pytest.mark.parametrize("n", range(1, 7))
+def test_engine_softmax_and_causal_mask_are_the_definitions(n):
+    z = _symbol_row("z", n)
+    T = sympy.Symbol("T", positive=True)
+    total = sum(exp(v / T) for v in z)
+    _same(sa.softmax(sa.matrix([z]), T=T).exact(), [[exp(v / T) / total for v in z]])
+    mask = sa.causal_mask(n).exact()
+    assert [[mask[i, j] for j in range(n)] for i in range(n)] == \
+        [[-oo if j > i else 0 for j in range(n)] for i in range(n)]
+
+
+@pytest.mark.parametrize("n, m, d", [(1, 1, 1), (2, 3, 2), (3, 2, 4)])
+def test_engine_scores_and_weights_are_the_definitions(n, m, d):
+    q = Matrix(n, d, lambda i, j: sympy.Symbol(f"q{i}{j}", real=True))
+    k = Matrix(m, d, lambda i, j: sympy.Symbol(f"k{i}{j}", real=True))
+    raw = q * k.T
+    _same(sa.scores(sa.matrix(q.tolist()), sa.matrix(k.tolist())).exact(), raw / sqrt(d))
+    _same(sa.scores(sa.matrix(q.tolist()), sa.matrix(k.tolist()), scale=1).exact(), raw)
+    weights = sa.weights(sa.matrix(q.tolist()), sa.matrix(k.tolist())).exact()
+    for i in range(n):
+        row = [exp(raw[i, j] / sqrt(d)) for j in range(m)]
+        _same(weights[i, :], [[v / sum(row) for v in row]])
+
+
+@pytest.mark.parametrize("n", range(2, 6))
+def test_engine_layer_norm_is_the_definition(n):
+    x = _symbol_row("x", n)
+    eps = sympy.Symbol("epsilon", positive=True)
+    mu = sum(x) / n
+    var = sum((v - mu) ** 2 for v in x) / n           # biased: divided by n
+    _same(sa.layer_norm(sa.matrix([x]), eps=eps).exact(), [[(v - mu) / sqrt(var + eps) for v in x]])
+    _same(sa.layer_norm(sa.matrix([x])).exact(),       # the default eps is 1e-5
+          [[(v - mu) / sqrt(var + Rational(1, 10**5)) for v in x]])
+
+
+@pytest.mark.parametrize("n", range(2, 5))
+def test_engine_losses_are_the_definitions(n):
+    z = _symbol_row("z", n)
+    eps = sympy.Symbol("epsilon", positive=True)
+    p = [exp(v) / sum(exp(w) for w in z) for v in z]
+    for target in range(n):
+        loss = sa.cross_entropy(sa.matrix([z]), target).exact()[0, 0]
+        assert exact_zero(sympy.expand_log(loss + log(p[target]), force=True))
+        smooth = sa.label_smoothing_loss(sa.matrix([z]), target, eps).exact()[0, 0]
+        q = [(1 - eps) * (1 if k == target else 0) + eps / n for k in range(n)]
+        assert exact_zero(sympy.expand_log(smooth + sum(qk * log(pk) for qk, pk in zip(q, p)),
+                                           force=True))
