@@ -27,7 +27,7 @@ from symattn.evaluation.evaluator import (Evaluator, start_precision,
                                           round_entry, _UNDECIDED)
 from symattn.tensor import NEG_INF
 
-from decimal_truth import Expected, ball_ends, decimal_round, mpmath_round, truth
+from decimal_truth import ball_ends, decimal_round, mpmath_round, truth
 
 MODES = ("half-up", "half-even", "truncate")
 
@@ -273,15 +273,12 @@ def test_significant_fast_path_agrees_with_the_decimal_module(mode):
                 if want is None:
                     apart += 1
                     assert general is _UNDECIDED, (x, digits)
-                else:                  # the tie flag of a point ball: see the xfail below
+                else:
                     ties += want.tie
-                    assert Expected(want.value, general.tie) == general, (x, digits)
+                    assert want == general, (x, digits)
     assert decided > 800 and apart > 150 and ties > 10, (decided, apart, ties)
 
 
-@pytest.mark.xfail(strict=True, reason="round_entry rounds a point ball (radius 0) to "
-                   "significant digits without flagging an exact tie; decimals= and exact "
-                   "rationals (fmpq) do flag it")
 def test_a_point_ball_at_a_tie_is_flagged_as_a_tie():
     from flint import arb
     with precision(300):
