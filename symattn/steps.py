@@ -26,7 +26,7 @@ class Steps:
             self[k] = v
 
     def __setitem__(self, name: str, value) -> None:
-        if isinstance(value, Tensor):
+        if isinstance(value, Tensor) and value.name != name:   # a node shared by name stays one
             value = value.named(name)
         self._items[name] = value
 

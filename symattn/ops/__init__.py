@@ -18,8 +18,8 @@ from . import elementwise
 from .elementwise import *  # noqa: F401,F403  (exp, log, ..., erf, tanh, pi: declared)
 from .softmax import softmax, softmax_steps, probabilities
 from .masks import causal_mask, padding_mask
-from .attention import (scores, weights, attention, attention_steps, multi_head, self_attention,
-                        cross_attention, Head, default_scale)
+from .attention import scores, weights, attention, attention_steps, default_scale
+from .multi_head import multi_head, self_attention, cross_attention, Head
 from .norm import layer_norm, layer_norm_steps, EPS
 from .ffn import linear, ffn, ffn_steps, residual
 from .layers import (encoder_layer, decoder_layer, encoder, decoder, EncoderLayerParams,

@@ -1,5 +1,6 @@
-"""Scaled dot-product attention and multi-head attention; ``scores``, ``weights`` and
-``attention`` declared with their steps, LaTeX and common mistakes (:data:`ATTENTION`).
+"""Scaled dot-product attention; ``scores``, ``weights`` and ``attention`` declared with
+their steps, LaTeX and common mistakes (:data:`ATTENTION`). Multi-head attention:
+:mod:`.multi_head`.
 
 Conventions: tokens are rows. ``Q`` is T_q×d_k, ``K`` is T_k×d_k, ``V`` is T_k×d_v.
 ``scores = Q·Kᵀ·scale`` (T_q×T_k) with ``scale=None`` meaning 1/√d_k and ``scale=1``
@@ -9,8 +10,6 @@ scaled scores before softmax: 0 where a key may be seen, −∞ where it may not
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
 
 from . import primitives as P
 from .elementwise import sqrt
@@ -94,49 +93,6 @@ def attention(Q, K, V, mask=None, scale=None) -> tuple[Tensor, Tensor]:
 def attention_output(Q, K, V, mask=None, scale=None) -> Tensor:
     """``Z = A·V`` alone: what ``attention(...)`` is in the spec language."""
     return attention_steps(Q, K, V, mask, scale)["output"]
-
-
-@dataclass(frozen=True)
-class Head:
-    """One head's projections, each d_model×d_head (row vectors: q = x·W_Q)."""
-    W_Q: object
-    W_K: object
-    W_V: object
-
-
-def multi_head(X_q, X_kv, heads: Sequence, W_O=None, mask=None, scale=None) -> Steps:
-    """Multi-head attention: per head Q=X_q·W_Q, K=X_kv·W_K, V=X_kv·W_V, attention;
-    the heads' outputs side by side (concat), then ·W_O (omitted when W_O is None).
-
-    Self-attention: ``X_kv = X_q``. Cross-attention: ``X_q`` the decoder rows, ``X_kv``
-    the encoder's final output.
-    """
-    X_q, X_kv = P.as_tensor(X_q), P.as_tensor(X_kv)
-    if not heads:
-        raise ShapeError("multi_head needs at least one head")
-    st = Steps()
-    per_head = []
-    for h in heads:
-        h = h if isinstance(h, Head) else Head(*h)
-        hs = Steps(Q=X_q @ h.W_Q, K=X_kv @ h.W_K, V=X_kv @ h.W_V)
-        a = attention_steps(hs["Q"], hs["K"], hs["V"], mask, scale)
-        for k, v in a.items():
-            hs[k] = v
-        per_head.append(hs)
-    st["heads"] = per_head
-    st["concat"] = P.hcat([h["output"] for h in per_head])
-    st["output"] = st["concat"] if W_O is None else st["concat"] @ W_O
-    return st
-
-
-def self_attention(X, W_Q, W_K, W_V, mask=None, scale=None) -> Steps:
-    """One head of self-attention: Q, K, V from the same rows X."""
-    return multi_head(X, X, [Head(W_Q, W_K, W_V)], None, mask, scale)["heads"][0]
-
-
-def cross_attention(X_dec, H_enc, W_Q, W_K, W_V, mask=None, scale=None) -> Steps:
-    """One head of cross-attention: Q from the decoder rows, K and V from the encoder output."""
-    return multi_head(X_dec, H_enc, [Head(W_Q, W_K, W_V)], None, mask, scale)["heads"][0]
 
 
 # -- LaTeX: Q·Kᵀ as dot products, the scaling, the mask, softmax, the weighted sum -----

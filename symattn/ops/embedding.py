@@ -32,7 +32,7 @@ def positional_encoding(n: int, d: int, base=10000, *, pair: str = "2i") -> Tens
         raise InputError("positional_encoding(n, d) takes positive whole numbers")
     if pair not in ("2i", "i"):
         raise InputError("pair must be '2i' or 'i'")
-    _check_base(base)
+    check_base(base, "positional_encoding")
     P.check_entries(n, d)             # before the table is built
     pos = P.const([[p] for p in range(n)])
     inv = [P.power(P.scalar(base), -Fraction(2 * (j // 2) if pair == "2i" else j // 2, d))
@@ -46,7 +46,7 @@ def positional_encoding(n: int, d: int, base=10000, *, pair: str = "2i") -> Tens
     return P.take(both, None, order)
 
 
-def _check_base(base) -> None:
+def check_base(base, what: str) -> None:
     """A base known here (a number) must be > 1: base^(2i/d) then grows with i."""
     from ..numbers import exact
     from ..tensor import NEG_INF
@@ -55,8 +55,10 @@ def _check_base(base) -> None:
             return                         # computed: the power's own domain checks apply
         base = base.params["entries"][0][0]
     b = exact(base)
+    if getattr(b, "free_symbols", None):
+        return                             # a symbol: a proof's general base
     if b is NEG_INF or not b > 1:
-        raise DomainError(f"positional_encoding: base = {'-inf' if b is NEG_INF else b} must be > 1",
+        raise DomainError(f"{what}: base = {'-inf' if b is NEG_INF else b} must be > 1",
                           hint="the Transformer uses base = 10000")
 
 

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from . import primitives as P
-from .attention import multi_head, causal_mask, Head
+from .attention import causal_mask
+from .multi_head import multi_head, Head
 from .ffn import ffn_steps, residual
 from .norm import layer_norm_steps, EPS
 from .steps import Steps

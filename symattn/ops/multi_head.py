@@ -1,0 +1,187 @@
+"""Multi-head attention: heads built from per-head or packed projections, grouped-query and
+multi-query attention (``n_kv_heads``), an additive bias per head (ALiBi), declared once
+(:data:`MULTI_HEAD`).
+
+Packed projections are split by columns as PyTorch and LLaMA do: query head i takes
+W_Q's columns i·d_head … (i+1)·d_head − 1; with g key/value heads, query head i uses
+key/value head i // (n_heads/g), whose K and V are computed once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from . import primitives as P
+from . import arguments
+from .attention import attention_steps
+from .operation import Operation, declare, Presentation
+from ..errors import ShapeError, InputError
+from ..steps import Steps
+from ..tensor import Tensor
+
+
+@dataclass(frozen=True)
+class Head:
+    """One head's projections, each d_model×d_head (row vectors: q = x·W_Q)."""
+    W_Q: object
+    W_K: object
+    W_V: object
+
+
+def multi_head(X, *args, n_heads=None, n_kv_heads=None, W_O=None, mask=None, scale=None,
+               bias=None) -> Steps:
+    """Multi-head attention: per head Q, K, V, attention; the heads' outputs side by side
+    (concat), then ·W_O (omitted when W_O is None). Two ways to give the heads:
+
+    - packed, as PyTorch and LLaMA store them: ``multi_head(X, W_Q, W_K, W_V,
+      n_heads=h, n_kv_heads=g)``, self-attention on the rows of X. W_Q (d×h·d_head) is split
+      by columns into h heads, W_K and W_V into g key/value heads (g divides h; None: g = h);
+      query head i uses key/value head i // (h/g): grouped-query attention, multi-query
+      for g = 1. A key/value head is computed once, whatever number of heads share it.
+    - per head: ``multi_head(X_q, X_kv, heads, W_O=None, mask=None, scale=None)``, heads a
+      list of :class:`Head`. Self-attention: ``X_kv = X_q``; cross-attention: ``X_q`` the
+      decoder rows, ``X_kv`` the encoder's final output.
+
+    ``bias``: added to each head's scaled scores with the mask: one T_q×T_k matrix for
+    every head, or the heads' biases one above the other (h·T_q×T_k, as ``alibi_bias``).
+    """
+    if n_heads is not None:
+        X_kv, heads = X, split_heads(*args, n_heads=n_heads, n_kv_heads=n_kv_heads)
+    else:
+        if n_kv_heads is not None:
+            raise InputError("multi_head: n_kv_heads= goes with n_heads= (packed projections)")
+        X_kv, heads, *rest = args
+        W_O, mask, scale = (tuple(rest) + (W_O, mask, scale)[len(rest):])[:3]
+    X_q, X_kv = P.as_tensor(X), P.as_tensor(X_kv)
+    if not heads:
+        raise ShapeError("multi_head needs at least one head")
+    biases = _head_biases(bias, len(heads), X_q.shape[0])
+    st = Steps()
+    per_head, shared = [], {}
+    for h, b in zip(heads, biases):
+        h = h if isinstance(h, Head) else Head(*h)
+        key = (id(h.W_K), id(h.W_V))
+        if key not in shared:              # grouped heads: one K and V per key/value head
+            shared[key] = ((X_kv @ h.W_K).named("K"), (X_kv @ h.W_V).named("V"))
+        hs = Steps(Q=X_q @ h.W_Q)
+        hs["K"], hs["V"] = shared[key]
+        m = mask if b is None else b if mask is None else b + mask
+        a = attention_steps(hs["Q"], hs["K"], hs["V"], m, scale)
+        for k, v in a.items():
+            hs[k] = v
+        per_head.append(hs)
+    st["heads"] = per_head
+    st["concat"] = P.hcat([h["output"] for h in per_head])
+    st["output"] = st["concat"] if W_O is None else st["concat"] @ W_O
+    return st
+
+
+def split_heads(W_Q, W_K, W_V, *, n_heads, n_kv_heads=None) -> list[Head]:
+    """The heads of packed projections, split by columns as PyTorch does: query head i
+    takes W_Q's columns i·d_head … (i+1)·d_head − 1 and shares key/value head
+    i // (n_heads/n_kv_heads) (the same W_K and W_V objects)."""
+    W_Q, W_K, W_V = P.as_tensor(W_Q), P.as_tensor(W_K), P.as_tensor(W_V)
+    h = _heads_count(n_heads, "n_heads")
+    g = h if n_kv_heads is None else _heads_count(n_kv_heads, "n_kv_heads")
+    if h % g:
+        raise ShapeError(f"multi_head: n_heads = {h} is not a multiple of n_kv_heads = {g}")
+    q, k, v = (_column_blocks(W, n, name) for W, n, name in
+               ((W_Q, h, "W_Q"), (W_K, g, "W_K"), (W_V, g, "W_V")))
+    if q[0].shape[1] != k[0].shape[1]:
+        raise ShapeError(f"multi_head: query heads are {q[0].shape[1]} wide and key heads "
+                         f"{k[0].shape[1]}: they need the same width d_head")
+    return [Head(q[i], k[i // (h // g)], v[i // (h // g)]) for i in range(h)]
+
+
+def _column_blocks(W: Tensor, n: int, name: str) -> list[Tensor]:
+    width = W.shape[1]
+    if width % n:
+        raise ShapeError(f"multi_head: {name} has {width} columns, not a multiple of {n} heads")
+    w = width // n
+    return [P.take(W, None, range(i * w, (i + 1) * w)) for i in range(n)]
+
+
+def _heads_count(n, what: str) -> int:
+    k = arguments.whole(n, f"multi_head: {what}")
+    if k < 1:
+        raise InputError(f"multi_head: {what} = {k} must be at least 1")
+    return k
+
+
+def _head_biases(bias, n: int, T_q: int) -> list:
+    """Each head's additive bias: None, the one matrix given, or its rows for that head."""
+    if bias is None:
+        return [None] * n
+    bias = P.as_tensor(bias)
+    if bias.shape[0] == n * T_q and n > 1:
+        return [P.take(bias, range(i * T_q, (i + 1) * T_q)) for i in range(n)]
+    if bias.shape[0] in (T_q, 1):
+        return [bias] * n
+    raise ShapeError(f"multi_head: bias has {bias.shape[0]} rows: give {T_q} (every head) "
+                     f"or {n}·{T_q} (the heads' biases one above the other)")
+
+
+def self_attention(X, W_Q, W_K, W_V, mask=None, scale=None) -> Steps:
+    """One head of self-attention: Q, K, V from the same rows X."""
+    return multi_head(X, X, [Head(W_Q, W_K, W_V)], None, mask, scale)["heads"][0]
+
+
+def cross_attention(X_dec, H_enc, W_Q, W_K, W_V, mask=None, scale=None) -> Steps:
+    """One head of cross-attention: Q from the decoder rows, K and V from the encoder output."""
+    return multi_head(X_dec, H_enc, [Head(W_Q, W_K, W_V)], None, mask, scale)["heads"][0]
+
+
+# -- the spec language: packed projections, the output ----------------------------------
+
+def packed_steps(X, W_Q, W_K, W_V, n_heads, n_kv_heads=None, W_O=None, mask=None, scale=None,
+                 bias=None) -> Steps:
+    """``multi_head`` with packed projections, every argument by name as the spec has them."""
+    return multi_head(X, W_Q, W_K, W_V, n_heads=n_heads, n_kv_heads=n_kv_heads, W_O=W_O,
+                      mask=mask, scale=scale, bias=bias)
+
+
+def packed_output(X, W_Q, W_K, W_V, n_heads, n_kv_heads=None, W_O=None, mask=None, scale=None,
+                  bias=None) -> Tensor:
+    """What ``multi_head(...)`` is in the spec language: the output (T×d)."""
+    return packed_steps(X, W_Q, W_K, W_V, n_heads, n_kv_heads, W_O, mask, scale, bias)["output"]
+
+
+# -- LaTeX: each head's Q, its key/value head's K and V, weights and output; concat ------
+
+def _show(v, a) -> list[str]:
+    given = {k: v.value(node) for k, node in a.items()}
+    for k in ("n_heads", "n_kv_heads"):
+        if k in given:
+            given[k] = arguments.whole(given[k], k)
+    st = v.steps(packed_steps, **given)
+    x = v.tex(a["X"]).text
+    h = given["n_heads"]
+    group = h // (given.get("n_kv_heads") or h)
+    d = v.Display().add(v.lhs, "=", rf"{v.operator('multi_head')}\left({x}\right)")
+    concat = rf"\operatorname{{Concat}}\left(Z^{{(1)}}, \ldots, Z^{{({h})}}\right)"
+    d.cont("=", concat + (f" {v.tex(a['W_O']).text}" if "W_O" in a else ""))
+    out = [v.finish(d, own=True).latex()]
+    for i, hs in enumerate(st["heads"]):
+        g = i // group + 1
+        di = v.Display().add(f"Q^{{({i + 1})}}", "=", rf"{x} W_{{Q}}^{{({i + 1})}}")
+        v.finish(di, hs["Q"])
+        if i % group == 0:                    # a key/value head, shown where it is first used
+            for name in ("K", "V"):
+                di.add(f"{name}^{{({g})}}", "=", rf"{x} W_{{{name}}}^{{({g})}}")
+                v.finish(di, hs[name])
+        added = (" + M" if "mask" in a else "") + (f" + B^{{({i + 1})}}" if "bias" in a else "")
+        di.add(f"A^{{({i + 1})}}", "=", rf"{v.operator('softmax')}\left(\frac{{Q^{{({i + 1})}} "
+               rf"K^{{({g})\top}}}}{{\sqrt{{d_{{k}}}}}}{added}\right)")
+        v.finish(di, hs["weights"])
+        di.add(f"Z^{{({i + 1})}}", "=", f"A^{{({i + 1})}} V^{{({g})}}")
+        out.append(v.finish(di, hs["output"]).latex())
+    return out
+
+
+# The spec signature is packed_output's (read by declare); the Python function is multi_head.
+MULTI_HEAD = Operation("multi_head", multi_head,
+                       declare("multi_head", packed_output,
+                               convert={"n_heads": "whole", "n_kv_heads": "whole"}).params,
+                       steps=packed_steps, value=packed_output,
+                       latex=Presentation("MultiHead", _show))

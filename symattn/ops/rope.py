@@ -1,0 +1,121 @@
+"""Rotary position embedding (RoPE, Su et al. 2021), in the two layouts in use.
+
+Row i of x is position i (or ``positions[i]``). With d the width and k = 0 … d/2 − 1,
+θ_k = base^(−2k/d), and the k-th pair of row i is rotated by the angle i·θ_k:
+
+- ``layout="pairs"``: the pair (x_2k, x_2k+1), adjacent entries (the paper; Meta's LLaMA
+  code, which reads each pair as one complex number);
+- ``layout="halves"``: the pair (x_k, x_k+d/2), an entry and the one half a row away
+  (Hugging Face's ``rotate_half``: GPT-NeoX, LLaMA in transformers).
+
+Both rotate (a, b) to (a·cos − b·sin, a·sin + b·cos). The same weights give different
+numbers in the two layouts; mixing them up is a mistake the diagnosis knows.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from . import primitives as P
+from .elementwise import sin, cos
+from .embedding import check_base
+from .operation import declare, Presentation
+from ..steps import Steps
+from ..errors import ShapeError, InputError
+from ..spec import calls as C
+from ..tensor import Tensor
+
+LAYOUTS = ("pairs", "halves")
+
+
+def rope_steps(x, base=10000, layout: str = "pairs", positions=None) -> Steps:
+    """Each step of RoPE on the rows of x (T×d, d even):
+
+    frequencies θ_k = base^(−2k/d) (1×d/2), angles position·θ_k (T×d/2), their cos and
+    sin, and the output (T×d, the labels of x). ``positions``: a T×1 column of positions
+    (numbers or symbols) in place of 0 … T − 1.
+    """
+    x = P.as_tensor(x)
+    T, d = x.shape
+    if layout not in LAYOUTS:
+        raise InputError(f"rope: layout={layout!r}: use 'pairs' or 'halves'")
+    if d % 2:
+        raise ShapeError(f"rope: a row of width {d} has no pairs: the width must be even")
+    check_base(base, "rope")
+    half = d // 2
+    pos = P.const([[i] for i in range(T)]) if positions is None else P.as_tensor(positions)
+    if pos.shape != (T, 1):
+        raise ShapeError(f"rope: {T} rows need a {T}×1 column of positions, "
+                         f"not {pos.shape[0]}×{pos.shape[1]}")
+    st = Steps()
+    st["frequencies"] = P.hcat([P.power(base, -Fraction(2 * k, d)) for k in range(half)])
+    st["angles"] = pos @ st["frequencies"]
+    st["cos"], st["sin"] = cos(st["angles"]), sin(st["angles"])
+    if layout == "pairs":
+        a, b = P.take(x, None, range(0, d, 2)), P.take(x, None, range(1, d, 2))
+    else:
+        a, b = P.take(x, None, range(half)), P.take(x, None, range(half, d))
+    c, s = st["cos"], st["sin"]
+    both = P.hcat([a * c - b * s, a * s + b * c])
+    order = [j // 2 + (j % 2) * half for j in range(d)] if layout == "pairs" else range(d)
+    st["output"] = P.take(both, None, order).named(None, x.rows, x.cols)
+    return st
+
+
+def rope(x, base=10000, layout: str = "pairs", positions=None) -> Tensor:
+    """x with the k-th pair of row i rotated by the angle i·base^(−2k/d).
+
+    >>> import symattn
+    >>> symattn.rope(symattn.matrix([[1, 0], [1, 0]])).exact()
+    Matrix([[1, 0], [cos(1), sin(1)]])
+    """
+    return rope_steps(x, base, layout, positions)["output"]
+
+
+# -- LaTeX: the frequencies, the angles, each pair of a written-out row rotated ---------
+
+def _show(v, a) -> list[str]:
+    X = v.value(a["x"])
+    base = v.value(a["base"]) if "base" in a else 10000
+    layout = a["layout"].value if "layout" in a else "pairs"      # a label: "pairs"
+    positions = v.value(a["positions"]) if "positions" in a else None
+    st = v.steps(rope_steps, X, base, layout, positions)
+    xs, d, f = v.tex(a["x"]).text, X.shape[1], v.f
+    b = v.tex(a["base"]).text if "base" in a else "10000"
+    pair = r"x_{2k}, x_{2k+1}" if layout == "pairs" else rf"x_{{k}}, x_{{k+{d // 2}}}"
+    head = v.Display().add(v.lhs, "=", rf"{v.operator('rope')}\left({xs}\right)")
+    head.cont("=", rf"\text{{pairs }} ({pair}) \text{{ of row }} i \text{{ rotated by }} "
+                   rf"i\,\theta_{{k}}")
+    head.add(r"\theta_{k}", "=", rf"{b}^{{-2k/{d}}}")
+    v.finish(head, st["frequencies"])
+    angles, approx = v.result(st["angles"])
+    head.add(r"\left[i\,\theta_{k}\right]_{i,k}", v.rel(approx), angles)
+    out = [head.latex()]
+    for i, key in v.rows():
+        xc = v.row_cells(X, i, a["x"])
+        cs, sn = v.row_cells(st["cos"], i), v.row_cells(st["sin"], i)
+        ents = [None] * d
+        for k in range(d // 2):
+            p, q = (2 * k, 2 * k + 1) if layout == "pairs" else (k, k + d // 2)
+            c, s = cs[k], sn[k]
+            ents[p] = f.Tex(f"{f.times(xc[p], c).text} - {f.times(xc[q], s).text}", f.ADD)
+            ents[q] = f.Tex(f"{f.times(xc[p], s).text} + {f.times(xc[q], c).text}", f.ADD)
+        di = v.Display().add_lines(v.row_lhs(key), "=", v.row_lines(ents))
+        out.append(v.finish(di, row=i, own=True).latex())
+    return out
+
+
+# -- the common mistake: the other layout ----------------------------------------------
+
+def _mistakes(call, spec) -> list:
+    """RoPE in the other layout: adjacent pairs (2k, 2k+1) and halves (k, k + d/2) mixed up."""
+    given = C.get(call, "layout")
+    mine = "halves" if given == C.text("halves") else "pairs"
+    theirs = "pairs" if mine == "halves" else "halves"
+    named = {"pairs": "adjacent pairs (2k, 2k+1)", "halves": "halves (k, k+d/2)"}
+    return [(f"RoPE rotating {named[theirs]} instead of {named[mine]}",
+             C.with_kw(call, "layout", C.text(theirs)))]
+
+
+ROPE = declare("rope", rope, steps=rope_steps, latex=Presentation("RoPE", _show),
+               mistakes=_mistakes)
