@@ -15,7 +15,8 @@ from pathlib import Path
 
 from ..errors import SpecError
 
-MAX_MESSAGE = 400          # characters of one message line (quoted text inside: 60 each)
+MAX_MESSAGE = 500          # characters of one message line (quoted text inside: 60 each;
+                           # `symattn prove`'s list of its 20 identities fits)
 _QUOTED = re.compile(r"(?<!\w)'([^']{61,})'(?!\w)")     # not the apostrophe of "loss's"
 
 
