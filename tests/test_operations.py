@@ -47,6 +47,17 @@ EXAMPLES = {
     "label_smoothing_loss": ("label_smoothing_loss(X @ W, [0, 1, 1], 0.1)",
                              lambda i: sa.label_smoothing_loss(i["X"] @ i["W"], [0, 1, 1], "0.1")),
     "var": ("var(X @ W, ddof=1)", lambda i: sa.var(i["X"] @ i["W"], 1)),
+    "rms_norm": ("rms_norm(X @ W, gamma=b)", lambda i: sa.rms_norm(i["X"] @ i["W"], gamma=i["b"])),
+    "gelu": ("gelu(X @ W)", lambda i: sa.gelu(i["X"] @ i["W"])),
+    "silu": ("silu(X @ W)", lambda i: sa.silu(i["X"] @ i["W"])),
+    "swiglu": ("swiglu(X, W1, W1, W2)", lambda i: sa.swiglu(i["X"], i["W1"], i["W1"], i["W2"])),
+    "rope": ("rope(concat(X, V), base=100)", lambda i: sa.rope(sa.concat([i["X"], i["V"]]), 100)),
+    "alibi_bias": ("alibi_bias(2, 3)", lambda i: sa.alibi_bias(2, 3)),
+    "multi_head": ("multi_head(X, W, W[:, 0], W[:, 1], n_heads=2, n_kv_heads=1, "
+                   "mask=causal_mask(3), bias=alibi_bias(2, 3))",
+                   lambda i: sa.multi_head(i["X"], i["W"], i["W"][:, 0], i["W"][:, 1], n_heads=2,
+                                           n_kv_heads=1, mask=sa.causal_mask(3),
+                                           bias=sa.alibi_bias(2, 3))["output"]),
 }
 
 

@@ -49,7 +49,7 @@ def encoder_layer(X, p: EncoderLayerParams, mask=None, scale=None) -> Steps:
     """Post-norm encoder layer (norm_first=False, no dropout):
     O = MultiHead(X); H = LayerNorm(X + O); output = LayerNorm(H + FFN(H))."""
     st = Steps()
-    st["attention"] = multi_head(X, X, p.heads, p.W_O, mask, scale)
+    st["attention"] = multi_head(X, X, p.heads, p.W_O, mask=mask, scale=scale)
     st["residual1"] = residual(X, st["attention"]["output"])
     st["norm1"] = layer_norm_steps(st["residual1"], p.eps, *p.norm1)
     H = st["norm1"]["output"]
@@ -66,11 +66,12 @@ def decoder_layer(Y, H_enc, p: DecoderLayerParams, enc_mask=None, scale=None) ->
     Y = P.as_tensor(Y)
     st = Steps()
     st["self_attention"] = multi_head(Y, Y, p.self_heads, p.self_W_O,
-                                      causal_mask(Y.shape[0]), scale)
+                                      mask=causal_mask(Y.shape[0]), scale=scale)
     st["residual1"] = residual(Y, st["self_attention"]["output"])
     st["norm1"] = layer_norm_steps(st["residual1"], p.eps, *p.norm1)
     S = st["norm1"]["output"]
-    st["cross_attention"] = multi_head(S, H_enc, p.cross_heads, p.cross_W_O, enc_mask, scale)
+    st["cross_attention"] = multi_head(S, H_enc, p.cross_heads, p.cross_W_O, mask=enc_mask,
+                                       scale=scale)
     st["residual2"] = residual(S, st["cross_attention"]["output"])
     st["norm2"] = layer_norm_steps(st["residual2"], p.eps, *p.norm2)
     S2 = st["norm2"]["output"]

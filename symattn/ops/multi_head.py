@@ -15,7 +15,7 @@ from typing import Sequence
 from . import primitives as P
 from . import arguments
 from .attention import attention_steps
-from .operation import Operation, declare, Presentation
+from .operation import declare, Presentation
 from ..errors import ShapeError, InputError
 from ..steps import Steps
 from ..tensor import Tensor
@@ -29,8 +29,8 @@ class Head:
     W_V: object
 
 
-def multi_head(X, *args, n_heads=None, n_kv_heads=None, W_O=None, mask=None, scale=None,
-               bias=None) -> Steps:
+def multi_head(X, W_Q, W_K, W_V=None, n_heads=None, n_kv_heads=None, W_O=None, mask=None,
+               scale=None, bias=None) -> Steps:
     """Multi-head attention: per head Q, K, V, attention; the heads' outputs side by side
     (concat), then ·W_O (omitted when W_O is None). Two ways to give the heads:
 
@@ -39,20 +39,26 @@ def multi_head(X, *args, n_heads=None, n_kv_heads=None, W_O=None, mask=None, sca
       by columns into h heads, W_K and W_V into g key/value heads (g divides h; None: g = h);
       query head i uses key/value head i // (h/g): grouped-query attention, multi-query
       for g = 1. A key/value head is computed once, whatever number of heads share it.
-    - per head: ``multi_head(X_q, X_kv, heads, W_O=None, mask=None, scale=None)``, heads a
-      list of :class:`Head`. Self-attention: ``X_kv = X_q``; cross-attention: ``X_q`` the
+      This is the form of the spec language (whose value is the output).
+    - per head, the original Transformer's: ``multi_head(X_q, X_kv, heads, W_O, mask=…,
+      scale=…)`` with ``heads`` a list of :class:`Head` in W_K's place (X_kv in W_Q's, W_O
+      in W_V's or by name). Self-attention: ``X_kv = X_q``; cross-attention: ``X_q`` the
       decoder rows, ``X_kv`` the encoder's final output.
 
     ``bias``: added to each head's scaled scores with the mask: one T_q×T_k matrix for
     every head, or the heads' biases one above the other (h·T_q×T_k, as ``alibi_bias``).
+    Returns every step: ``["heads"][i]`` (Q, K, V, scores, weights, output), concat, output.
     """
-    if n_heads is not None:
-        X_kv, heads = X, split_heads(*args, n_heads=n_heads, n_kv_heads=n_kv_heads)
+    if _is_heads(W_K):
+        if n_heads is not None or n_kv_heads is not None:
+            raise InputError("multi_head: the per-head form takes mask= and scale= by name; "
+                             "n_heads= and n_kv_heads= go with packed projections")
+        X_kv, heads, W_O = W_Q, W_K, W_V if W_V is not None else W_O
     else:
-        if n_kv_heads is not None:
-            raise InputError("multi_head: n_kv_heads= goes with n_heads= (packed projections)")
-        X_kv, heads, *rest = args
-        W_O, mask, scale = (tuple(rest) + (W_O, mask, scale)[len(rest):])[:3]
+        if W_V is None or n_heads is None:
+            raise InputError("multi_head(X, W_Q, W_K, W_V, n_heads=…): packed projections need "
+                             "W_V and n_heads")
+        X_kv, heads = X, split_heads(W_Q, W_K, W_V, n_heads=n_heads, n_kv_heads=n_kv_heads)
     X_q, X_kv = P.as_tensor(X), P.as_tensor(X_kv)
     if not heads:
         raise ShapeError("multi_head needs at least one head")
@@ -124,27 +130,26 @@ def _head_biases(bias, n: int, T_q: int) -> list:
 
 def self_attention(X, W_Q, W_K, W_V, mask=None, scale=None) -> Steps:
     """One head of self-attention: Q, K, V from the same rows X."""
-    return multi_head(X, X, [Head(W_Q, W_K, W_V)], None, mask, scale)["heads"][0]
+    return multi_head(X, X, [Head(W_Q, W_K, W_V)], mask=mask, scale=scale)["heads"][0]
 
 
 def cross_attention(X_dec, H_enc, W_Q, W_K, W_V, mask=None, scale=None) -> Steps:
     """One head of cross-attention: Q from the decoder rows, K and V from the encoder output."""
-    return multi_head(X_dec, H_enc, [Head(W_Q, W_K, W_V)], None, mask, scale)["heads"][0]
+    return multi_head(X_dec, H_enc, [Head(W_Q, W_K, W_V)], mask=mask, scale=scale)["heads"][0]
 
 
-# -- the spec language: packed projections, the output ----------------------------------
+def _is_heads(v) -> bool:
+    """A list of heads (the per-head form): Heads or triples of matrices, not the rows of
+    a matrix nor a Tensor."""
+    return isinstance(v, (list, tuple)) and bool(v) and all(
+        isinstance(h, Head) or (isinstance(h, (list, tuple)) and len(h) == 3
+                                and all(isinstance(w, (Tensor, list, tuple)) for w in h))
+        for h in v)
 
-def packed_steps(X, W_Q, W_K, W_V, n_heads, n_kv_heads=None, W_O=None, mask=None, scale=None,
-                 bias=None) -> Steps:
-    """``multi_head`` with packed projections, every argument by name as the spec has them."""
-    return multi_head(X, W_Q, W_K, W_V, n_heads=n_heads, n_kv_heads=n_kv_heads, W_O=W_O,
-                      mask=mask, scale=scale, bias=bias)
 
-
-def packed_output(X, W_Q, W_K, W_V, n_heads, n_kv_heads=None, W_O=None, mask=None, scale=None,
-                  bias=None) -> Tensor:
+def _output(*args, **kwargs) -> Tensor:
     """What ``multi_head(...)`` is in the spec language: the output (T×d)."""
-    return packed_steps(X, W_Q, W_K, W_V, n_heads, n_kv_heads, W_O, mask, scale, bias)["output"]
+    return multi_head(*args, **kwargs)["output"]
 
 
 # -- LaTeX: each head's Q, its key/value head's K and V, weights and output; concat ------
@@ -154,7 +159,7 @@ def _show(v, a) -> list[str]:
     for k in ("n_heads", "n_kv_heads"):
         if k in given:
             given[k] = arguments.whole(given[k], k)
-    st = v.steps(packed_steps, **given)
+    st = v.steps(multi_head, **given)
     x = v.tex(a["X"]).text
     h = given["n_heads"]
     group = h // (given.get("n_kv_heads") or h)
@@ -179,9 +184,5 @@ def _show(v, a) -> list[str]:
     return out
 
 
-# The spec signature is packed_output's (read by declare); the Python function is multi_head.
-MULTI_HEAD = Operation("multi_head", multi_head,
-                       declare("multi_head", packed_output,
-                               convert={"n_heads": "whole", "n_kv_heads": "whole"}).params,
-                       steps=packed_steps, value=packed_output,
-                       latex=Presentation("MultiHead", _show))
+MULTI_HEAD = declare("multi_head", multi_head, convert={"n_heads": "whole", "n_kv_heads": "whole"},
+                     steps=multi_head, value=_output, latex=Presentation("MultiHead", _show))
