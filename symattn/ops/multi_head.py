@@ -10,7 +10,6 @@ key/value head i // (n_heads/g), whose K and V are computed once.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
 
 from . import primitives as P
 from . import arguments

@@ -57,8 +57,9 @@ def rope_steps(x, base=10000, layout: str = "pairs", positions=None) -> Steps:
         a, b = P.take(x, None, range(half)), P.take(x, None, range(half, d))
     c, s = st["cos"], st["sin"]
     both = P.hcat([a * c - b * s, a * s + b * c])
-    order = [j // 2 + (j % 2) * half for j in range(d)] if layout == "pairs" else range(d)
-    st["output"] = P.take(both, None, order).named(None, x.rows, x.cols)
+    if layout == "pairs":                      # back to x_2k, x_2k+1 side by side
+        both = P.take(both, None, [j // 2 + (j % 2) * half for j in range(d)])
+    st["output"] = both.named(None, x.rows, x.cols)
     return st
 
 
