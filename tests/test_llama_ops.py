@@ -257,33 +257,86 @@ WK = [["1", "0", "0.5", "0"], ["0", "1", "0", "1"], ["1", "0", "0", "0"], ["0", 
 WV = [["0.5", "0", "1", "0"], ["0", "0.5", "0", "1"], ["1", "0", "0", "0"], ["0", "1", "0", "0"]]
 
 
-@pytest.mark.parametrize("n_heads, n_kv_heads", [(2, 2), (2, 1), (4, 2), (4, 1)])
-def test_grouped_query_attention(n_heads, n_kv_heads):
+def ref_gqa(n_heads, n_kv_heads, tiled=False):
+    """The ALiBi-biased causal grouped-query attention of H_IN, written out here: query
+    head h on key/value head h // (n_heads/n_kv_heads) (tiled: h mod n_kv_heads)."""
     d_head = 4 // n_heads
-    WKg, WVg = cols(WK, 0, n_kv_heads * d_head), cols(WV, 0, n_kv_heads * d_head)
-    mask = sa.causal_mask(3)
-    bias = sa.alibi_bias(n_heads, 3)
-    st = sa.multi_head(sa.matrix(H_IN), sa.matrix(WQ), sa.matrix(WKg), sa.matrix(WVg),
-                       n_heads=n_heads, n_kv_heads=n_kv_heads, mask=mask, bias=bias)
     x = mpm(H_IN)
-    Q, K, V = ref_matmul(x, mpm(WQ)), ref_matmul(x, mpm(WKg)), ref_matmul(x, mpm(WVg))
+    Q = ref_matmul(x, mpm(WQ))
+    K = ref_matmul(x, mpm(cols(WK, 0, n_kv_heads * d_head)))
+    V = ref_matmul(x, mpm(cols(WV, 0, n_kv_heads * d_head)))
     slopes = paper_slopes(n_heads)
     truth = [[] for _ in range(3)]
     for h in range(n_heads):
-        g = h // (n_heads // n_kv_heads)
+        g = h % n_kv_heads if tiled else h // (n_heads // n_kv_heads)
         m = mpmath.power(2, mpmath.mpf(-8 * (h + 1)) / n_heads)
         assert float(m) == pytest.approx(slopes[h], rel=1e-15)
         b = [[m * (j - i) if j <= i else -mpmath.inf for j in range(3)] for i in range(3)]
-        z = ref_attention(cols(Q, h * d_head, (h + 1) * d_head), cols(K, g * d_head, (g + 1) * d_head),
+        z = ref_attention(cols(Q, h * d_head, (h + 1) * d_head),
+                          cols(K, g * d_head, (g + 1) * d_head),
                           cols(V, g * d_head, (g + 1) * d_head), b)
         for i in range(3):
             truth[i] += z[i]
+    return truth
+
+
+@pytest.mark.parametrize("n_heads, n_kv_heads", [(2, 2), (2, 1), (4, 2), (4, 1)])
+@pytest.mark.parametrize("kv_repeat", ["interleave", "tile"])
+def test_grouped_query_attention(n_heads, n_kv_heads, kv_repeat):
+    d_head = 4 // n_heads
+    WKg, WVg = cols(WK, 0, n_kv_heads * d_head), cols(WV, 0, n_kv_heads * d_head)
+    st = sa.multi_head(sa.matrix(H_IN), sa.matrix(WQ), sa.matrix(WKg), sa.matrix(WVg),
+                       n_heads=n_heads, n_kv_heads=n_kv_heads, mask=sa.causal_mask(3),
+                       bias=sa.alibi_bias(n_heads, 3), kv_repeat=kv_repeat)
+    truth = ref_gqa(n_heads, n_kv_heads, tiled=kv_repeat == "tile")
     assert_digits(st["output"], truth)
     assert_float(st["output"], truth)
     heads = st["heads"]
-    group = n_heads // n_kv_heads
+
+    def kv(j):
+        return j % n_kv_heads if kv_repeat == "tile" else j // (n_heads // n_kv_heads)
     for h in range(n_heads):                       # one K node per key/value head
-        assert heads[h]["K"] is heads[h - h % group]["K"]
+        assert heads[h]["K"] is heads[min(j for j in range(n_heads) if kv(j) == kv(h))]["K"]
+
+
+GQA_SPEC = '''
+[example]
+id = "gqa"
+title = "Grouped-query attention with ALiBi"
+
+[inputs]
+H = [[1, 0.5, -0.5, 2], [0, 1, 1.5, -1], [0.5, 0.5, 0.5, 0.5]]
+W_Q = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]]
+W_K = [[1, 0], [0, 1], [1, 0], [0, 1]]
+W_V = [[0.5, 0], [0, 0.5], [1, 0], [0, 1]]
+
+[[steps]]
+name = "Z"
+expr = "multi_head(H, W_Q, W_K, W_V, n_heads=4, n_kv_heads=2, mask=causal_mask(3), bias=alibi_bias(4, 3))"
+
+[[claims]]
+step = "Z"
+at = 2
+printed = "PRINTED"
+line = 1
+'''
+
+
+def test_check_and_the_tiled_key_value_heads_mistake(tmp_path):
+    def printed(tiled):
+        row = ref_gqa(4, 2, tiled)[2]
+        four = [Decimal(mpmath.nstr(v, 25)).quantize(Decimal("0.0001"), ROUND_HALF_UP) for v in row]
+        return "[" + ", ".join(str(v) for v in four) + "]"
+    assert printed(True) != printed(False)
+    p = tmp_path / "gqa.toml"
+    p.write_text(GQA_SPEC.replace("PRINTED", printed(False)), encoding="utf-8")
+    assert run("check", str(p)).returncode == 0
+    p.write_text(GQA_SPEC.replace("PRINTED", printed(True)), encoding="utf-8")
+    out = run("check", str(p))
+    assert out.returncode == 1
+    wrong = [ln for ln in out.stdout.splitlines() if "✗" in ln]
+    assert wrong and all("key/value heads tiled (head i on key/value head i mod n_kv_heads) "
+                         "instead of grouped" in ln for ln in wrong), out.stdout
 
 
 def test_multi_head_packed_equals_per_head():
@@ -489,7 +542,10 @@ def test_the_rope_proof_is_listed():
 @pytest.mark.render
 def test_katex_renders_every_formula_of_the_new_operations(tmp_path):
     from test_latex_render import katex_render, all_formulas
-    formulas = all_formulas([spec_file(tmp_path, printed_row("halves"))])
+    gqa = tmp_path / "gqa.toml"
+    gqa.write_text(GQA_SPEC.replace("PRINTED", "[0, 0, 0, 0]").replace(
+        "alibi_bias(4, 3))", "alibi_bias(4, 3), kv_repeat='tile')"), encoding="utf-8")
+    formulas = all_formulas([spec_file(tmp_path, printed_row("halves")), gqa])
     assert len(formulas) > 20
     res = katex_render(formulas, tmp_path)
     assert res["failures"] == [], "\n".join(f"{w}: {m}" for w, m in res["failures"][:10])

@@ -187,6 +187,13 @@ def test_gqa_against_sdpa_enable_gqa(n_heads, n_kv_heads, alibi):
     close(z, z2.detach().numpy())
     y = z[0].transpose(0, 1).reshape(T, n_heads * d_head) @ ts["WO"]
     close(y, certified(st["output"]))
+    # the mistake kept for diagnosis: key/value heads repeated with repeat, not repeat_interleave
+    tiled = F.scaled_dot_product_attention(q, k.repeat(1, rep, 1, 1), v.repeat(1, rep, 1, 1),
+                                           attn_mask=mask[None])
+    tiled_st = sa.multi_head(x, WQ, WK, WV, n_heads=n_heads, n_kv_heads=n_kv_heads, W_O=WO,
+                             mask=sa.causal_mask(T), bias=bias, kv_repeat="tile")
+    close(tiled[0].transpose(0, 1).reshape(T, n_heads * d_head) @ ts["WO"],
+          certified(tiled_st["output"]))
     weighted_torch(y).backward()
     loss = weighted(st["output"])
     for name, w in (("x", x), ("WQ", WQ), ("WK", WK), ("WV", WV)):

@@ -53,11 +53,11 @@ EXAMPLES = {
     "swiglu": ("swiglu(X, W1, W1, W2)", lambda i: sa.swiglu(i["X"], i["W1"], i["W1"], i["W2"])),
     "rope": ("rope(concat(X, V), base=100)", lambda i: sa.rope(sa.concat([i["X"], i["V"]]), 100)),
     "alibi_bias": ("alibi_bias(2, 3)", lambda i: sa.alibi_bias(2, 3)),
-    "multi_head": ("multi_head(X, W, W[:, 0], W[:, 1], n_heads=2, n_kv_heads=1, "
-                   "mask=causal_mask(3), bias=alibi_bias(2, 3))",
-                   lambda i: sa.multi_head(i["X"], i["W"], i["W"][:, 0], i["W"][:, 1], n_heads=2,
-                                           n_kv_heads=1, mask=sa.causal_mask(3),
-                                           bias=sa.alibi_bias(2, 3))["output"]),
+    "multi_head": ("multi_head(X, concat(W, W), W, W, n_heads=4, n_kv_heads=2, "
+                   "mask=causal_mask(3), bias=alibi_bias(4, 3))",
+                   lambda i: sa.multi_head(i["X"], sa.concat([i["W"], i["W"]]), i["W"], i["W"],
+                                           n_heads=4, n_kv_heads=2, mask=sa.causal_mask(3),
+                                           bias=sa.alibi_bias(4, 3))["output"]),
 }
 
 

@@ -16,6 +16,7 @@ from . import arguments
 from .attention import attention_steps
 from .operation import declare, Presentation
 from ..errors import ShapeError, InputError
+from ..spec import calls as C
 from ..steps import Steps
 from ..tensor import Tensor
 
@@ -29,7 +30,7 @@ class Head:
 
 
 def multi_head(X, W_Q, W_K, W_V=None, n_heads=None, n_kv_heads=None, W_O=None, mask=None,
-               scale=None, bias=None) -> Steps:
+               scale=None, bias=None, kv_repeat: str = "interleave") -> Steps:
     """Multi-head attention: per head Q, K, V, attention; the heads' outputs side by side
     (concat), then ·W_O (omitted when W_O is None). Two ways to give the heads:
 
@@ -46,6 +47,8 @@ def multi_head(X, W_Q, W_K, W_V=None, n_heads=None, n_kv_heads=None, W_O=None, m
 
     ``bias``: added to each head's scaled scores with the mask: one T_q×T_k matrix for
     every head, or the heads' biases one above the other (h·T_q×T_k, as ``alibi_bias``).
+    ``kv_repeat="tile"`` (query head i on key/value head i mod g, PyTorch's ``repeat``
+    where ``repeat_interleave`` was meant) is the common mistake, kept for diagnosis.
     Returns every step: ``["heads"][i]`` (Q, K, V, scores, weights, output), concat, output.
     """
     if _is_heads(W_K):
@@ -57,7 +60,8 @@ def multi_head(X, W_Q, W_K, W_V=None, n_heads=None, n_kv_heads=None, W_O=None, m
         if W_V is None or n_heads is None:
             raise InputError("multi_head(X, W_Q, W_K, W_V, n_heads=…): packed projections need "
                              "W_V and n_heads")
-        X_kv, heads = X, split_heads(W_Q, W_K, W_V, n_heads=n_heads, n_kv_heads=n_kv_heads)
+        X_kv, heads = X, split_heads(W_Q, W_K, W_V, n_heads=n_heads, n_kv_heads=n_kv_heads,
+                                     kv_repeat=kv_repeat)
     X_q, X_kv = P.as_tensor(X), P.as_tensor(X_kv)
     if not heads:
         raise ShapeError("multi_head needs at least one head")
@@ -82,10 +86,10 @@ def multi_head(X, W_Q, W_K, W_V=None, n_heads=None, n_kv_heads=None, W_O=None, m
     return st
 
 
-def split_heads(W_Q, W_K, W_V, *, n_heads, n_kv_heads=None) -> list[Head]:
+def split_heads(W_Q, W_K, W_V, *, n_heads, n_kv_heads=None, kv_repeat="interleave") -> list[Head]:
     """The heads of packed projections, split by columns as PyTorch does: query head i
     takes W_Q's columns i·d_head … (i+1)·d_head − 1 and shares key/value head
-    i // (n_heads/n_kv_heads) (the same W_K and W_V objects)."""
+    :func:`kv_head` (the same W_K and W_V objects)."""
     W_Q, W_K, W_V = P.as_tensor(W_Q), P.as_tensor(W_K), P.as_tensor(W_V)
     h = _heads_count(n_heads, "n_heads")
     g = h if n_kv_heads is None else _heads_count(n_kv_heads, "n_kv_heads")
@@ -96,7 +100,16 @@ def split_heads(W_Q, W_K, W_V, *, n_heads, n_kv_heads=None) -> list[Head]:
     if q[0].shape[1] != k[0].shape[1]:
         raise ShapeError(f"multi_head: query heads are {q[0].shape[1]} wide and key heads "
                          f"{k[0].shape[1]}: they need the same width d_head")
-    return [Head(q[i], k[i // (h // g)], v[i // (h // g)]) for i in range(h)]
+    return [Head(q[i], k[kv_head(i, h, g, kv_repeat)], v[kv_head(i, h, g, kv_repeat)])
+            for i in range(h)]
+
+
+def kv_head(i: int, n_heads: int, n_kv_heads: int, kv_repeat: str = "interleave") -> int:
+    """The key/value head of query head i (0-based): i // (n_heads/n_kv_heads), as
+    ``repeat_interleave`` and ``enable_gqa`` group them; ``"tile"``: i mod n_kv_heads."""
+    if kv_repeat not in ("interleave", "tile"):
+        raise InputError(f"multi_head: kv_repeat={kv_repeat!r}: use 'interleave' or 'tile'")
+    return i // (n_heads // n_kv_heads) if kv_repeat == "interleave" else i % n_kv_heads
 
 
 def _column_blocks(W: Tensor, n: int, name: str) -> list[Tensor]:
@@ -154,23 +167,24 @@ def _output(*args, **kwargs) -> Tensor:
 # -- LaTeX: each head's Q, its key/value head's K and V, weights and output; concat ------
 
 def _show(v, a) -> list[str]:
-    given = {k: v.value(node) for k, node in a.items()}
+    order = a["kv_repeat"].value if "kv_repeat" in a else "interleave"      # a label
+    given = {k: v.value(node) for k, node in a.items() if k != "kv_repeat"}
     for k in ("n_heads", "n_kv_heads"):
         if k in given:
             given[k] = arguments.whole(given[k], k)
-    st = v.steps(multi_head, **given)
+    st = v.steps(multi_head, **given, kv_repeat=order)
     x = v.tex(a["X"]).text
     h = given["n_heads"]
-    group = h // (given.get("n_kv_heads") or h)
+    g_all = given.get("n_kv_heads") or h
     d = v.Display().add(v.lhs, "=", rf"{v.operator('multi_head')}\left({x}\right)")
     concat = rf"\operatorname{{Concat}}\left(Z^{{(1)}}, \ldots, Z^{{({h})}}\right)"
     d.cont("=", concat + (f" {v.tex(a['W_O']).text}" if "W_O" in a else ""))
     out = [v.finish(d, own=True).latex()]
     for i, hs in enumerate(st["heads"]):
-        g = i // group + 1
+        g = kv_head(i, h, g_all, order) + 1
         di = v.Display().add(f"Q^{{({i + 1})}}", "=", rf"{x} W_{{Q}}^{{({i + 1})}}")
         v.finish(di, hs["Q"])
-        if i % group == 0:                    # a key/value head, shown where it is first used
+        if g - 1 not in (kv_head(j, h, g_all, order) for j in range(i)):   # first used here
             for name in ("K", "V"):
                 di.add(f"{name}^{{({g})}}", "=", rf"{x} W_{{{name}}}^{{({g})}}")
                 v.finish(di, hs[name])
@@ -183,5 +197,19 @@ def _show(v, a) -> list[str]:
     return out
 
 
+# -- the common mistake: key/value heads tiled where they are grouped (or the reverse) -----
+
+def _mistakes(call, spec) -> list:
+    if C.get(call, "n_kv_heads") is None:
+        return []
+    mine = "tile" if C.get(call, "kv_repeat") == C.text("tile") else "interleave"
+    theirs = "interleave" if mine == "tile" else "tile"
+    said = {"interleave": "grouped (head i on key/value head i // (n_heads/n_kv_heads))",
+            "tile": "tiled (head i on key/value head i mod n_kv_heads)"}
+    return [(f"key/value heads {said[theirs]} instead of {said[mine]}",
+             C.with_kw(call, "kv_repeat", C.text(theirs)))]
+
+
 MULTI_HEAD = declare("multi_head", multi_head, convert={"n_heads": "whole", "n_kv_heads": "whole"},
-                     steps=multi_head, value=_output, latex=Presentation("MultiHead", _show))
+                     steps=multi_head, value=_output, latex=Presentation("MultiHead", _show),
+                     mistakes=_mistakes)
