@@ -10,7 +10,6 @@ from . import primitives as P
 from .elementwise import erf, tanh, pi, sqrt
 from .operation import declare, Presentation
 from ..errors import InputError
-from ..spec import calls as C
 from ..steps import Steps
 from ..tensor import Tensor
 
@@ -80,6 +79,7 @@ def _formula(x: str, variant: str) -> str:
 # -- the common mistake: the other variant ----------------------------------------------
 
 def _mistakes(call, spec) -> list:
+    from ..spec import calls as C
     tanh_given = C.get(call, "approximate") == C.text("tanh")
     if tanh_given:
         return [("GELU in its exact erf form instead of the tanh approximation",

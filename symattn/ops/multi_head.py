@@ -16,7 +16,6 @@ from . import arguments
 from .attention import attention_steps
 from .operation import declare, Presentation
 from ..errors import ShapeError, InputError
-from ..spec import calls as C
 from ..steps import Steps
 from ..tensor import Tensor
 
@@ -200,6 +199,7 @@ def _show(v, a) -> list[str]:
 # -- the common mistake: key/value heads tiled where they are grouped (or the reverse) -----
 
 def _mistakes(call, spec) -> list:
+    from ..spec import calls as C
     if C.get(call, "n_kv_heads") is None:
         return []
     mine = "tile" if C.get(call, "kv_repeat") == C.text("tile") else "interleave"

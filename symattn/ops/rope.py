@@ -22,7 +22,6 @@ from .embedding import check_base
 from .operation import declare, Presentation
 from ..steps import Steps
 from ..errors import ShapeError, InputError
-from ..spec import calls as C
 from ..tensor import Tensor
 
 LAYOUTS = ("pairs", "halves")
@@ -110,6 +109,7 @@ def _show(v, a) -> list[str]:
 
 def _mistakes(call, spec) -> list:
     """RoPE in the other layout: adjacent pairs (2k, 2k+1) and halves (k, k + d/2) mixed up."""
+    from ..spec import calls as C
     given = C.get(call, "layout")
     mine = "halves" if given == C.text("halves") else "pairs"
     theirs = "pairs" if mine == "halves" else "halves"
