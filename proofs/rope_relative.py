@@ -1,19 +1,13 @@
 """RoPE: the rotated q_m · k_n depends on the positions only through m - n."""
 
-import sys
-from pathlib import Path
-
 from sympy import Eq, Matrix, Rational, Symbol, cos, diff, expand, expand_trig, sin, symbols
 
 try:
     from ._common import Derivation, print_derivation
+    from ._engine import engine, tensor, value
 except ImportError:  # run as a plain script
     from _common import Derivation, print_derivation
-try:
-    import symattn
-except ModuleNotFoundError:  # a source checkout: proofs/ is beside symattn/
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    import symattn
+    from _engine import engine, tensor, value
 
 NAME = "rope-relative-position"
 STATEMENT = (
@@ -34,11 +28,11 @@ WIDTHS = (2, 4, 6)
 
 def engine_dot(d: int, layout: str, m, n, base):
     """rope(q at position m) . rope(k at position n) from the engine, q and k 1 x d symbols."""
-    b = symattn.matrix([[base]])
-    q, k = symattn.symbols("q", 1, d), symattn.symbols("k", 1, d)
-    qm = symattn.rope(q, base=b, layout=layout, positions=symattn.matrix([[m]]))
-    kn = symattn.rope(k, base=b, layout=layout, positions=symattn.matrix([[n]]))
-    return (qm @ kn.T).exact(max_size=None)[0], q.exact(), k.exact()
+    b = tensor([[base]])
+    q, k = engine.symbols("q", 1, d), engine.symbols("k", 1, d)
+    qm = engine.rope(q, base=b, layout=layout, positions=tensor([[m]]))
+    kn = engine.rope(k, base=b, layout=layout, positions=tensor([[n]]))
+    return value(qm @ kn.T)[0], value(q), value(k)
 
 
 def _trig_expand(e):
@@ -73,7 +67,8 @@ def derive() -> Derivation:
             formula = sum(((q[a] * k[a] + q[c] * k[c]) * cos((m - n) * theta[j])
                            + (q[a] * k[c] - q[c] * k[a]) * sin((m - n) * theta[j]))
                           for j, (a, c) in enumerate(pairs))
-            d.equal(f"d = {width}, layout {layout!r}: it is the sum over pairs of the statement",
+            d.equal(f"d = {width}, layout {layout!r}: the engine's q_m . k_n is the sum over "
+                    "pairs of the statement",
                     dot, formula, method=_trig_expand, show=False)
     return d.qed()
 

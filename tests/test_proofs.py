@@ -383,6 +383,8 @@ BROKEN = [
     ("causal_mask", {"fill": 0}, ("mask-limit", "causality")),
     ("positional_encoding", {"pair": "i"}, ("positional-encoding-shift",)),
     ("positional_encoding", {"base": 100}, ("positional-encoding-shift",)),
+    ("rope", {"base": 100}, ("rope-relative-position",)),
+    ("rope", {"layout": "halves"}, ("rope-relative-position",)),
 ]
 
 
