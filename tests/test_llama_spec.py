@@ -206,3 +206,16 @@ def test_katex_renders_every_formula_of_the_new_operations(tmp_path):
     assert len(formulas) > 20
     res = katex_render(formulas, tmp_path)
     assert res["failures"] == [], "\n".join(f"{w}: {m}" for w, m in res["failures"][:10])
+
+
+@pytest.mark.parametrize("scale, shown", [(None, r"{\sqrt{d_{k}}}"), ("1", r"K^{(1)\top} \cdot 1 +")])
+def test_multi_head_latex_shows_the_scale_it_computes_with(tmp_path, scale, shown):
+    gqa = tmp_path / "gqa.toml"
+    extra = "" if scale is None else f", scale={scale}"
+    gqa.write_text(GQA_SPEC.replace("PRINTED", "[0, 0, 0, 0]").replace(
+        "alibi_bias(4, 3))", f"alibi_bias(4, 3){extra})"), encoding="utf-8")
+    out = run("latex", str(gqa))
+    assert out.returncode == 0, out.stderr
+    head = next(line for line in out.stdout.splitlines() if line.startswith("A^{(1)}"))
+    assert shown in head
+    assert (r"\sqrt{d_{k}}" in head) == (scale is None)

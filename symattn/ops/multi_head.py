@@ -188,8 +188,10 @@ def _show(v, a) -> list[str]:
                 di.add(f"{name}^{{({g})}}", "=", rf"{x} W_{{{name}}}^{{({g})}}")
                 v.finish(di, hs[name])
         added = (" + M" if "mask" in a else "") + (f" + B^{{({i + 1})}}" if "bias" in a else "")
-        di.add(f"A^{{({i + 1})}}", "=", rf"{v.operator('softmax')}\left(\frac{{Q^{{({i + 1})}} "
-               rf"K^{{({g})\top}}}}{{\sqrt{{d_{{k}}}}}}{added}\right)")
+        qk = rf"Q^{{({i + 1})}} K^{{({g})\top}}"
+        scaled = (rf"\frac{{{qk}}}{{\sqrt{{d_{{k}}}}}}" if "scale" not in a
+                  else rf"{qk} \cdot {v.tex(a['scale']).text}")
+        di.add(f"A^{{({i + 1})}}", "=", rf"{v.operator('softmax')}\left({scaled}{added}\right)")
         v.finish(di, hs["weights"])
         di.add(f"Z^{{({i + 1})}}", "=", f"A^{{({i + 1})}} V^{{({g})}}")
         out.append(v.finish(di, hs["output"]).latex())
