@@ -8,7 +8,7 @@ value, never from a float.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 from fractions import Fraction
 import math
 
@@ -145,8 +145,7 @@ def _scientific(t: str, decimals: int) -> str:
     return f"{t[0]}{'.' + t[1:] if len(t) > 1 else ''}e{exp:+d}"
 
 
-@dataclass(frozen=True)
-class Rounded:
+class Rounded(NamedTuple):
     """A certified rounding: ``units`` × 10^-``decimals``; ``tie`` if the value was exactly halfway."""
     units: int
     decimals: int

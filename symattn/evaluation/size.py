@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import LimitError
 from ..tensor import Tensor, walk
@@ -77,8 +77,7 @@ def _entry_s(prec: int) -> float:
 ROUND_S = 15e-6                                # rounding one entry to decimal digits
 
 
-@dataclass(frozen=True)
-class Estimate:
+class Estimate(NamedTuple):
     """Peak memory (bytes) and time (seconds) of evaluating a graph to certified digits."""
     bytes: int
     seconds: float

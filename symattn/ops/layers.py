@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from . import primitives as P
 from .attention import causal_mask
@@ -13,16 +12,14 @@ from .norm import layer_norm_steps, EPS
 from .steps import Steps
 
 
-@dataclass(frozen=True)
-class FFNParams:
+class FFNParams(NamedTuple):
     W1: object
     b1: object
     W2: object
     b2: object
 
 
-@dataclass(frozen=True)
-class EncoderLayerParams:
+class EncoderLayerParams(NamedTuple):
     """Weights of one post-norm encoder layer (each layer of a stack has its own)."""
     heads: Sequence[Head]
     W_O: object
@@ -32,8 +29,7 @@ class EncoderLayerParams:
     norm2: tuple = (None, None)
 
 
-@dataclass(frozen=True)
-class DecoderLayerParams:
+class DecoderLayerParams(NamedTuple):
     self_heads: Sequence[Head]
     self_W_O: object
     cross_heads: Sequence[Head]

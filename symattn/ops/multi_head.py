@@ -9,7 +9,7 @@ key/value head i // (n_heads/g), whose K and V are computed once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import primitives as P
 from . import arguments
@@ -20,8 +20,7 @@ from ..steps import Steps
 from ..tensor import Tensor
 
 
-@dataclass(frozen=True)
-class Head:
+class Head(NamedTuple):
     """One head's projections, each d_model×d_head (row vectors: q = x·W_Q)."""
     W_Q: object
     W_K: object
