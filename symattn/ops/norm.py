@@ -17,7 +17,7 @@ from ..tensor import Tensor
 EPS = Fraction(1, 100000)
 
 
-def layer_norm_steps(X, eps=EPS, gamma=None, beta=None, *, variance: str = "biased",
+def layer_norm_steps(x, eps=EPS, gamma=None, beta=None, *, variance: str = "biased",
                      eps_inside: bool = True) -> Steps:
     """Each step of LayerNorm of every row of X (T×d):
 
@@ -27,7 +27,7 @@ def layer_norm_steps(X, eps=EPS, gamma=None, beta=None, *, variance: str = "bias
     ``variance="unbiased"`` (÷(d−1)) and ``eps_inside=False`` (÷(√σ² + ε)) are the common
     mistakes, kept for diagnosis.
     """
-    X = P.as_tensor(X)
+    X = P.as_tensor(x)
     d = X.shape[1]
     if variance not in ("biased", "unbiased"):
         raise InputError(f"variance={variance!r}: use 'biased' or 'unbiased'")
@@ -51,7 +51,7 @@ def layer_norm_steps(X, eps=EPS, gamma=None, beta=None, *, variance: str = "bias
     return st
 
 
-def layer_norm(X, eps=EPS, gamma=None, beta=None, *, variance: str = "biased",
+def layer_norm(x, eps=EPS, gamma=None, beta=None, *, variance: str = "biased",
                eps_inside: bool = True) -> Tensor:
     """LayerNorm per row: γ·(x − μ)/√(σ² + ε) + β with the biased variance σ².
 
@@ -59,7 +59,7 @@ def layer_norm(X, eps=EPS, gamma=None, beta=None, *, variance: str = "biased",
     >>> symattn.layer_norm(symattn.matrix([[1, 3]]), eps=0).exact()
     Matrix([[-1, 1]])
     """
-    return layer_norm_steps(X, eps, gamma, beta, variance=variance,
+    return layer_norm_steps(x, eps, gamma, beta, variance=variance,
                             eps_inside=eps_inside)["output"]
 
 
@@ -77,11 +77,11 @@ def _eps(eps) -> Tensor:
 def _show(v, a) -> list[str] | None:
     if "variance" in a or "eps_inside" in a:          # a variant: the generic display
         return None
-    X = v.value(a["X"])
+    X = v.value(a["x"])
     eps = v.value(a["eps"]) if "eps" in a else P.scalar(EPS)
     gamma, beta = (v.value(a[k]) if k in a else None for k in ("gamma", "beta"))
     st = v.steps(layer_norm_steps, X, eps, gamma, beta)
-    xs = v.tex(a["X"]).text
+    xs = v.tex(a["x"]).text
     eps_s = v.tex(a["eps"]).text if "eps" in a else r"\varepsilon"
     formula = rf"\frac{{{xs} - \mu}}{{\sqrt{{\sigma^{{2}} + {eps_s}}}}}"
     if gamma is not None:
@@ -94,14 +94,14 @@ def _show(v, a) -> list[str] | None:
     f, n = v.f, X.shape[1]
     for i, key in v.rows():
         sub = (lambda s: f"{s}_{{{key}}}") if key else (lambda s: s)
-        xc = v.row_cells(X, i, a["X"])
+        xc = v.row_cells(X, i, a["x"])
         mu, var, std = (v.row_cells(st[k], i)[0] for k in ("mean", "variance", "std"))
         dev = v.row_cells(st["deviations"], i)
         eps_c = v.row_cells(eps, 0, prec=eps_prec)[0]
         di, mu_l = v.Display(), sub(r"\mu")
         di.add(mu_l, "=", rf"\frac{{{f.total(xc).text}}}{{{n}}}")
         di.cont(v.rel(mu.rounded), mu.text)
-        di.add_lines(rf"{v.tex(a['X'], i).text} - {mu_l}", "=",
+        di.add_lines(rf"{v.tex(a['x'], i).text} - {mu_l}", "=",
                      v.row_lines([f.minus(c, mu) for c in xc]))
         v.finish(di, st["deviations"], i)
         sig = rf"\sigma^{{2}}_{{{key}}}" if key else r"\sigma^{2}"
