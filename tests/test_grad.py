@@ -452,3 +452,25 @@ expr = "softmax(k * t)"
     code, out, err = run_cli(capsys, str(path), "--loss", "w[0, 0]", "--wrt", "k", "--json")
     data = json.loads(out)
     assert data["gradient"]["digits"] is None and data["gradient"]["closed_form"] is not None
+
+
+def test_the_formal_proof_of_zeros_is_bounded_by_its_terms_not_by_time(monkeypatch):
+    """A smaller budget changes which path proves a zero, never the digits (a machine's
+    speed no longer chooses the path: the budget counts terms)."""
+    from symattn.evaluation import formal as F
+    built = []
+    make = F.FormalContext
+
+    def counting(*a, **k):
+        built.append(k.get("max_terms"))
+        return make(*a, **k)
+    monkeypatch.setattr(F, "FormalContext", counting)
+    x = sa.matrix([["0.3", "-1.2", "2.5", "0.7"]])
+    assert sa.grad(total(sa.layer_norm(x)), x, digits=15) == [["0"] * 4]
+    assert built == [F.FORMAL_MAX_TERMS]
+    monkeypatch.setattr(F, "FORMAL_MAX_TERMS", 2)
+    with pytest.raises(F._GiveUp):
+        ctx = make(3, {}, max_terms=2)
+        a, b, c = ctx.gens
+        ctx.s_mul(ctx.s_add((a, ctx.one[1]), (b, ctx.one[1])), (c + 1, ctx.one[1]))
+    assert sa.grad(total(sa.layer_norm(x)), x, digits=15) == [["0"] * 4]

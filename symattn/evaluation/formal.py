@@ -14,6 +14,9 @@ from .certified import _fmpq
 
 FORMAL_MAX_ATOMS = 512             # transcendental entries a formal proof may name
 FORMAL_MAX_ENTRIES = 20_000        # entries of all the nodes of a graph it evaluates
+FORMAL_MAX_TERMS = 2_000           # terms of one rational function (numerator + denominator)
+                                   # a gradient's formal proof may build: a bound on its work
+                                   # that does not depend on the machine's speed
 
 
 class _GiveUp(Exception):
@@ -49,8 +52,9 @@ class FormalContext(ListContext):
 
     name = "formal"
 
-    def __init__(self, nvars: int, balls: dict):
+    def __init__(self, nvars: int, balls: dict, max_terms: int | None = None):
         import flint
+        self.max_terms = max_terms
         self._fmpq = _fmpq()
         self.ctx = flint.fmpq_mpoly_ctx.get(("y", nvars), "degrevlex")
         self.gens = self.ctx.gens()
@@ -73,6 +77,8 @@ class FormalContext(ListContext):
         lc = d.leading_coefficient()
         if lc != 1:
             n, d = n * (1 / lc), d * (1 / lc)
+        if self.max_terms is not None and len(n) + len(d) > self.max_terms:
+            raise _GiveUp("a rational function grew beyond the term budget")
         return (n, d)
 
     def _constant(self, x):

@@ -6,7 +6,6 @@ within its limits (:data:`~symattn.evaluation.certified.MAX_PREC_BITS`)."""
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 
 from ..errors import InputError, CertificationError, LimitError, SymattnError
@@ -20,7 +19,6 @@ from .closed import MAX_CLOSED_FORM, estimated_size, exact_rational
 from .reverse import Backprop
 
 EXACT_FALLBACK_BITS = 4096         # from this precision on, undecided digits ask the exact value
-FORMAL_SECONDS = 2.0               # time for the formal proof of exact zeros (then balls go on)
 
 
 def certified_digits(g, digits: int, mode: str) -> list[list[str]]:
@@ -77,15 +75,15 @@ def _settle_formally(g, pending, out, digits, mode):
     if atoms > F.FORMAL_MAX_ATOMS or entries > F.FORMAL_MAX_ENTRIES:
         return
     try:
-        ctx = F.FormalContext(2 * atoms + 1, g._ball_memo)   # backward adds sin/cos/pow atoms
+        ctx = F.FormalContext(2 * atoms + 1, g._ball_memo,   # backward adds sin/cos/pow atoms
+                              max_terms=F.FORMAL_MAX_TERMS)
         values: dict = {}
         run(ctx, g.loss, values)
         bp = Backprop(ctx, values, False, g)
-        bp.deadline = time.monotonic() + FORMAL_SECONDS
         G = bp.run(g._order, g._dep, g._is_wrt, g.loss, g.shape)
     except SymattnError:
         raise
-    except Exception:                   # noqa: BLE001 - no proof (or out of time); balls go on
+    except Exception:                   # noqa: BLE001 - no proof (or over budget); balls go on
         return
     for i, j in pending:
         v = G[i][j]

@@ -4,7 +4,6 @@ declaration (:mod:`symattn.primitives`): adjoints are lists of rows, None meanin
 
 from __future__ import annotations
 
-import time
 
 from .. import deadline as command_deadline
 from ..errors import ShapeError, CertificationError
@@ -48,8 +47,6 @@ def _zeros(m: int, n: int) -> list[list]:
 class Backprop:
     """Reverse mode over a list context: adjoints are lists of rows, None meaning an exact 0
     (a structural zero: nothing flowed there)."""
-
-    deadline = None              # time.monotonic() after which run() gives up (TimeoutError)
 
     def __init__(self, ctx, values, exact: bool, owner):
         self.ctx = ctx
@@ -103,8 +100,6 @@ class Backprop:
             key = id(node)
             if key not in dep or key not in adj:
                 continue
-            if self.deadline is not None and time.monotonic() > self.deadline:
-                raise TimeoutError("reverse mode ran out of time")
             command_deadline.check()
             g = adj.pop(key)
             if is_wrt(node):
