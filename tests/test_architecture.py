@@ -134,3 +134,108 @@ def test_every_declared_function_agrees_across_contexts(p):
         want = sympy.diff(build(s).exact()[0, 0], d).subs(d, sympy.Rational(2, 5))
         got = sa.grad(sa.row_sum(y), x, digits=20)[0][0]
         assert abs(mpmath.mpf(got) - mpmath.mpf(sympy.N(want, 40))) < 1e-18
+
+
+# -- no import circle: every import statement counts, a lazy one inside a function too -----
+
+def _imports(path: Path, module: str, known: set) -> set:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    typing_only = {id(n) for node in ast.walk(tree)
+                   if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+                   for stmt in node.body for n in ast.walk(stmt)}
+    out = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            names = [base] + [f"{base}.{a.name}" for a in node.names]
+        else:
+            continue
+        for name in names:
+            while name and name not in known:
+                name = name.rpartition(".")[0]
+            if name and name != module and not name.startswith(module + "."):
+                out.add(name)
+    return out
+
+
+def import_graph(root: Path) -> dict:
+    files = {}
+    for p in root.rglob("*.py"):
+        parts = list(p.relative_to(root.parent).with_suffix("").parts)
+        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    known = set(files)
+    return {m: _imports(p, m, known) for m, p in files.items()}
+
+
+def cycles(graph: dict) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, children = work[-1]
+            w = next(children, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def test_no_module_imports_itself_through_others():
+    graph = import_graph(ROOT)
+    assert len(graph) > 100 and "symattn.ops.softmax" in graph["symattn.ops.attention"]
+    found = cycles(graph)
+    assert found == [], found
+
+
+def test_the_cycle_check_can_fail(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "ops").mkdir(parents=True)
+    (pkg / "render").mkdir()
+    for f in ("__init__.py", "ops/__init__.py", "render/__init__.py"):
+        (pkg / f).write_text("")
+    (pkg / "ops" / "steps.py").write_text("def show():\n    from ..render import latex\n")
+    (pkg / "render" / "latex.py").write_text("from ..ops.steps import show\n")
+    assert cycles(import_graph(pkg)) == [["pkg.ops.steps", "pkg.render.latex"]]
+
+
+def test_ops_and_render_do_not_import_each_other_both_ways():
+    graph = import_graph(ROOT)
+    assert any(b.startswith("symattn.ops") for b in graph["symattn.render.latex_steps"])
+    ops_to_render = {(a, b) for a, bs in graph.items() for b in bs
+                     if a.startswith("symattn.ops") and b.startswith("symattn.render")}
+    assert ops_to_render == set()
