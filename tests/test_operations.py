@@ -186,3 +186,11 @@ def test_a_declaration_rejects_converters_of_unknown_parameters():
     with pytest.raises(TypeError, match="unknown parameters"):
         declare("nope", sa.softmax, convert={"temperature": "whole"})
     assert OPERATIONS["softmax"].params[0].default is EMPTY
+
+
+@pytest.mark.parametrize("name", sorted(n for n, op in OPERATIONS.items()
+                                        if any(p.variadic for p in op.params)))
+def test_a_variadic_operation_of_nothing_is_a_one_line_error(name, tmp_path):
+    from symattn.errors import SymattnError
+    with pytest.raises(SymattnError, match="of nothing"):
+        spec_of(f"{name}()")

@@ -121,9 +121,9 @@ class Operation:
         given = self.bind(args, kwargs)
         pos, kw = [], {}
         for p in self.params:
-            if p.name not in given:
+            if p.name not in given and not p.variadic:
                 continue
-            v = list(given[p.name]) if p.variadic else given[p.name]
+            v = list(given.get(p.name, ())) if p.variadic else given[p.name]
             if p.convert is not None:
                 v = getattr(arguments, p.convert)(v, p.name)
             if p.variadic:
