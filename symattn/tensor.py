@@ -161,6 +161,7 @@ def provide(**implementations) -> None:
 def walk(root: Tensor, prune=None):
     """Every node of the graph under ``root`` once, each after its arguments (post-order,
     so a topological order), iteratively: graphs deeper than Python's recursion are fine.
+    Any graph whose nodes list theirs in ``.args`` will do (a SymPy expression too).
     A node for which ``prune(node)`` is true is left out with the graph below it."""
     seen, stack = set(), [(root, False)]
     while stack:

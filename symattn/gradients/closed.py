@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..errors import LimitError
-from ..tensor import Tensor
+from ..tensor import Tensor, walk
 
 MAX_CLOSED_FORM = 50_000           # nodes of one entry written out (about 100 kB of LaTeX)
 
@@ -79,16 +79,6 @@ def tree_size(expr) -> int:
     counted in time linear in its shared graph (reverse mode shares subexpressions, so the
     written-out form can be exponentially larger than the object in memory)."""
     memo: dict[int, int] = {}
-    stack = [(expr, False)]
-    while stack:
-        e, ready = stack.pop()
-        k = id(e)
-        if k in memo:
-            continue
-        args = getattr(e, "args", ())
-        if ready or not args:
-            memo[k] = 1 + sum(memo[id(a)] for a in args)
-            continue
-        stack.append((e, True))
-        stack.extend((a, False) for a in args if id(a) not in memo)
+    for e in walk(expr):                   # each subexpression after its arguments
+        memo[id(e)] = 1 + sum(memo[id(a)] for a in e.args)
     return memo[id(expr)]
