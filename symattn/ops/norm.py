@@ -78,11 +78,10 @@ def _show(v, a) -> list[str] | None:
     if "variance" in a or "eps_inside" in a:          # a variant: the generic display
         return None
     X = v.value(a["x"])
-    eps = v.value(a["eps"]) if "eps" in a else P.scalar(EPS)
+    eps, eps_s, eps_prec = v.eps(a, P.scalar(EPS))
     gamma, beta = (v.value(a[k]) if k in a else None for k in ("gamma", "beta"))
     st = v.steps(layer_norm_steps, X, eps, gamma, beta)
     xs = v.tex(a["x"]).text
-    eps_s = v.tex(a["eps"]).text if "eps" in a else r"\varepsilon"
     formula = rf"\frac{{{xs} - \mu}}{{\sqrt{{\sigma^{{2}} + {eps_s}}}}}"
     if gamma is not None:
         formula = rf"{v.tex(a['gamma']).text} \odot {formula}"
@@ -90,7 +89,6 @@ def _show(v, a) -> list[str] | None:
         formula = rf"{formula} + {v.tex(a['beta']).text}"
     d = v.Display().add(v.lhs, "=", rf"{v.operator('layer_norm')}\left({xs}\right)")
     out = [v.finish(d.cont("=", formula), own=True).latex()]
-    eps_prec = v.precision(a["eps"]) if "eps" in a else v.input_precision()
     f, n = v.f, X.shape[1]
     for i, key in v.rows():
         sub = (lambda s: f"{s}_{{{key}}}") if key else (lambda s: s)

@@ -48,17 +48,15 @@ def rms_norm(x, eps=RMS_EPS, gamma=None) -> Tensor:
 
 def _show(v, a) -> list[str]:
     X = v.value(a["x"])
-    eps = v.value(a["eps"]) if "eps" in a else P.scalar(RMS_EPS)
+    eps, eps_s, eps_prec = v.eps(a, P.scalar(RMS_EPS))
     gamma = v.value(a["gamma"]) if "gamma" in a else None
     st = v.steps(rms_norm_steps, X, eps, gamma)
     xs = v.tex(a["x"]).text
-    eps_s = v.tex(a["eps"]).text if "eps" in a else r"\varepsilon"
     formula = rf"\frac{{{xs}}}{{\sqrt{{\frac{{1}}{{d}} \sum_{{j}} x_{{j}}^{{2}} + {eps_s}}}}}"
     if gamma is not None:
         formula = rf"{formula} \odot {v.tex(a['gamma']).text}"
     d = v.Display().add(v.lhs, "=", rf"{v.operator('rms_norm')}\left({xs}\right)")
     out = [v.finish(d.cont("=", formula), own=True).latex()]
-    eps_prec = v.precision(a["eps"]) if "eps" in a else v.input_precision()
     f, n = v.f, X.shape[1]
     for i, key in v.rows():
         xc = v.row_cells(X, i, a["x"])

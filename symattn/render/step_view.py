@@ -89,6 +89,13 @@ class StepView:
     def input_precision(self) -> Precision:
         return self.r.input_precision()
 
+    def eps(self, a: dict, default) -> tuple:
+        """A normalisation's ε: its value (``default``, a 1×1 Tensor, when not given), how
+        it is written (ε when not given) and the precision its value is shown at."""
+        if "eps" in a:
+            return self.value(a["eps"]), self.tex(a["eps"]).text, self.precision(a["eps"])
+        return default, r"\varepsilon", self.input_precision()
+
     # -- symbols --------------------------------------------------------------------
     @staticmethod
     def row_key(t, i: int) -> str:
