@@ -3,6 +3,7 @@ numbers by value, then by the words around them; the rest carried or unmatched."
 
 from __future__ import annotations
 
+from . import by_label
 from .groups import Group
 from .match import Matcher, Cell, Found, Unmatched, NEAR
 from .tokens import Number
@@ -19,7 +20,8 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
     pending: list[Number] = []
     found = Found()
     numbers = {}
-    for g, cells in _rows_apart(m, groups, lines):
+    for g, cells in _rows_apart(m, _labelled(m, groups, lines, got, restated, found, numbers),
+                                lines):
         if g.readings:                     # a table's cells: results, not operands
             g = Group([[n] for n in _reading(m, g)], "result")
         for n in g.numbers:
@@ -40,7 +42,20 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
     return found
 
 
-def _rows_apart(m: Matcher, groups: list, lines: dict):
+def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbers):
+    """The groups the text does not place by their label (those it does are taken, right
+    or wrong: :mod:`symattn.article.by_label`)."""
+    for g in groups:
+        cells = by_label.place(m, g, lines) if g.numbers and not g.readings and \
+            g.role not in ("operand", "factor") else None
+        if cells is None:
+            yield g
+        else:
+            numbers.update((id(n), n) for n in g.numbers)
+            _take(m, g, cells, got, restated, found)
+
+
+def _rows_apart(m: Matcher, groups, lines: dict):
     """The groups, a matrix that no block of a step prints split into its rows (a printout
     of some rows only, or one with a wrong row)."""
     for g in groups:
