@@ -1,0 +1,186 @@
+"""Issue 20: a printed block goes where the text's label says, whatever its value.
+
+Each article here is small and written in the test; each truth is computed with mpmath or
+fractions from the inputs, never by symattn."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from symattn.article.labels import label_text, parse
+
+mpmath.mp.dps = 30
+
+
+def check(tmp_path, spec: str, article: str, name="post.md") -> dict:
+    (tmp_path / "ex.toml").write_text(spec, encoding="utf-8")
+    (tmp_path / name).write_text(article, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "ex.toml", "--article", name,
+                        "--json"], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def at(out: dict, line: int) -> list:
+    return [(c["step"], c["at"], c["printed"], c["verdict"]) for c in out["claims"] if c["line"] == line]
+
+
+SOFTMAX = """
+[example]
+id = "tiny"
+source = "post.md"
+tokens = ["love", "ML"]
+[inputs]
+S = { value = [[0.5, 0.1], [0.2, 0.9]], rows = "tokens", cols = "tokens" }
+[[steps]]
+name = "A"
+expr = "softmax(S)"
+"""
+
+
+def softmax_row(row):
+    e = [mpmath.exp(mpmath.mpf(x)) for x in row]
+    return [x / sum(e) for x in e]
+
+
+def test_an_entry_named_by_its_subscript_is_checked_there(tmp_path):
+    """`A_{love,ML} = 0.3736`: the text names A[love, ML] (exact 0.401312...), so the number
+    is a claim there (wrong), although it is near no other entry either."""
+    a = softmax_row(["0.5", "0.1"])
+    assert f"{float(a[1]):.4f}" == "0.4013"
+    out = check(tmp_path, SOFTMAX, "# Weights\n\n$A_{love,ML} = 0.3736$\n")
+    assert at(out, 3) == [("A", ["love", "ML"], "0.3736", "wrong")]
+
+
+def test_a_row_named_on_the_left_is_that_row_even_when_another_step_has_its_values(tmp_path):
+    """`K_love = [0.92, 1.24]` prints Q's row: the label says K, so it is K's row, wrong."""
+    spec = """
+[example]
+id = "qk"
+source = "post.md"
+tokens = ["love", "ML"]
+[inputs]
+X = { value = [[0.8, 1.2], [1.0, 0.0]], rows = "tokens" }
+W_Q = [[1.0, 0.2], [0.1, 0.9]]
+W_K = [[0.5, 0.0], [0.0, 0.5]]
+[[steps]]
+name = "Q"
+expr = "X @ W_Q"
+[[steps]]
+name = "K"
+expr = "X @ W_K"
+"""
+    q = [Fraction("0.8") * Fraction("1.0") + Fraction("1.2") * Fraction("0.1"),
+         Fraction("0.8") * Fraction("0.2") + Fraction("1.2") * Fraction("0.9")]
+    assert q == [Fraction("0.92"), Fraction("1.24")]           # Q's row, not K's ([0.4, 0.6])
+    out = check(tmp_path, spec, "Keys:\n\n$K_{love} = [0.92, 1.24]$\n\n$Q_{love} = [0.92, 1.24]$\n")
+    assert at(out, 3) == [("K", ["love", "0"], "0.92", "wrong"), ("K", ["love", "1"], "1.24", "wrong")]
+    assert at(out, 5) == [("Q", ["love", "0"], "0.92", "correct"), ("Q", ["love", "1"], "1.24", "correct")]
+
+
+def test_only_the_last_block_of_an_equation_is_its_left_hand_side(tmp_path):
+    """`Q_love = [0.8, 1.2]·W_Q = [0.92, 1.24]`: the first block is x, not Q."""
+    spec = """
+[example]
+id = "q"
+source = "post.md"
+tokens = ["love"]
+[inputs]
+X = { value = [[0.8, 1.2]], rows = "tokens" }
+W_Q = [[1.0, 0.2], [0.1, 0.9]]
+[[steps]]
+name = "Q"
+expr = "X @ W_Q"
+"""
+    out = check(tmp_path, spec, "$Q_{love} = [0.8, 1.2] \\cdot W_Q = [0.92, 1.24]$\n")
+    assert at(out, 1) == [("Q", ["love", "0"], "0.92", "correct"), ("Q", ["love", "1"], "1.24", "correct")]
+
+
+def test_a_transposed_label_places_the_block_transposed(tmp_path):
+    """`S^\\top` printed as a bmatrix: entry (i, j) of the print is S[j, i]."""
+    spec = SOFTMAX.replace("S = {", "S0 = {").replace('expr = "softmax(S)"', 'expr = "softmax(S0)"')
+    spec += '[[steps]]\nname = "S"\nexpr = "S0 * 2"\n'
+    # S = [[1.0, 0.2], [0.4, 1.8]]; its transpose [[1.0, 0.4], [0.2, 1.8]], one entry misprinted
+    out = check(tmp_path, spec, "$$S^\\top = \\begin{bmatrix} 1.0 & 0.4 \\\\ 0.2 & 1.7 \\end{bmatrix}$$\n")
+    got = sorted((c["at"][0], c["at"][1], c["printed"], c["verdict"]) for c in out["claims"])
+    assert got == [("ML", "ML", "1.7", "wrong"), ("ML", "love", "0.4", "correct"),
+                   ("love", "ML", "0.2", "correct"), ("love", "love", "1.0", "correct")]
+
+
+def test_a_table_column_header_names_the_step_and_its_rows_are_the_table_rows(tmp_path):
+    """`| pos | $P_i$ |` rows are P's rows in order; a row printed wrong is claimed wrong."""
+    spec = """
+[example]
+id = "pe"
+source = "post.md"
+[[steps]]
+name = "P"
+expr = "positional_encoding(2, 4)"
+"""
+    # P[1] = [sin 1, cos 1, sin(1/100), cos(1/100)] (base 10000, d = 4)
+    p1 = [mpmath.sin(1), mpmath.cos(1), mpmath.sin(mpmath.mpf(1) / 100), mpmath.cos(mpmath.mpf(1) / 100)]
+    assert [f"{float(x):.3f}" for x in p1] == ["0.841", "0.540", "0.010", "1.000"]
+    article = ("| pos | $P_i$ |\n|---|---|\n| 0 | [0.000, 1.000, 0.000, 1.000] |\n"
+               "| 1 | [0.841, 0.540, 0.841, 0.540] |\n")
+    out = check(tmp_path, spec, article)
+    row1 = [(c["at"], c["printed"], c["verdict"]) for c in out["claims"] if c["line"] == 4]
+    assert [v for _, _, v in row1] == ["correct", "correct", "wrong", "wrong"]
+    assert all(a[0] == "1" for a, _, _ in row1)
+
+
+def test_a_commented_printout_under_an_assignment_is_that_steps_output(tmp_path):
+    """Code that prints into comments (`# tensor([[…`) under `attn = softmax(scores)`."""
+    w = [softmax_row(["0.5", "0.1"]), softmax_row(["0.2", "0.9"])]
+    want = [[f"{float(x):.4f}" for x in r] for r in w]
+    assert want == [["0.5987", "0.4013"], ["0.3318", "0.6682"]]
+    article = ("```python\nA = softmax(S, dim=-1)\n# tensor([[0.5987, 0.4013],\n"
+               "#         [0.3318, 0.6000]])\n```\n")
+    out = check(tmp_path, SOFTMAX, article)
+    verdicts = {(c["line"], c["printed"]): c["verdict"] for c in out["claims"]}
+    assert verdicts == {(3, "0.5987"): "correct", (3, "0.4013"): "correct", (4, "0.3318"): "correct",
+                        (4, "0.6000"): "wrong"}
+
+
+def test_a_label_that_is_a_prefix_lets_the_values_choose(tmp_path):
+    """`$X_i$` over a table of E + P_toy when the spec calls that step X_toy and has an X
+    too: the values say X_toy, and no number is blamed on X."""
+    spec = """
+[example]
+id = "x"
+source = "post.md"
+[inputs]
+E = [[0.1, 0.2], [0.3, 0.4]]
+T = [[0.01, 0.02], [0.03, 0.04]]
+[[steps]]
+name = "X_toy"
+expr = "E + T"
+[[steps]]
+name = "X"
+expr = "E * 2"
+"""
+    out = check(tmp_path, spec, "| token | $X_i$ |\n|---|---|\n| a | [0.11, 0.22] |\n| b | [0.33, 0.44] |\n")
+    assert {(c["step"], c["verdict"]) for c in out["claims"]} == {("X_toy", "correct")}
+
+
+@pytest.mark.parametrize("text, start, lhs", [
+    ("X_\\text{cat} = [0.5+0.841, 0.4] = [", 37, "X_\\text{cat}"),
+    ("K=\\begin{bmatrix}1 & 0\\end{bmatrix},\\quad K^{\\mathsf T}=\\begin{bmatrix}", 72, "K^{\\mathsf T}"),
+    ("softmax([2, 4, 4]) = [", 22, "softmax([2, 4, 4])"),
+    ("we get [", 8, None),
+])
+def test_the_left_hand_side_of_the_equation_a_block_ends(text, start, lhs):
+    assert label_text(text, start) == lhs
+
+
+def test_a_label_names_its_tensor_row_and_column():
+    assert parse("A_{love,ML}") == ("A", ("love", "ML"), False)
+    assert parse("X_\\text{cat}") == ("X", ("cat",), False)
+    assert parse("K^{\\mathsf T}") == ("K", (), True)
+    p = parse("attn_scores.T")
+    assert ("_".join((p.name,) + p.sub), p.transposed) == ("attn_scores", True)
