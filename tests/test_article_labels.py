@@ -184,3 +184,29 @@ def test_a_label_names_its_tensor_row_and_column():
     assert parse("K^{\\mathsf T}") == ("K", (), True)
     p = parse("attn_scores.T")
     assert ("_".join((p.name,) + p.sub), p.transposed) == ("attn_scores", True)
+
+
+def test_a_caption_names_the_step_by_its_operation(tmp_path):
+    """"After RMSNorm:" over a printed row: the RMSNorm step's row (one entry wrong), not
+    the LayerNorm step's, whatever the steps are called."""
+    spec = """
+[example]
+id = "norms"
+source = "post.md"
+[inputs]
+x = [[1.0, 2.0, 3.0, 4.0]]
+[[steps]]
+name = "out_a"
+expr = "layer_norm(x)"
+[[steps]]
+name = "out_b"
+expr = "rms_norm(x)"
+"""
+    xs = [mpmath.mpf(v) for v in (1, 2, 3, 4)]
+    rms = mpmath.sqrt(sum(v * v for v in xs) / 4 + mpmath.mpf("1e-6"))
+    want = [f"{float(v / rms):.4f}" for v in xs]
+    assert want == ["0.3651", "0.7303", "1.0954", "1.4606"]
+    out = check(tmp_path, spec, "After RMSNorm:\n\n[0.3651, 0.7303, 1.0954, 1.4605]\n")
+    got = [(c["step"], c["printed"], c["verdict"]) for c in out["claims"]]
+    assert got == [("out_b", "0.3651", "correct"), ("out_b", "0.7303", "correct"),
+                   ("out_b", "1.0954", "correct"), ("out_b", "1.4605", "wrong")]

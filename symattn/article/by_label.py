@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from .labels import Target, Index, label_text, assignment_above, parse, resolve
+from .labels import (Target, Index, label_text, assignment_above, by_caption, caption_above,
+                     parse, resolve)
 from .match import Cell, Matcher
 from .tokens import fold
 
@@ -36,7 +37,7 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
         if cells is None:
             continue
         right = sum(m.rounds_to(n, c, loose=True) for c, n in cells.values())
-        sure = t.exact and not _by_index(t)
+        sure = (t.exact or len(targets) == 1) and not _by_index(t)
         if not sure and right * 2 <= len(cells):
             continue                                # a prefix or an index: values must agree
         key = (right, sure, -m.order[t.tensor])
@@ -56,29 +57,25 @@ def _by_index(t: Target) -> bool:
 def _targets(m: Matcher, g, lines: dict) -> tuple[list, int | None]:
     first = g.numbers[0]
     text = first.line_text
-    start = _block_start(text, first.start)
-    lhs = label_text(text, start)
+    lhs = label_text(text, first.start)
     if lhs is None and fold(text).lstrip().startswith("|"):
         header = m.header(first, text)
         name = _header_name(header) if header else None
         if name is None:
             return [], None
         return resolve(name, m.spec), _table_row(lines, first.line)
+    source = getattr(m, "source", None) or lines
+    caption = None
     if lhs is None and _OPENS_LINE.match(fold(text[:first.start])):
-        lhs = assignment_above(getattr(m, "source", None) or lines, first.line)
-    if lhs is None:
-        return [], None
-    name = parse(lhs)
-    return (resolve(name, m.spec) if name is not None else []), None
-
-
-def _block_start(text: str, start: int) -> int:
-    """Where the block holding the number at ``start`` opens: before its brackets."""
-    s = fold(text[:start])
-    k = len(s.rstrip(" \t"))
-    while k > 0 and s[k - 1] in "[( \t":
-        k -= 1
-    return k
+        lhs = assignment_above(source, first.line)
+        caption = None if lhs else caption_above(source, first.line)
+    if lhs is not None:
+        name = parse(lhs)
+        got = resolve(name, m.spec) if name is not None else []
+        if got or " " not in lhs.strip() or not re.search(re.escape(lhs) + r"\s*[:：]", fold(text)):
+            return got, None
+        caption = lhs                               # Original stds per token: tensor([…])
+    return (by_caption(caption, m.spec) if caption else []), None
 
 
 def _header_name(header: str):

@@ -198,3 +198,50 @@ def _one(part: str, labels, size: int):
             return Index(k)
         return Index(k - 1) if k == size else False
     return False
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def caption_above(lines: dict, line: int) -> str | None:
+    """The caption a block's line follows: the line just above when it ends with ``:``
+    (``After manual layer norm:``)."""
+    for k in range(1, 3):
+        ln = lines.get(line - k)
+        if ln is None or not ln.text.strip():
+            continue
+        text = ln.text.strip().strip("*#> `")
+        return text[:-1] if text.endswith((":", "：")) else None
+    return None
+
+
+def by_caption(caption: str, spec) -> list[Target]:
+    """The steps a caption names in words (``Original stds per token`` → ``code_stds``;
+    ``After RMSNorm`` → the step computed by ``rms_norm``): those whose name's words, or
+    the words of the operation that computes them, the caption uses most, and among those
+    the ones with the fewest words it does not use."""
+    rows = {str(r).lower() for t in spec.tensors.values() for r in (t.rows or ())}
+    words = set(_WORD.findall(caption.lower().replace("_", " "))) - rows   # 'Hello' is a row
+    scored = []
+    for step in spec.steps:
+        best = max((_caption_score(words, w) for w in _phrases(step)), default=(0, 0))
+        if best[0]:
+            scored.append((best, step.name))
+    if not scored:
+        return []
+    top = max(s for s, _ in scored)
+    return [Target(name, None, None, False, False) for s, name in scored if s == top]
+
+
+def _phrases(step) -> list:
+    name = [w for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", step.name) if w]
+    out = [[w.lower() for w in name]]
+    call = getattr(step.tree, "name", None)
+    if isinstance(call, str) and "_" in call:       # layer_norm: "layer norm", "layernorm"
+        out += [call.split("_"), [call.replace("_", "")]]
+    return out
+
+
+def _caption_score(words: set, phrase: list) -> tuple:
+    hit = sum(w in words for w in phrase)
+    return (hit, hit - len(phrase)) if hit else (0, 0)
