@@ -210,3 +210,46 @@ expr = "rms_norm(x)"
     got = [(c["step"], c["printed"], c["verdict"]) for c in out["claims"]]
     assert got == [("out_b", "0.3651", "correct"), ("out_b", "0.7303", "correct"),
                    ("out_b", "1.0954", "correct"), ("out_b", "1.4605", "wrong")]
+
+
+CAUSAL = """
+[example]
+id = "causal"
+source = "post.md"
+[inputs]
+S = [[0.2, 0.5, 0.1], [0.4, 0.3, 0.9], [0.7, 0.1, 0.6]]
+[[steps]]
+name = "weights"
+expr = "softmax(S + causal_mask(3))"
+"""
+
+
+def causal_weights():
+    s = [["0.2", "0.5", "0.1"], ["0.4", "0.3", "0.9"], ["0.7", "0.1", "0.6"]]
+    out = []
+    for i, row in enumerate(s):
+        e = [mpmath.exp(mpmath.mpf(x)) if j <= i else mpmath.mpf(0) for j, x in enumerate(row)]
+        out.append([x / sum(e) for x in e])
+    return out
+
+
+def test_a_whole_block_with_a_right_row_is_claimed_whole(tmp_path):
+    """A printed 3×3 block, no label, its first row right and one entry of another row off
+    by a little: every entry is a claim on the step of its shape, the off one wrong."""
+    w = causal_weights()
+    want = [[f"{float(x):.4f}" for x in r] for r in w]
+    assert want[1] == ["0.5250", "0.4750", "0.0000"] and want[2] == ["0.4076", "0.2237", "0.3688"]
+    article = ("```\n[[1.0000, 0.0000, 0.0000],\n [0.5250, 0.4750, 0.0000],\n"
+               " [0.4076, 0.2300, 0.3688]]\n```\n")
+    out = check(tmp_path, CAUSAL, article)
+    verdicts = {(c["line"], c["printed"]): c["verdict"] for c in out["claims"]}
+    assert verdicts[(4, "0.2300")] == "wrong" and verdicts[(4, "0.4076")] == "correct"
+    assert len(out["claims"]) == 9
+
+
+def test_a_mask_printout_is_no_claim(tmp_path):
+    """`torch.tril(torch.ones(3, 3))` printed: 1s and 0s that print no step; none of them
+    is a claim on the causal weights (whose first row is [1, 0, 0])."""
+    article = "```\ntensor([[1., 0., 0.],\n        [1., 1., 0.],\n        [1., 1., 1.]])\n```\n"
+    out = check(tmp_path, CAUSAL, article)
+    assert [c for c in out["claims"] if c["verdict"] == "wrong"] == []

@@ -60,6 +60,10 @@ def _rows_apart(m: Matcher, groups, lines: dict):
     of some rows only, or one with a wrong row)."""
     for g in groups:
         cells = _align(m, g, lines) if len(g.rows) > 1 and not g.readings else None
+        if cells is None and len(g.rows) > 1 and not g.readings:
+            cells = by_label.whole_block(m, g)
+            if cells is None and by_label.pattern(g):
+                continue                   # a mask or dropout pattern that prints no step
         if len(g.rows) > 1 and not g.readings and cells is None:
             yield from ((Group([r], "vector"), None) for r in g.rows if any(n is not None for n in r))
         else:

@@ -140,3 +140,58 @@ def _fit(m: Matcher, t: Target, g, table_row: int | None) -> dict | None:
 def _map(name: str, rows: list, where) -> dict:
     return {id(n): (Cell(name, *where(k, p)), n) for k, r in enumerate(rows)
             for p, n in enumerate(r) if n is not None}
+
+
+def whole_block(m: Matcher, g) -> dict | None:
+    """A block of several rows that prints a whole step (its shape, or its transpose's),
+    every entry right or near it (within a quarter: carried, or a slip), a row or a third
+    of the entries right: every entry is a claim on that step, right or wrong.
+    Among such steps the one it prints most rows and entries of right, then the earlier.
+    None when the best is an input (a printout of an input) or nothing fits."""
+    rows = g.rows
+    if len(rows) < 2 or len({len(r) for r in rows}) != 1 or any(n is None for r in rows for n in r):
+        return None
+    shape = (len(rows), len(rows[0]))
+    best = None
+    for name, t in m.spec.tensors.items():
+        if m.approx.get(name) is None:
+            continue
+        for flip in (False, True):
+            if (t.shape[::-1] if flip else t.shape) != shape or (flip and shape[0] == shape[1] == 1):
+                continue
+            cells = _map(name, rows, (lambda k, p: (p, k)) if flip else (lambda k, p: (k, p)))
+            right = {id(n): _right(m, n, c) for c, n in cells.values()}
+            if not all(right[id(n)] or _near(m, n, c) for c, n in cells.values()):
+                continue                            # a far-off entry: another tensor
+            whole = sum(all(right[id(n)] for n in r) for r in rows)
+            key = (whole, sum(right.values()), not flip, -m.order[name])
+            if (whole or 3 * key[1] >= len(cells)) and (best is None or key > best[0]):
+                best = (key, name, cells)
+    if best is None or best[1] in m.spec.inputs:
+        return None
+    return best[2]
+
+
+def _near(m: Matcher, n, c) -> bool:
+    """Within a quarter of the printed value, or three units of its last place (a ``1.``
+    for 0.55 is not near: at no decimals every weight would be)."""
+    if n.integer or n.text.endswith("."):
+        return False                               # a whole number printed: exact or not near
+    return m.gap(n, c) <= max(abs(m.value(n)) / 4, 3 * m.half_unit(n))
+
+
+def _right(m: Matcher, n, c) -> bool:
+    """Does ``n`` print entry ``c``? A printout's ``1.`` is the float 1 exactly (torch and
+    NumPy print 0.5517 otherwise), not 0.55 rounded to no decimals."""
+    return m.equals(n, c) if n.text.endswith(".") else m.rounds_to(n, c)
+
+
+def pattern(g) -> bool:
+    """A printout of a pattern, not of values: several rows of whole numbers printed
+    without decimals taking at most two values, one of them 0 (a ``torch.tril`` mask, a
+    dropout of ones, a 0/1 keep mask)."""
+    if len(g.rows) < 2 or any(n is None or n.neg_inf for r in g.rows for n in r):
+        return False
+    values = {n.value for r in g.rows for n in r}
+    return len(values) <= 2 and 0 in values and all(
+        n.integer or n.text.endswith(".") for r in g.rows for n in r)
