@@ -28,7 +28,7 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
     first = g.numbers[0]
     if not _ends_chain(g):
         return None
-    targets, table_row = _targets(m, g, lines)
+    targets, table_row, weak = _targets(m, g, lines)
     best = None
     for t in targets:
         if t.tensor in m.spec.inputs:
@@ -37,7 +37,7 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
         if cells is None:
             continue
         right = sum(m.rounds_to(n, c, loose=True) for c, n in cells.values())
-        sure = (t.exact or len(targets) == 1) and not _by_index(t)
+        sure = not weak and (t.exact or len(targets) == 1) and not _by_index(t)
         if not sure and right * 2 <= len(cells):
             continue                                # a prefix or an index: values must agree
         key = (right, sure, -m.order[t.tensor])
@@ -54,7 +54,10 @@ def _by_index(t: Target) -> bool:
     return isinstance(t.row, Index) or isinstance(t.col, Index)
 
 
-def _targets(m: Matcher, g, lines: dict) -> tuple[list, int | None]:
+def _targets(m: Matcher, g, lines: dict) -> tuple[list, int | None, bool]:
+    """The tensors the text may say the block prints, the table row it stands in, and
+    whether the saying is weak: a program's variable (a notebook reuses its names for
+    other values, so only values that agree with it count)."""
     first = g.numbers[0]
     text = first.line_text
     lhs = label_text(text, first.start)
@@ -62,20 +65,31 @@ def _targets(m: Matcher, g, lines: dict) -> tuple[list, int | None]:
         header = m.header(first, text)
         name = _header_name(header) if header else None
         if name is None:
-            return [], None
-        return resolve(name, m.spec), _table_row(lines, first.line)
+            return [], None, False
+        return resolve(name, m.spec), _table_row(lines, first.line), False
     source = getattr(m, "source", None) or lines
-    caption = None
+    caption, weak = None, False
     if lhs is None and _OPENS_LINE.match(fold(text[:first.start])):
         lhs = assignment_above(source, first.line)
+        weak = lhs is not None and _assigned(m, source, lhs) > 1
         caption = None if lhs else caption_above(source, first.line)
     if lhs is not None:
         name = parse(lhs)
         got = resolve(name, m.spec) if name is not None else []
         if got or " " not in lhs.strip() or not re.search(re.escape(lhs) + r"\s*[:：]", fold(text)):
-            return got, None
+            return got, None, weak
         caption = lhs                               # Original stds per token: tensor([…])
-    return (by_caption(caption, m.spec) if caption else []), None
+    return (by_caption(caption, m.spec) if caption else []), None, False
+
+
+def _assigned(m: Matcher, source: dict, name: str) -> int:
+    """How many lines of the example assign the program variable ``name`` (a notebook that
+    reassigns a name prints other values under it)."""
+    memo = m.__dict__.setdefault("_assigned", {})
+    if name not in memo:
+        pattern = re.compile(r"^\s*" + re.escape(name) + r"\s*=(?!=)")
+        memo[name] = sum(bool(pattern.match(ln.text)) for ln in source.values())
+    return memo[name]
 
 
 def _header_name(header: str):

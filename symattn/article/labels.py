@@ -94,17 +94,24 @@ def _chain_start(text: str) -> int:
 def assignment_above(lines: dict, line: int, back: int = 3) -> str | None:
     """For a printout that opens its line: the name a program line just above assigns or
     prints (``attn_scores = …``, ``print(keys)``)."""
-    for k in range(1, back + 1):
-        ln = lines.get(line - k)
-        if ln is None:
-            continue
-        if not ln.text.strip():
-            continue
+    for ln in _above(lines, line, back):
         m = _ASSIGN.match(ln.text)
         if m:
             return (m.group("p") or m.group("a")).removesuffix(".T")
         return None
     return None
+
+
+def _above(lines: dict, line: int, count: int):
+    """The ``count`` non-blank lines above ``line``, nearest first (a notebook's output
+    follows its cell's code across a gap in the line numbers)."""
+    k, seen = line - 1, 0
+    while seen < count and k > line - 1000:
+        ln = lines.get(k)
+        k -= 1
+        if ln is not None and ln.text.strip():
+            seen += 1
+            yield ln
 
 
 def parse(lhs: str) -> Name | None:
@@ -206,10 +213,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 def caption_above(lines: dict, line: int) -> str | None:
     """The caption a block's line follows: the line just above when it ends with ``:``
     (``After manual layer norm:``)."""
-    for k in range(1, 3):
-        ln = lines.get(line - k)
-        if ln is None or not ln.text.strip():
-            continue
+    for ln in _above(lines, line, 1):
         text = ln.text.strip().strip("*#> `")
         return text[:-1] if text.endswith((":", "：")) else None
     return None
