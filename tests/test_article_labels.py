@@ -253,3 +253,39 @@ def test_a_mask_printout_is_no_claim(tmp_path):
     article = "```\ntensor([[1., 0., 0.],\n        [1., 1., 0.],\n        [1., 1., 1.]])\n```\n"
     out = check(tmp_path, CAUSAL, article)
     assert [c for c in out["claims"] if c["verdict"] == "wrong"] == []
+
+
+ROWS = """
+[example]
+id = "rows"
+source = "post.md"
+tokens = ["Hello", ",", "how"]
+[inputs]
+emb = { value = [[0.1, 0.3, -0.2, 0.8], [0.0, 0.1, 0.4, -0.1], [0.5, -0.3, 0.2, 0.6]], rows = "tokens" }
+[[steps]]
+name = "tok_mean"
+expr = "mean(emb)"
+[[steps]]
+name = "tok_std"
+expr = "sqrt(var(emb, ddof=0))"
+"""
+
+
+def test_lines_that_open_with_a_row_label_print_that_row(tmp_path):
+    """`"Hello": mean=0.25, std=0.364` and the lines below: the std of each row named,
+    right or wrong (the `,` row's population std is 0.1871, printed 0.208)."""
+    rows = [["0.1", "0.3", "-0.2", "0.8"], ["0.0", "0.1", "0.4", "-0.1"], ["0.5", "-0.3", "0.2", "0.6"]]
+    stds = []
+    for r in rows:
+        xs = [Fraction(x) for x in r]
+        mu = sum(xs) / 4
+        v = sum((x - mu) ** 2 for x in xs) / 4
+        stds.append(mpmath.sqrt(mpmath.mpf(v.numerator) / v.denominator))
+    assert [f"{float(s):.3f}" for s in stds] == ["0.364", "0.187", "0.350"]
+    article = ('```\n"Hello": mean=0.25, std=0.364\n","    : mean=0.10, std=0.208\n'
+               '" how" : mean=0.25, std=0.350\n```\n')
+    out = check(tmp_path, ROWS, article)
+    got = {(c["line"], c["printed"]): (c["step"], c["at"][0], c["verdict"]) for c in out["claims"]}
+    assert got[(3, "0.208")] == ("tok_std", ",", "wrong")
+    assert got[(3, "0.10")] == ("tok_mean", ",", "correct")
+    assert got[(4, "0.350")] == ("tok_std", "how", "correct")

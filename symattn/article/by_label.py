@@ -14,6 +14,7 @@ import re
 
 from .labels import (Target, Index, label_text, assignment_above, by_caption, caption_above,
                      parse, resolve)
+from . import rows_named
 from .match import Cell, Matcher
 from .tokens import fold
 
@@ -29,6 +30,8 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
     if not _ends_chain(g):
         return None
     targets, table_row, weak = _targets(m, g, lines)
+    if not targets:
+        return rows_named.place(m, g)
     best = None
     for t in targets:
         if t.tensor in m.spec.inputs:
@@ -44,7 +47,7 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
         if best is None or key > best[0]:
             best = (key, cells)
     if best is None:
-        return None
+        return rows_named.place(m, g)
     if first.approximate and best[0][0] == 0:
         return None                                 # ≈ and no entry agrees: not enough
     return best[1]
@@ -175,7 +178,7 @@ def whole_block(m: Matcher, g) -> dict | None:
                 continue
             cells = _map(name, rows, (lambda k, p: (p, k)) if flip else (lambda k, p: (k, p)))
             right = {id(n): _right(m, n, c) for c, n in cells.values()}
-            if not all(right[id(n)] or _near(m, n, c) for c, n in cells.values()):
+            if not all(right[id(n)] or m.near_print(n, c) for c, n in cells.values()):
                 continue                            # a far-off entry: another tensor
             whole = sum(all(right[id(n)] for n in r) for r in rows)
             key = (whole, sum(right.values()), not flip, -m.order[name])
@@ -184,14 +187,6 @@ def whole_block(m: Matcher, g) -> dict | None:
     if best is None or best[1] in m.spec.inputs:
         return None
     return best[2]
-
-
-def _near(m: Matcher, n, c) -> bool:
-    """Within a quarter of the printed value, or three units of its last place (a ``1.``
-    for 0.55 is not near: at no decimals every weight would be)."""
-    if n.integer or n.text.endswith("."):
-        return False                               # a whole number printed: exact or not near
-    return m.gap(n, c) <= max(abs(m.value(n)) / 4, 3 * m.half_unit(n))
 
 
 def _right(m: Matcher, n, c) -> bool:

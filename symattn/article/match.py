@@ -223,6 +223,15 @@ class Matcher:
         v = self.value(n)
         return abs(x - v) <= max(abs(v) * 0.05, 6 * self.half_unit(n))
 
+    def near_print(self, n: Number, c: Cell) -> bool:
+        """A wrong print of entry ``c`` inside a block the text places there: within a
+        quarter of the printed value or three units of its last place. A whole number
+        printed (``1``, a printout's ``1.``) is never near: at no decimals every weight
+        would be."""
+        if n.integer or n.text.endswith("."):
+            return False
+        return self.gap(n, c) <= max(abs(self.value(n)) / 4, 3 * self.half_unit(n))
+
     def near_row(self, n: Number, c: Cell) -> bool:
         """Close enough for a whole row printed wrong to be tried as that step's row (a
         number with decimals, within a quarter of the value or 20 units of its last place);
