@@ -289,3 +289,37 @@ def test_lines_that_open_with_a_row_label_print_that_row(tmp_path):
     assert got[(3, "0.208")] == ("tok_std", ",", "wrong")
     assert got[(3, "0.10")] == ("tok_mean", ",", "correct")
     assert got[(4, "0.350")] == ("tok_std", "how", "correct")
+
+
+def test_a_row_printed_wrong_throughout_is_claimed_by_its_label(tmp_path):
+    """`P = [0.71, 0.23, 0.06]` under `P = softmax(z)`, every entry wrong (the exact row is
+    [0.6652, 0.2447, 0.0900]): three wrong claims, not three unmatched numbers."""
+    spec = """
+[example]
+id = "p"
+source = "post.md"
+[inputs]
+z = [[2.0, 1.0, 0.0]]
+[[steps]]
+name = "P"
+expr = "softmax(z)"
+"""
+    p = softmax_row(["2.0", "1.0", "0.0"])
+    assert [f"{float(x):.2f}" for x in p] == ["0.67", "0.24", "0.09"]
+    out = check(tmp_path, spec, "The probabilities:\n\n$P = [0.71, 0.23, 0.06]$\n")
+    assert [(c["step"], c["printed"], c["verdict"]) for c in out["claims"]] == \
+        [("P", "0.71", "wrong"), ("P", "0.23", "wrong"), ("P", "0.06", "wrong")]
+    assert out["summary"]["wrong"] == 3
+
+
+def test_a_number_near_an_entry_the_text_does_not_name_is_unverified(tmp_path):
+    """A lone 0.41 in prose, near A[love, ML] = 0.4013 but naming nothing: no verdict, listed
+    as unverified with its likely entries, and the summary line says so (no all-clear)."""
+    out = check(tmp_path, SOFTMAX, "The weight is about right, 0.41 or so.\n")
+    assert out["claims"] == []
+    assert [u["text"] for u in out["unmatched"]] == ["0.41"]
+    assert out["unmatched"][0]["likely"][0]["step"] == "A"
+    assert out["summary"]["unverified"] == 1
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "ex.toml", "--article", "post.md"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert "1 more unverified" in r.stdout and "0.41" in r.stdout

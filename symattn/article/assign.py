@@ -289,17 +289,24 @@ def _tentative(m: Matcher, pending: list, got: dict, found: Found):
 
 
 def unmatched(m: Matcher, n: Number) -> Unmatched:
+    """``n`` with no verdict: its likely entries (the three nearest of steps, with their
+    exact values) and whether it is unverified (it may print one of them: a number with
+    decimals near its nearest entry) or no claim at all (a count, a far-off number)."""
     near = [c for c in m.candidates(n, 1e6) if c.name not in m.spec.inputs] or \
         [c for c in m.candidates(n, 1e6)]
-    nearest = None
-    if near:
-        v = m.value(n)
-        c = min(near, key=lambda c: abs(m.approx[c.name][c.i][c.j] - v))
-        t = m.spec.tensors[c.name]
-        r = m.ev.rounded(t, c.i, c.j, digits=12, mode="half-even")
-        nearest = {"step": c.name, "at": [t.row_label(c.i), t.col_label(c.j)],
-                   "exact": str(r) if r is not None else "-inf"}
-    return Unmatched(n.line, n.column, n.text, nearest, printed=n.printed)
+    v = m.value(n)
+    near.sort(key=lambda c: (abs(m.approx[c.name][c.i][c.j] - v), m.order[c.name]))
+    likely = [_entry(m, c) for c in near[:3]]
+    plausible = bool(near) and not n.integer and m.near_print(n, near[0])
+    return Unmatched(n.line, n.column, n.text, likely[0] if likely else None, printed=n.printed,
+                     likely=likely, unverified=plausible)
+
+
+def _entry(m: Matcher, c: Cell) -> dict:
+    t = m.spec.tensors[c.name]
+    r = m.ev.rounded(t, c.i, c.j, digits=12, mode="half-even")
+    return {"step": c.name, "at": [t.row_label(c.i), t.col_label(c.j)],
+            "exact": str(r) if r is not None else "-inf"}
 
 
 # -- claims ------------------------------------------------------------------------

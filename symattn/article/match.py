@@ -44,10 +44,12 @@ class Unmatched:
     nearest: dict | None = None      # {step, at, exact}
     where: str = ""                  # the article's file name
     printed: str = ""                # the number as claims write it
+    likely: list = field(default_factory=list)       # the nearest entries, nearest first
+    unverified: bool = True          # it may print one of them (else it is no claim)
 
     def to_json(self) -> dict:
         return {"article": self.where, "line": self.line, "column": self.column,
-                "text": self.text, "nearest": self.nearest}
+                "text": self.text, "nearest": self.nearest, "likely": self.likely}
 
 
 @dataclass
