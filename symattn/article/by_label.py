@@ -161,8 +161,9 @@ def _map(name: str, rows: list, where) -> dict:
 
 def whole_block(m: Matcher, g) -> dict | None:
     """A block of several rows that prints a whole step (its shape, or its transpose's),
-    every entry right or near it (within a quarter: carried, or a slip), a row or a third
-    of the entries right: every entry is a claim on that step, right or wrong.
+    every entry right or near it (within a quarter: carried, or a slip; one in eight may be
+    far off when half are right), a row or a third of the entries right: every entry is a
+    claim on that step, right or wrong.
     Among such steps the one it prints most rows and entries of right, then the earlier.
     None when the best is an input (a printout of an input) or nothing fits."""
     rows = g.rows
@@ -178,10 +179,11 @@ def whole_block(m: Matcher, g) -> dict | None:
                 continue
             cells = _map(name, rows, (lambda k, p: (p, k)) if flip else (lambda k, p: (k, p)))
             right = {id(n): _right(m, n, c) for c, n in cells.values()}
-            if not all(right[id(n)] or m.near_print(n, c) for c, n in cells.values()):
-                continue                            # a far-off entry: another tensor
+            far = sum(not (right[id(n)] or m.near_print(n, c)) for c, n in cells.values())
             whole = sum(all(right[id(n)] for n in r) for r in rows)
             key = (whole, sum(right.values()), not flip, -m.order[name])
+            if far and (far > len(cells) // 8 or 2 * key[1] < len(cells)):
+                continue                  # far-off entries: another tensor, unless a slip or two
             if (whole or 3 * key[1] >= len(cells)) and (best is None or key > best[0]):
                 best = (key, name, cells)
     if best is None or best[1] in m.spec.inputs:
