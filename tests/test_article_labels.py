@@ -323,3 +323,21 @@ def test_a_number_near_an_entry_the_text_does_not_name_is_unverified(tmp_path):
     r = subprocess.run([sys.executable, "-m", "symattn", "check", "ex.toml", "--article", "post.md"],
                        capture_output=True, text=True, cwd=tmp_path)
     assert "1 more unverified" in r.stdout and "0.41" in r.stdout
+
+
+def test_a_spec_may_give_a_step_the_names_the_article_uses(tmp_path):
+    """`aliases = ["A", "α"]` on a step named `w`: `A_{love,ML}` and `\\alpha_{love,ML}` name it."""
+    spec = SOFTMAX.replace('name = "A"', 'name = "w"\naliases = ["A", "α"]')
+    out = check(tmp_path, spec, "$A_{love,ML} = 0.4013$\n\n$\\alpha_{ML,ML} = 0.7$\n")
+    assert at(out, 1) == [("w", ["love", "ML"], "0.4013", "correct")]
+    a = softmax_row(["0.2", "0.9"])
+    assert f"{float(a[1]):.1f}" == "0.7"
+    assert at(out, 3) == [("w", ["ML", "ML"], "0.7", "correct")]
+
+
+def test_aliases_must_be_names(tmp_path):
+    (tmp_path / "ex.toml").write_text(SOFTMAX.replace('name = "A"', 'name = "A"\naliases = [3]'),
+                                      encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "ex.toml"], capture_output=True,
+                       text=True, cwd=tmp_path)
+    assert r.returncode == 2 and "aliases" in r.stderr and len(r.stderr.strip().splitlines()) == 1

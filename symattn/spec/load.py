@@ -15,7 +15,7 @@ from . import expr as E
 from .build import build, as_tensor
 from .files import MAX_FILE_BYTES, read_text, read_regular, decode  # noqa: F401 (their old home)
 from .toml_lines import table_lines, key_lines, Where, deepest_line, long_number_line
-from .values import (DecimalText, text_field, matrix, labels, check_keys,
+from .values import (DecimalText, text_field, matrix, labels, check_keys, aliases,
                      int_field, latex_field, printout_of, entry_decimals)
 from ..errors import SymattnError, SpecError, LimitError
 from ..numbers import shown, MAX_DIGITS
@@ -72,6 +72,7 @@ class Spec:
     claims: list = field(default_factory=list)        # [Claim]
     tensors: dict = field(default_factory=dict)       # name -> Tensor (inputs and steps)
     latex: dict = field(default_factory=dict)         # name -> LaTeX of its symbol (``latex = ...``)
+    aliases: dict = field(default_factory=dict)       # step -> other names an article calls it
 
     _step_index: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -205,7 +206,8 @@ def _load_steps(spec: Spec, steps, text: str, top: Where):
         where = spec.where(line)
         if not isinstance(s, dict):
             raise SpecError("a step must be a table", where=where)
-        check_keys(s, {"name", "expr", "rows", "cols", "decimals", "line", "note", "latex"}, where, "[[steps]]")
+        check_keys(s, {"name", "expr", "rows", "cols", "decimals", "line", "note", "latex", "aliases"},
+                   where, "[[steps]]")
         name, text_expr = s.get("name"), s.get("expr")
         if not isinstance(name, str) or not NAME.fullmatch(name) or name in RESERVED:
             raise SpecError(f"step name {shown(repr(name))} is not a plain name", where=where)
@@ -238,6 +240,8 @@ def _load_steps(spec: Spec, steps, text: str, top: Where):
                     latex=latex_field(s["latex"], where) if "latex" in s else None)
         if step.latex:
             spec.latex[name] = step.latex
+        if "aliases" in s:
+            spec.aliases[name] = aliases(s["aliases"], where)
         spec.steps.append(step)
         spec.tensors[name] = build_step(spec, step, spec.tensors)
 

@@ -93,6 +93,16 @@ def labels(v, tokens, where, what):
     return tuple(text_field(x, where, "a label") for x in v)
 
 
+def aliases(v, where: str) -> tuple:
+    """A step's ``aliases``: the other names an article writes for it (``["A", "α"]``)."""
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not v or not all(isinstance(x, str) and 0 < len(x) <= 60 for x in v):
+        raise SpecError("aliases must be a list of names (text, at most 60 characters each)",
+                        where=where, hint='aliases = ["A", "attn_weights"]')
+    return tuple(text_field(x, where, "an alias") for x in v)
+
+
 def check_keys(d: dict, allowed: set, where: str, what: str):
     extra = set(d) - allowed
     if extra:
