@@ -26,14 +26,17 @@ from ..numbers import parse_exact
 # One character for one: columns survive the normalisation.
 _FOLD = str.maketrans({**{chr(0xFF10 + k): str(k) for k in range(10)},
                        "−": "-", "－": "-", "＋": "+", "．": ".", "，": ",", "％": "%",
-                       "\u2009": " ", "\u00a0": " ", "\u3000": " "})
+                       "\u2009": " ", "\u00a0": " ", "\u3000": " ", "\u202f": " "})
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+_SUP = "[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+"
 
 _NUMBER = re.compile(r"""
     (?<![A-Za-z_\d.\#])                    # not inside a word, an identifier or a colour
     (?P<sign>[-+])?
     (?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]) | \d+\.\d+(?!\.\d) | \d+\.(?![\d.]) | \.\d+(?!\.\d) | \d+)
     (?: (?P<e>[eE][-+]?\d+)
-      | \s*(?:\\times|\\cdot|×|·)\s*10\s*\^\s*(?:\{\s*(?P<e2>[-+]?\d+)\s*\}|(?P<e3>[-+]?\d)) )?
+      | \s*(?:\\times|\\cdot|×|·|⋅|[xX*])\s*10
+        (?: \s*(?:\^|\*\*)\s*(?:\{\s*(?P<e2>[-+]?\d+)\s*\}|(?P<e3>[-+]?\d+)) | (?P<sup>[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+) ) )?
     (?P<pct>\s*(?:\\%|%))?
     (?![A-Za-z_\d])
 """, re.X)
@@ -47,6 +50,11 @@ _COMMAND_GLUED = re.compile(r"\\(?:approx|times|cdot|div|to|quad|qquad|leq|geq|l
 _WORD_PERCENT = re.compile(r"(?<=[A-Za-z.])(\d+\.\d+\s*%)")
 _APPROX = re.compile(r"(?:≈|≒|~|\\approx|\\simeq|約|およそ|ほぼ|\babout|\bapprox\.?|\broughly)"
                      r"(?:\s|\$|\\left|\\begin\{[bpv]?matrix\}|[\[(])*$", re.I)
+_POWER = re.compile(r"\s*(?:\^|\*\*)\s*(?:\{\s*([-+]?\d+)\s*\}|([-+]?\d+))|(" + _SUP + ")")
+# \frac{1}{3}, \tfrac12, 1/3: one exact rational, not a numerator and a denominator
+_FRACTION = re.compile(r"(?P<sign>[-+]\s*)?(?:\\[dtc]?frac\s*(?:\{\s*(?P<n>\d+)\s*\}\s*\{\s*(?P<d>\d+)\s*\}"
+                       r"|(?P<n1>\d)(?P<d1>\d))|(?<![\w./\\])(?P<n2>\d+)/(?P<d2>\d+)(?![\w./]))")
+_WINDOW = 80                     # how far back the words that mark a number are looked for
 _ENV_OPEN = re.compile(r"\\begin\{[A-Za-z*]+\}(\{[^}]*\})?$")
 _SIGN_AFTER = set("([{,=&|:;<>~≈≒\\ \t/*×·÷+") | {"", "\n"}
 _LIST_MARK = re.compile(r"\s*(?:[-*+]\s+)?\d+[.)]\s")
@@ -67,11 +75,12 @@ class Number:
     end: int
     kind: str
     exponent: bool = False          # the exponent of e: prints an operand
-    integer: bool = False
+    integer: bool = False           # no decimals (a whole number or a fraction): its value, exactly
     neg_inf: bool = False           # −∞: a masked score
     role: str = "text"              # what the words around it make it (groups._role)
     cell: bool = False              # a cell of a table flattened into one line of text
-    approximate: bool = False       # written after ≈, 約, about: not the exact value itself
+    approximate: bool = False       # written after ≈, 約, about (or in a block after one)
+    fraction: bool = False          # \\frac{1}{3}, 1/3: exactly this rational (``integer`` too)
     line_text: str = ""             # the reader's line it stands in (start/end index it)
     approx: float | None = None     # the matcher's float of the value (memo)
     half: float | None = None       # the matcher's half unit of the last place (memo)
@@ -86,13 +95,18 @@ def numbers_in(line: Line) -> list[Number]:
     """The numbers printed on one line, left to right."""
     s = fold(line.text)
     glued = _glued(s)
-    out = []
+    quiet = line.quiet
+    fractions, taken = _fractions(line, s)
+    skip = list(glued or ()) + taken + list(quiet)
+    out = [n for n in fractions if not _inside(n.start, quiet)]
+    end = 0
     for m in _NUMBER.finditer(s):
-        if glued is not None and any(a <= m.start() < b for a, b in glued):
-            continue
+        if m.start() < end or _inside(m.start(), skip):
+            continue                               # the -5 of 10^-5, read with its 10
         n = _number(line, s, m)
         if n is not None:
             out.append(n)
+            end = n.end
     for a, b in glued or ():
         m = _BARE.fullmatch(s, a, b)
         n = _number(line, s, m, glued=True) if m else None
@@ -112,7 +126,86 @@ def numbers_in(line: Line) -> list[Number]:
         out.append(Number(line.text[m.start():m.end()], "-∞", Fraction(0), line.number,
                           line.column(m.start()), m.start(), m.end(), line.kind, neg_inf=True,
                           line_text=line.text))
-    return sorted(out, key=lambda n: n.start)
+    out = sorted((n for n in out if not _inside(n.start, quiet)), key=lambda n: n.start)
+    _approximate_blocks(s, out)
+    return out
+
+
+def _inside(k: int, spans) -> bool:
+    return any(a <= k < b for a, b in spans)
+
+
+def _fractions(line: Line, s: str) -> tuple[list, list]:
+    """The fractions of a line (``\\frac{1}{3}``, ``\\tfrac12``, ``2/3``; whole numbers
+    over whole numbers) as Numbers printed ``1/3``, and the spans they cover (labels such
+    as ``Step 1/3`` and fractions in a sub- or superscript cover theirs too)."""
+    out, spans = [], []
+    for m in _FRACTION.finditer(s):
+        start, sign = m.start(), (m.group("sign") or "").strip()
+        if sign and start > 0 and s[start - 1] not in _SIGN_AFTER and not _ENV_OPEN.search(s, 0, start):
+            start, sign = start + len(m.group("sign")), ""        # 3-1/2: a subtraction
+        spans.append((start, m.end()))
+        num = m.group("n") or m.group("n1") or m.group("n2")
+        den = m.group("d") or m.group("d1") or m.group("d2")
+        before = s[max(0, start - _WINDOW):start]
+        exponent = _in_exponent(s[:start])
+        if int(den) == 0 or exponent is None or (m.group("n2") and _HEADING.search(before[-12:])):
+            continue
+        printed = f"{'-' if sign == '-' else ''}{int(num)}/{int(den)}"
+        out.append(Number(line.text[start:m.end()].strip(), printed, parse_exact(printed),
+                          line.number, line.column(start), start, m.end(), line.kind, exponent,
+                          integer=True, fraction=True, approximate=bool(_APPROX.search(before)),
+                          line_text=line.text))
+    return out, spans
+
+
+def _approximate_blocks(s: str, nums: list) -> None:
+    """``≈ [1, 0]``: the mark before a bracket makes every number inside it approximate
+    (on this line); an approximate whole number is printed ``≈1`` so that its claim is
+    read as rounded, not as exactly 1."""
+    k = 0
+    while k < len(nums):
+        n = nums[k]
+        k += 1
+        if not n.approximate:
+            continue
+        depth, pos = _open_after_mark(s, n.start), n.start
+        while depth > 0 and k < len(nums):
+            depth = _depth(s, pos, nums[k].start, depth)
+            if depth <= 0:
+                break
+            nums[k].approximate = True
+            pos = nums[k].start
+            k += 1
+    for n in nums:
+        if n.approximate and n.integer and not n.printed.startswith("≈"):
+            n.printed = "≈" + n.printed
+
+
+def _open_after_mark(s: str, start: int) -> int:
+    """How many brackets (or a matrix environment) open between the ≈ mark and ``start``."""
+    tail = s[max(0, start - _WINDOW):start]
+    m = _APPROX.search(tail)
+    if not m:
+        return 0
+    t = tail[m.start():]
+    return t.count("[") + t.count("(") + t.count("\\begin{")
+
+
+def _depth(s: str, a: int, b: int, depth: int) -> int:
+    """The bracket depth at ``s[b]``, ``depth`` at ``s[a]`` (0 as soon as it closes)."""
+    k = a
+    while k < b and depth > 0:
+        if s.startswith("\\begin{", k):
+            depth += 1
+        elif s.startswith("\\end{", k):
+            depth -= 1
+        elif s[k] in "[(":
+            depth += 1
+        elif s[k] in "])":
+            depth -= 1
+        k += 1
+    return depth
 
 
 def number_at(line: Line, s: str, a: int, b: int) -> Number | None:
@@ -151,7 +244,13 @@ def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | No
         return None
     digits = m.group("digits")
     e = m.group("e") or ""
-    e2 = m.group("e2") or m.group("e3")
+    e2 = m.group("e2") or m.group("e3") or (m.group("sup") or "").translate(_SUPERSCRIPT) or None
+    end = m.end()
+    if e2 is None and digits == "10" and not m.group("pct"):
+        power = _POWER.match(s, end)            # 10^{-5}, 10⁻⁵: the power itself, 1e-5
+        if power and not s[power.end():power.end() + 1].isalnum():
+            digits, end = "1", power.end()
+            e2 = (power.group(1) or power.group(2) or power.group(3).translate(_SUPERSCRIPT))
     if e2 is not None:
         e = f"e{e2}"
     pct = "%" if m.group("pct") else ""
@@ -164,10 +263,10 @@ def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | No
         raise
     except SymattnError:                        # an exponent past the limits: not a claim
         return None
-    return Number(line.text[start:m.end()].strip(), printed, value, line.number,
-                  line.column(start), start, m.end(), line.kind, exponent,
+    return Number(line.text[start:end].strip(), printed, value, line.number,
+                  line.column(start), start, end, line.kind, exponent,
                   integer="." not in digits and not e and not pct,
-                  approximate=bool(_APPROX.search(before)), line_text=line.text)
+                  approximate=bool(_APPROX.search(before[-_WINDOW:])), line_text=line.text)
 
 
 def _in_exponent(before: str) -> bool | None:
@@ -191,7 +290,7 @@ def _e_base(base: str) -> bool | None:
 def _is_label(before: str, m: re.Match, s: str) -> bool:
     """A list marker, or the number of a step, section or figure: not a claim."""
     digits = m.group("digits")
-    if m.group("e") or m.group("e2") or m.group("e3") or m.group("pct"):
+    if m.group("e") or m.group("e2") or m.group("e3") or m.group("sup") or m.group("pct"):
         return False
     if not before.strip() and (digits.endswith(".") or s[m.end():m.end() + 1] == ")") \
             and s[m.end():m.end() + 1] in (" ", ")", ""):

@@ -136,7 +136,8 @@ def resolve(spec: Spec, claim: Claim) -> list[Entry]:
 def precision(spec: Spec, entries: list[Entry]) -> None:
     """The precision as printed, for entries a spec does not state one for: a whole number
     printed beside numbers with decimals (same step, row and article line) is judged at
-    their decimals; a weight or probability printed ``0`` or ``1`` claims exactly 0 or 1."""
+    their decimals; a weight or probability printed ``0`` or ``1`` claims exactly 0 or 1
+    (unless printed after ``≈``). A fraction (``1/3``) always claims exactly its value."""
     places: dict = {}
     for e in entries:
         if e.number.point and e.number.digits is None and e.number.value is not NEG_INF:
@@ -149,8 +150,8 @@ def precision(spec: Spec, entries: list[Entry]) -> None:
         e.decimals = max(e.decimals, places.get((e.claim.step, e.claim.line, e.i), 0))
         if e.claim.step not in prob:
             prob[e.claim.step] = is_probability(spec, e.claim.step)
-        if prob[e.claim.step] and e.number.value in (0, 1):
-            e.exact = True
+        if prob[e.claim.step] and e.number.value in (0, 1) and not e.number.approximate:
+            e.exact = True                     # ≈ [1, 0] says rounded: at its 0 decimals
 
 
 def _at_text(at) -> str:
@@ -316,6 +317,8 @@ class Checker:
             return self.ev.ball(t, 64)[e.i][e.j] is NEG_INF
         if e.exact:
             return self.exactly(t, e.i, e.j, e.value)
+        if e.number.fraction:
+            return self.equals_rational(t, e.i, e.j, e.value)
         r = self.expected(t, e, mode)
         if r is None or r.value != e.number.value:
             return False
@@ -349,6 +352,25 @@ class Checker:
         if x is NEG_INF or not x.contains(int(c)):
             return False
         return all(self._float_zero(t, i, k) for k in range(t.shape[1]) if k != j)
+
+    def equals_rational(self, t: Tensor, i: int, j: int, q: Fraction) -> bool:
+        """Is entry (i, j) exactly the rational ``q`` (a printed fraction)? Yes needs a
+        proof: the exact value minus ``q`` is 0 for SymPy, or as a rational function of its
+        transcendental parts; no, a ball (at rising precision) that leaves ``q`` out."""
+        import sympy
+        from ..evaluation.formal import formal_zero
+        from ..errors import CertificationError
+        for prec in (64, 256, 1024, 4096):
+            x = self.ev.ball(t, prec)[i][j]
+            if x is NEG_INF or not x.is_finite() or \
+                    not (x * q.denominator - q.numerator).contains(0):
+                return False
+            if prec == 64:
+                d = self.ev.exact(t)[i][j] - sympy.Rational(q.numerator, q.denominator)
+                if d == 0 or formal_zero(d):
+                    return True
+        raise CertificationError(f"could not decide whether the entry is exactly {q}",
+                                 hint="print it as a decimal, or check it by hand")
 
     def _float_zero(self, t: Tensor, i: int, j: int) -> bool:
         from flint import arb
