@@ -4,7 +4,8 @@ markdown-it-py (with the dollarmath plugin and tables) only classifies line rang
 of every line is the source line itself (``columns`` is None), so ``$``, ``|``, ``\\\\`` and
 ``&`` reach the tokenizer as written. Kinds: fenced and indented code blocks are ``code``, or
 ``output`` when they print a result (a ``tensor(``/``array(``/``[[`` printout, an ``output``
-or ``text`` fence, or a block right after an ``Out[n]:``/``Output:``/``出力`` line); tables
+or ``text`` fence, or a block right after an ``Out[n]:``/``Output:``/``出力`` line), with ``**bold**`` marks
+read as spaces; tables
 are ``table``; ``$$ … $$`` blocks and ``\\begin{aligned}``/bmatrix/pmatrix blocks are
 ``math``; the rest is ``text``.
 """
@@ -15,12 +16,16 @@ import functools
 import re
 
 from .latex import math_flags, source_lines
+from .quiet import mark
 from .source import Line
 
 _PRINTOUT = re.compile(r"\s*(?:tensor\(|array\(|\[\s*\[|Out\s*\[\s*\d*\s*\]\s*:)")
 _OUTPUT_INFO = {"output", "text", "console", "out", "stdout", "result", "plaintext"}
 _OUTPUT_MARK = re.compile(r"\s*(?:\*\*|_)?(?:Out\s*\[\s*\d*\s*\]\s*:?|Output\s*:?|出力\s*[:：]?)"
                           r"(?:\*\*|_)?\s*$", re.I)
+
+# **…**: opened after a space or the line's start, closed before a space or the line's end
+_BOLD = re.compile(r"(?<![\w)\]*])\*\*(?=[^\s*])([^*]*?[^\s*])\*\*(?![\w(*])")
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,10 +73,21 @@ def _is_output(tok, lines: list[str], first: int) -> bool:
 
 def read_lines(lines: list[str], number=lambda k: k + 1, where=lambda k: "") -> list[Line]:
     """Lines of Markdown source; ``number(k)``/``where(k)`` place the k-th (0-based) line
-    (a notebook's markdown cell places its lines its own way)."""
-    return [Line(number(k), s, kind, None, where(k)) for k, (s, kind) in enumerate(zip(lines, kinds(lines)))]
+    (a notebook's markdown cell places its lines its own way). In a code block, bold marks
+    around words (``**Total:** 40.04``) are the author's emphasis, not a power: they are
+    read as spaces (columns stay those of the source)."""
+    return [Line(number(k), unbold(s) if kind in ("code", "output") else s, kind, None, where(k))
+            for k, (s, kind) in enumerate(zip(lines, kinds(lines)))]
+
+
+def unbold(line: str) -> str:
+    """``line`` with its ``**emphasis**`` marks as spaces; ``x**2``, ``2 ** 3`` and
+    ``f(**kw)`` are left alone."""
+    if "**" not in line:
+        return line
+    return _BOLD.sub(lambda m: "  " + m.group(1) + "  ", line)
 
 
 def read(text: str, path: str = "") -> list[Line]:
     """The lines of a Markdown file, numbered from 1."""
-    return read_lines(source_lines(text))
+    return mark(read_lines(source_lines(text)))

@@ -20,12 +20,15 @@ class Line:
     decoded). ``columns[k]`` is the 1-based source column of ``text[k]``; ``None`` means
     ``text`` is the source line itself (column = k + 1). ``kind`` is one of ``text``,
     ``math``, ``code``, ``table``, ``output`` (a notebook's or a console's printed output).
+    ``quiet`` holds (start, end) spans of ``text`` whose numbers print nothing of the
+    computation (TikZ coordinates, plotting calls: :mod:`symattn.article.quiet`).
     """
     number: int
     text: str
     kind: str = "text"
     columns: tuple | None = None
     where: str = ""
+    quiet: tuple = ()
 
     def column(self, k: int) -> int:
         """The 1-based source column of ``text[k]``."""
