@@ -19,6 +19,7 @@ import html
 import re
 from html.parser import HTMLParser
 
+from .nesting import mark as nest
 from .quiet import mark
 from .source import Line
 
@@ -133,7 +134,7 @@ def read(text: str, path: str = "") -> list[Line]:
             if kind == "code" and _PRINTOUT.match(s):
                 kind = "output"
             out.append(Line(number, s, kind, tuple(c for _, c, _ in run)))
-    return mark(out)
+    return nest(mark(out))
 
 
 def _runs(chars: list) -> list[list]:

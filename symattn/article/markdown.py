@@ -16,6 +16,7 @@ import functools
 import re
 
 from .latex import math_flags, source_lines
+from .nesting import mark as nest
 from .quiet import mark
 from .source import Line
 
@@ -90,4 +91,4 @@ def unbold(line: str) -> str:
 
 def read(text: str, path: str = "") -> list[Line]:
     """The lines of a Markdown file, numbered from 1."""
-    return mark(read_lines(source_lines(text)))
+    return nest(mark(read_lines(source_lines(text))))

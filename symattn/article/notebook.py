@@ -26,6 +26,7 @@ from ..errors import SpecError
 from ..numbers import shown
 from . import markdown
 from .latex import source_lines
+from .nesting import mark as nest
 from .quiet import mark
 from .source import Line
 
@@ -106,4 +107,4 @@ def read(text: str, path: str = "") -> list[Line]:
         if kind == "code":
             out += [Line(base + scale // 2 + k, s, "output", None, f"cell {c}, output, line {k}")
                     for k, s in enumerate(_output_lines(cell), start=1)]
-    return mark(out)
+    return nest(mark(out))

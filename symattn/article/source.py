@@ -29,6 +29,7 @@ class Line:
     columns: tuple | None = None
     where: str = ""
     quiet: tuple = ()
+    nest: tuple = ()              # brackets open at the line's start (symattn.article.nesting)
 
     def column(self, k: int) -> int:
         """The 1-based source column of ``text[k]``."""

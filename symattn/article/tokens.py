@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .nesting import indices
 from .source import Line
 from ..errors import LimitError, SymattnError
 from ..numbers import parse_exact
@@ -82,6 +83,7 @@ class Number:
     approximate: bool = False       # written after ≈, 約, about (or in a block after one)
     fraction: bool = False          # \\frac{1}{3}, 1/3: exactly this rational (``integer`` too)
     line_text: str = ""             # the reader's line it stands in (start/end index it)
+    index: tuple = ()               # its place in a bracket list: (block, row, column) in 3-D
     approx: float | None = None     # the matcher's float of the value (memo)
     half: float | None = None       # the matcher's half unit of the last place (memo)
 
@@ -128,6 +130,9 @@ def numbers_in(line: Line) -> list[Number]:
                           line_text=line.text))
     out = sorted((n for n in out if not _inside(n.start, quiet)), key=lambda n: n.start)
     _approximate_blocks(s, out)
+    if line.nest or "[" in s:
+        for n, index in zip(out, indices(s, line.nest, [n.start for n in out])[0]):
+            n.index = index
     return out
 
 
