@@ -123,6 +123,10 @@ expr = "N / 3000000"
 [[steps]]
 name = "share"
 expr = "N / 1000"
+
+[[steps]]
+name = "half"
+expr = "N / 2000000"
 """
 
 
@@ -143,8 +147,10 @@ def test_fraction_claims_are_exact(tmp_path):
     # 1000001/3000000 = 0.33333366… is not 1/3 (though it rounds to 0.333334 ≈ 1/3)
     assert Fraction(1000000, 3000000) == Fraction(1, 3) != Fraction(1000001, 3000000)
     got = verdicts(tmp_path, claim("A", 0, "[1/3, 1/3, 1/3]", 1) + claim("third", [0, 0], "1/3", 2)
-                   + claim("third", [1, 0], "1/3", 3))
-    assert got == [(1, "1/3", "correct")] * 3 + [(2, "1/3", "correct"), (3, "1/3", "wrong")]
+                   + claim("third", [1, 0], "1/3", 3) + claim("half", [0, 0], "1/2", 4)
+                   + claim("half", [1, 0], "1/2", 5))
+    assert got == [(1, "1/3", "correct")] * 3 + [(2, "1/3", "correct"), (3, "1/3", "wrong"),
+                                                 (4, "1/2", "correct"), (5, "1/2", "wrong")]
 
 
 def test_approximately_one_is_a_rounding_not_exactly_one(tmp_path):

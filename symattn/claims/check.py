@@ -318,7 +318,7 @@ class Checker:
         if e.exact:
             return self.exactly(t, e.i, e.j, e.value)
         if e.number.fraction:
-            return self.equals_rational(t, e.i, e.j, e.value)
+            return self.ev.equals(t, e.i, e.j, e.value)
         r = self.expected(t, e, mode)
         if r is None or r.value != e.number.value:
             return False
@@ -352,25 +352,6 @@ class Checker:
         if x is NEG_INF or not x.contains(int(c)):
             return False
         return all(self._float_zero(t, i, k) for k in range(t.shape[1]) if k != j)
-
-    def equals_rational(self, t: Tensor, i: int, j: int, q: Fraction) -> bool:
-        """Is entry (i, j) exactly the rational ``q`` (a printed fraction)? Yes needs a
-        proof: the exact value minus ``q`` is 0 for SymPy, or as a rational function of its
-        transcendental parts; no, a ball (at rising precision) that leaves ``q`` out."""
-        import sympy
-        from ..evaluation.formal import formal_zero
-        from ..errors import CertificationError
-        for prec in (64, 256, 1024, 4096):
-            x = self.ev.ball(t, prec)[i][j]
-            if x is NEG_INF or not x.is_finite() or \
-                    not (x * q.denominator - q.numerator).contains(0):
-                return False
-            if prec == 64:
-                d = self.ev.exact(t)[i][j] - sympy.Rational(q.numerator, q.denominator)
-                if d == 0 or formal_zero(d):
-                    return True
-        raise CertificationError(f"could not decide whether the entry is exactly {q}",
-                                 hint="print it as a decimal, or check it by hand")
 
     def _float_zero(self, t: Tensor, i: int, j: int) -> bool:
         from flint import arb
