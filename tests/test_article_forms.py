@@ -238,3 +238,57 @@ def test_plotting_code_prints_nothing():
     assert printed(notebook.read(nbformat.writes(nb))) == [("0", Fraction(0)), ("1", Fraction(1)),
                                                           ("0.5", Fraction(1, 2))]
     assert printed(text.read("plt.plot([0.1, 0.2])\n")) == [("0.1", Fraction(1, 10)), ("0.2", Fraction(1, 5))]
+
+
+# -- the whole flow: check --article on an article of these forms ------------------------
+POST = r"""# Weights
+
+The even weights are $A = [\tfrac{1}{2}, \tfrac{1}{2}]$.
+
+The sharp weights are W ≈ [1, 0].
+
+The small weight is 3.35·10⁻⁴ and in code:
+
+```
+**Total:** 0.99966
+```
+
+\begin{tikzpicture}
+\draw (0.35, 1.00) -- (0.5, 0.5);
+\end{tikzpicture}
+"""
+
+POST_SPEC = """
+[example]
+id = "forms"
+source = "post.md"
+
+[inputs]
+S = [[0, 0]]
+T = [[8, 0]]
+
+[[steps]]
+name = "A"
+expr = "softmax(S)"
+
+[[steps]]
+name = "W"
+expr = "softmax(T)"
+"""
+
+
+def test_an_article_of_these_forms_is_checked(tmp_path):
+    # truths (mpmath): softmax([0, 0]) = [1/2, 1/2]; softmax([8, 0]) = [0.99966…, 0.000335…]
+    mpmath.mp.dps = 30
+    small = 1 / (1 + mpmath.exp(8))
+    assert mpmath.nstr(small, 3) == "0.000335" and mpmath.nstr(1 - small, 5) == "0.99966"
+    (tmp_path / "post.md").write_text(POST, encoding="utf-8")
+    (tmp_path / "post.toml").write_text(POST_SPEC, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", "post.toml", "--article",
+                        "post.md"], capture_output=True, text=True, cwd=tmp_path)
+    out = json.loads(r.stdout)
+    got = [(c["line"], c["step"], c["at"][1], c["printed"], c["verdict"]) for c in out["claims"]]
+    assert got == [(3, "A", "0", "1/2", "correct"), (3, "A", "1", "1/2", "correct"),
+                   (5, "W", "0", "≈1", "correct"), (5, "W", "1", "≈0", "correct"),
+                   (7, "W", "1", "3.35e-4", "correct"), (10, "W", "0", "0.99966", "correct")]
+    assert out.get("unmatched", []) == []             # nothing from the TikZ coordinates
