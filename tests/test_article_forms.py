@@ -292,3 +292,13 @@ def test_an_article_of_these_forms_is_checked(tmp_path):
                    (5, "W", "0", "≈1", "correct"), (5, "W", "1", "≈0", "correct"),
                    (7, "W", "1", "3.35e-4", "correct"), (10, "W", "0", "0.99966", "correct")]
     assert out.get("unmatched", []) == []             # nothing from the TikZ coordinates
+
+
+@pytest.mark.parametrize("name", ["symattn.article.tokens", "symattn.article.quiet",
+                                  "symattn.article.nesting", "symattn.article.groups",
+                                  "symattn.article.latex", "symattn.claims.printed"])
+def test_the_reading_layer_docstring_examples(name):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted > 0 and result.failed == 0

@@ -1,7 +1,9 @@
 """The numbers an article prints, as it prints them, each at its line and column.
 
 Reads decimals and integers, a Unicode or full-width minus, full-width digits, ``%``/``％``/
-``\\%``, scientific notation (``6.3379e-02``, ``1.2 \\times 10^{-3}``), thousands separators
+``\\%``, scientific notation (``6.3379e-02``, ``1.2 \\times 10^{-3}``, ``2.56·10⁻⁴``,
+``2.56 x 10^-4``, ``10^{-5}`` alone), fractions of whole numbers (``\\frac{1}{3}``,
+``\\tfrac12``, ``1/3``: printed ``1/3``, exactly that rational), thousands separators
 (``357,911``), the torch/NumPy print forms (``1.``, ``-0.``, ``1.0000e+00``) and a number
 in the exponent of ``e`` (``e^{0.8188}``). Not numbers of the computation, and skipped:
 digits inside a word or an identifier (``W_1``, ``x2``, ``#245b97``), subscripts and
@@ -11,6 +13,8 @@ of a line, ``Step 4``, ``第5章``).
 >>> line = Line(7, "softmax = [0.1688, 0.2472] ≈ −1.2e-3 and e^{0.8188}")
 >>> [(n.printed, n.column, n.exponent) for n in numbers_in(line)]
 [('0.1688', 12, False), ('0.2472', 20, False), ('-1.2e-3', 30, False), ('0.8188', 45, True)]
+>>> [(n.printed, n.value) for n in numbers_in(Line(1, "w = \\\\tfrac{1}{3}, lr = 2.56·10⁻⁴, ≈ [1, 0]"))]
+[('1/3', Fraction(1, 3)), ('2.56e-4', Fraction(4, 15625)), ('≈1', Fraction(1, 1)), ('≈0', Fraction(0, 1))]
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ _NUMBER = re.compile(r"""
     (?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]) | \d+\.\d+(?!\.\d) | \d+\.(?![\d.]) | \.\d+(?!\.\d) | \d+)
     (?: (?P<e>[eE][-+]?\d+)
       | \s*(?:\\times|\\cdot|×|·|⋅|[xX*])\s*10
-        (?: \s*(?:\^|\*\*)\s*(?:\{\s*(?P<e2>[-+]?\d+)\s*\}|(?P<e3>[-+]?\d+)) | (?P<sup>[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+) ) )?
+        (?: \s*(?:\^|\*\*)\s*(?:[{(]\s*(?P<e2>[-+]?\d+)\s*[})]|(?P<e3>[-+]?\d+)) | (?P<sup>[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+) ) )?
     (?P<pct>\s*(?:\\%|%))?
     (?![A-Za-z_\d])
 """, re.X)
@@ -51,7 +55,7 @@ _COMMAND_GLUED = re.compile(r"\\(?:approx|times|cdot|div|to|quad|qquad|leq|geq|l
 _WORD_PERCENT = re.compile(r"(?<=[A-Za-z.])(\d+\.\d+\s*%)")
 _APPROX = re.compile(r"(?:≈|≒|~|\\approx|\\simeq|約|およそ|ほぼ|\babout|\bapprox\.?|\broughly)"
                      r"(?:\s|\$|\\left|\\begin\{[bpv]?matrix\}|[\[(])*$", re.I)
-_POWER = re.compile(r"\s*(?:\^|\*\*)\s*(?:\{\s*([-+]?\d+)\s*\}|([-+]?\d+))|(" + _SUP + ")")
+_POWER = re.compile(r"\s*(?:\^|\*\*)\s*(?:[{(]\s*([-+]?\d+)\s*[})]|([-+]?\d+))|(" + _SUP + ")")
 # \frac{1}{3}, \tfrac12, 1/3: one exact rational, not a numerator and a denominator
 _FRACTION = re.compile(r"(?P<sign>[-+]\s*)?(?:\\[dtc]?frac\s*(?:\{\s*(?P<n>\d+)\s*\}\s*\{\s*(?P<d>\d+)\s*\}"
                        r"|(?P<n1>\d)(?P<d1>\d))|(?<![\w./\\])(?P<n2>\d+)/(?P<d2>\d+)(?![\w./]))")
