@@ -302,3 +302,24 @@ def test_the_reading_layer_docstring_examples(name):
     import importlib
     result = doctest.testmod(importlib.import_module(name))
     assert result.attempted > 0 and result.failed == 0
+
+
+# -- printouts written as comments in code, torch's -inf -------------------------------------
+def test_a_printout_in_comments_is_output():
+    src = ("```python\nw = softmax(s)\n# tensor([[0.0634, 0.4683],  # Query 1\n"
+           "#         [0.9820, 0.0180]]) # Query 2\n# the weights 0.5\n```\n")
+    lines = markdown.read(src)
+    got = [(ln.number, ln.kind) for ln in lines if ln.kind == "output"]
+    assert got == [(3, "output"), (4, "output")]
+    found = [(n.value, n.line, n.column) for ln in lines for n in numbers_in(ln)]
+    source = src.split("\n")
+    assert found == [(Fraction(v), line, source[line - 1].index(v) + 1) for v, line in [
+        ("0.0634", 3), ("0.4683", 3), ("0.9820", 4), ("0.0180", 4), ("0.5", 5)]]
+    assert [ln.kind for ln in lines if ln.number == 5] == ["code"]      # a comment, not a printout
+    assert rows([ln for ln in lines if ln.kind == "output"]) == [
+        [[Fraction("0.0634"), Fraction("0.4683")], [Fraction("0.9820"), Fraction("0.0180")]]]
+
+
+def test_torch_prints_minus_inf():
+    got = numbers_in(Line(1, "tensor([[0.2899,   -inf,   -inf]])  non-infinite"))
+    assert [(n.neg_inf, n.index) for n in got] == [(False, (0, 0)), (True, (0, 1)), (True, (0, 2))]

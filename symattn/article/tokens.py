@@ -47,7 +47,7 @@ _NUMBER = re.compile(r"""
 """, re.X)
 
 _BARE = re.compile(_NUMBER.pattern.split("\n", 2)[2], re.X)     # no look-behind: glued values
-_NEG_INF = re.compile(r"-\s*(?:∞|\\infty)")
+_NEG_INF = re.compile(r"(?<![\w.])-\s*(?:∞|\\infty|inf)(?![A-Za-z])")       # torch prints -inf
 _GLUED_FIRST = re.compile(r"([^\W\d_]{1,12})1(?=-?\d)")
 _GLUED_VALUE = re.compile(r"-?\d+(?:\.\d+)?(?![\d.])")
 _COMMAND_GLUED = re.compile(r"\\(?:approx|times|cdot|div|to|quad|qquad|leq|geq|le|ge|simeq|"
