@@ -321,5 +321,7 @@ def test_a_printout_in_comments_is_output():
 
 
 def test_torch_prints_minus_inf():
-    got = numbers_in(Line(1, "tensor([[0.2899,   -inf,   -inf]])  non-infinite"))
+    got = numbers_in(Line(1, "tensor([[0.2899,   -inf,   -inf]])  non-infinite", "output"))
     assert [(n.neg_inf, n.index) for n in got] == [(False, (0, 0)), (True, (0, 1)), (True, (0, 2))]
+    assert numbers_in(Line(1, "the masked scores become -inf")) == []     # a word in prose
+    assert [n.neg_inf for n in numbers_in(Line(1, r"S = [0.5, -\infty]"))] == [False, True]
