@@ -67,6 +67,7 @@ def test_a_power_of_ten_alone_is_its_value(line, value):
     (r"w = \frac{1}{3}", Fraction(1, 3)), (r"w = \tfrac{1}{2}", Fraction(1, 2)),
     (r"w = \dfrac{2}{3}", Fraction(2, 3)), (r"w = \tfrac12", Fraction(1, 2)),
     ("each weight is 1/3", Fraction(1, 3)), (r"w = -\frac{1}{4}", Fraction(-1, 4)),
+    ("each weight is 1/2.", Fraction(1, 2)),
 ])
 def test_a_fraction_is_one_exact_number(line, value):
     got = numbers_in(Line(1, line))
@@ -81,7 +82,7 @@ def test_fraction_entries_of_a_vector_are_its_entries():
 
 
 @pytest.mark.parametrize("line", ["Step 1/3: the scores", "on 12/25/2024", r"10000^{2/4}",
-                                  r"\frac{2.034}{5.068}"])
+                                  r"\frac{2.034}{5.068}", "1/2.5 and 2.5/3"])
 def test_what_is_not_a_fraction(line):
     assert not any(n.fraction for n in numbers_in(Line(1, line)))
 

@@ -59,7 +59,7 @@ _APPROX = re.compile(r"(?:≈|≒|~|\\approx|\\simeq|約|およそ|ほぼ|\babou
 _POWER = re.compile(r"\s*(?:\^|\*\*)\s*(?:[{(]\s*([-+]?\d+)\s*[})]|([-+]?\d+))|(" + _SUP + ")")
 # \frac{1}{3}, \tfrac12, 1/3: one exact rational, not a numerator and a denominator
 _FRACTION = re.compile(r"(?P<sign>[-+]\s*)?(?:\\[dtc]?frac\s*(?:\{\s*(?P<n>\d+)\s*\}\s*\{\s*(?P<d>\d+)\s*\}"
-                       r"|(?P<n1>\d)(?P<d1>\d))|(?<![\w./\\])(?P<n2>\d+)/(?P<d2>\d+)(?![\w./]))")
+                       r"|(?P<n1>\d)(?P<d1>\d))|(?<![\w./\\])(?P<n2>\d+)/(?P<d2>\d+)(?![\w/])(?!\.\d))")
 _WINDOW = 80                     # how far back the words that mark a number are looked for
 _ENV_OPEN = re.compile(r"\\begin\{[A-Za-z*]+\}(\{[^}]*\})?$")
 _SIGN_AFTER = set("([{,=&|:;<>~≈≒\\ \t/*×·÷+") | {"", "\n"}
