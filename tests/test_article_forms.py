@@ -326,3 +326,12 @@ def test_torch_prints_minus_inf():
     assert [(n.neg_inf, n.index) for n in got] == [(False, (0, 0)), (True, (0, 1)), (True, (0, 2))]
     assert numbers_in(Line(1, "the masked scores become -inf")) == []     # a word in prose
     assert [n.neg_inf for n in numbers_in(Line(1, r"S = [0.5, -\infty]"))] == [False, True]
+
+
+def test_approximately_before_a_block_on_the_lines_below():
+    src = ("\\[\nA \\approx\n\\begin{bmatrix}\n1 & 0 \\\\\n0.5 & 1\n\\end{bmatrix}, \\quad "
+           "B = \\begin{bmatrix} 1 & 0 \\end{bmatrix}\n\\]\nThen W ≈ [1,\n0] and V = [1, 0].\n")
+    got = [(n.line, n.printed, n.approximate) for ln in latex.read(src) for n in numbers_in(ln)]
+    assert got == [(4, "≈1", True), (4, "≈0", True), (5, "0.5", True), (5, "≈1", True),
+                   (6, "1", False), (6, "0", False),
+                   (8, "≈1", True), (9, "≈0", True), (9, "1", False), (9, "0", False)]

@@ -18,23 +18,82 @@ block only (a stray ``[`` in a paragraph does not reach the next one).
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from .source import Line
 
 CARRIED = ("code", "output", "math")
+# ≈ and its words, with what may stand between it and the number (or block) it marks
+APPROX = re.compile(r"(?:≈|≒|~|\\approx|\\simeq|約|およそ|ほぼ|\babout|\bapprox\.?|\broughly)"
+                    r"(?:\s|\$|\\left|\\begin\{[bpv]?matrix\}|[\[(])*$", re.I)
+_MARK = re.compile(r"≈|≒|\\approx|\\simeq")
 
 
 def mark(lines: list[Line]) -> list[Line]:
-    """``lines`` with ``nest`` set where a bracket list continues from the line before."""
-    out, stack, prev = [], [], None
+    """``lines`` with ``nest`` set where a bracket list continues from the line before, and
+    ``approx`` where a block written after ``≈`` does (its depth; -1: the mark ended the
+    line before, ``A \\approx`` then ``\\begin{bmatrix}``)."""
+    out, stack, approx, prev = [], [], 0, None
     for line in lines:
         if prev is None or line.kind not in CARRIED or line.kind != prev.kind or \
                 line.number not in (prev.number, prev.number + 1):
             stack = []
-        out.append(dataclasses.replace(line, nest=tuple(stack)) if stack else line)
+        if prev is None or line.number not in (prev.number, prev.number + 1):
+            approx = 0
+        if stack or approx:
+            line = dataclasses.replace(line, nest=tuple(stack), approx=approx)
+        out.append(line)
         stack = indices(line.text, stack, _starts(line.text))[1] if "[" in line.text or stack else []
+        approx = _approx_after(line.text, approx)
         prev = line
     return out
+
+
+def _approx_after(text: str, carried: int) -> int:
+    """The depth of the ≈ block still open after ``text`` (-1: a mark ends the line)."""
+    depth = opened(text, 0, len(text)) if carried < 0 else depth_at(text, 0, len(text), carried)
+    if carried < 0 and depth == 0 and not text.strip():
+        depth = -1                               # a blank line between the mark and its block
+    last = None
+    for last in _MARK.finditer(text):
+        pass
+    if last is not None:
+        tail = text[last.end():]
+        if not tail.strip(" \t$") or tail.strip() in ("\\left", "="):
+            return -1
+        got = opened(text, last.end(), len(text))
+        depth = max(depth, got)
+    return depth
+
+
+def opened(s: str, a: int, b: int, mark: bool = False) -> int:
+    """How many brackets (or environments) ``s[a:b]`` leaves open (``mark``: counted from
+    the last ≈ mark in it; 0 without one)."""
+    a = max(0, a)
+    if mark:
+        m = APPROX.search(s, a, b)
+        if not m:
+            return 0
+        a = m.start()
+    depth = 0
+    for k in range(a, b):
+        if s.startswith("\\begin{", k) or s[k] in "[(":
+            depth += 1
+        elif s.startswith("\\end{", k) or s[k] in "])":
+            depth = max(0, depth - 1)
+    return depth
+
+
+def depth_at(s: str, a: int, b: int, depth: int) -> int:
+    """The bracket depth at ``s[b]``, ``depth`` at ``s[a]`` (0 as soon as it closes)."""
+    k = a
+    while k < b and depth > 0:
+        if s.startswith("\\begin{", k) or s[k] in "[(":
+            depth += 1
+        elif s.startswith("\\end{", k) or s[k] in "])":
+            depth -= 1
+        k += 1
+    return depth
 
 
 def indices(text: str, stack, starts: list) -> tuple[list, list]:

@@ -30,6 +30,7 @@ class Line:
     where: str = ""
     quiet: tuple = ()
     nest: tuple = ()              # brackets open at the line's start (symattn.article.nesting)
+    approx: int = 0               # a block written after ≈ open at its start (the same module)
 
     def column(self, k: int) -> int:
         """The 1-based source column of ``text[k]``."""

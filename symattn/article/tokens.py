@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .nesting import indices
+from .nesting import APPROX as _APPROX, depth_at, indices, opened
 from .source import Line
 from ..errors import LimitError, SymattnError
 from ..numbers import parse_exact
@@ -54,8 +54,6 @@ _GLUED_VALUE = re.compile(r"-?\d+(?:\.\d+)?(?![\d.])")
 _COMMAND_GLUED = re.compile(r"\\(?:approx|times|cdot|div|to|quad|qquad|leq|geq|le|ge|simeq|"
                             r"fallingdotseq|mp|pm)(?=[-+]?\.?\d)")
 _WORD_PERCENT = re.compile(r"(?<=[A-Za-z.])(\d+\.\d+\s*%)")
-_APPROX = re.compile(r"(?:≈|≒|~|\\approx|\\simeq|約|およそ|ほぼ|\babout|\bapprox\.?|\broughly)"
-                     r"(?:\s|\$|\\left|\\begin\{[bpv]?matrix\}|[\[(])*$", re.I)
 _POWER = re.compile(r"\s*(?:\^|\*\*)\s*(?:[{(]\s*([-+]?\d+)\s*[})]|([-+]?\d+))|(" + _SUP + ")")
 # \frac{1}{3}, \tfrac12, 1/3: one exact rational, not a numerator and a denominator
 _FRACTION = re.compile(r"(?P<sign>[-+]\s*)?(?:\\[dtc]?frac\s*(?:\{\s*(?P<n>\d+)\s*\}\s*\{\s*(?P<d>\d+)\s*\}"
@@ -134,7 +132,7 @@ def numbers_in(line: Line) -> list[Number]:
                           line.column(m.start()), m.start(), m.end(), line.kind, neg_inf=True,
                           line_text=line.text))
     out = sorted((n for n in out if not _inside(n.start, quiet)), key=lambda n: n.start)
-    _approximate_blocks(s, out)
+    _approximate_blocks(s, out, line.approx)
     if line.nest or "[" in s:
         for n, index in zip(out, indices(s, line.nest, [n.start for n in out])[0]):
             n.index = index
@@ -169,53 +167,25 @@ def _fractions(line: Line, s: str) -> tuple[list, list]:
     return out, spans
 
 
-def _approximate_blocks(s: str, nums: list) -> None:
+def _approximate_blocks(s: str, nums: list, carried: int) -> None:
     """``≈ [1, 0]``: the mark before a bracket makes every number inside it approximate
-    (on this line); an approximate whole number is printed ``≈1`` so that its claim is
-    read as rounded, not as exactly 1."""
-    k = 0
+    (``carried``: a block opened after a mark on a line above, :mod:`.nesting`); an
+    approximate whole number is printed ``≈1`` so that its claim is read as rounded, not
+    as exactly 1."""
+    k, depth, pos = 0, carried, 0
+    if carried < 0 and nums:                    # the mark ended the line above
+        depth, pos = opened(s, 0, nums[0].start), nums[0].start
     while k < len(nums):
-        n = nums[k]
-        k += 1
-        if not n.approximate:
-            continue
-        depth, pos = _open_after_mark(s, n.start), n.start
-        while depth > 0 and k < len(nums):
-            depth = _depth(s, pos, nums[k].start, depth)
-            if depth <= 0:
-                break
+        if depth > 0:
+            depth = depth_at(s, pos, nums[k].start, depth)
+        if depth <= 0 and nums[k].approximate:
+            depth = opened(s, nums[k].start - _WINDOW, nums[k].start, mark=True)
+        elif depth > 0:
             nums[k].approximate = True
-            pos = nums[k].start
-            k += 1
+        pos, k = nums[k].start, k + 1
     for n in nums:
         if n.approximate and n.integer and not n.printed.startswith("≈"):
             n.printed = "≈" + n.printed
-
-
-def _open_after_mark(s: str, start: int) -> int:
-    """How many brackets (or a matrix environment) open between the ≈ mark and ``start``."""
-    tail = s[max(0, start - _WINDOW):start]
-    m = _APPROX.search(tail)
-    if not m:
-        return 0
-    t = tail[m.start():]
-    return t.count("[") + t.count("(") + t.count("\\begin{")
-
-
-def _depth(s: str, a: int, b: int, depth: int) -> int:
-    """The bracket depth at ``s[b]``, ``depth`` at ``s[a]`` (0 as soon as it closes)."""
-    k = a
-    while k < b and depth > 0:
-        if s.startswith("\\begin{", k):
-            depth += 1
-        elif s.startswith("\\end{", k):
-            depth -= 1
-        elif s[k] in "[(":
-            depth += 1
-        elif s[k] in "])":
-            depth -= 1
-        k += 1
-    return depth
 
 
 def number_at(line: Line, s: str, a: int, b: int) -> Number | None:
