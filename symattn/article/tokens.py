@@ -19,6 +19,7 @@ of a line, ``Step 4``, ``第5章``).
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -59,6 +60,8 @@ _POWER = re.compile(r"\s*(?:\^|\*\*)\s*(?:[{(]\s*([-+]?\d+)\s*[})]|([-+]?\d+))|(
 _FRACTION = re.compile(r"(?P<sign>[-+]\s*)?(?:\\[dtc]?frac\s*(?:\{\s*(?P<n>\d+)\s*\}\s*\{\s*(?P<d>\d+)\s*\}"
                        r"|(?P<n1>\d)(?P<d1>\d))|(?<![\w./\\])(?P<n2>\d+)/(?P<d2>\d+)(?![\w/])(?!\.\d))")
 _WINDOW = 80                     # how far back the words that mark a number are looked for
+_BEFORE = 400                    # how far back a number's sub- or superscript brace is looked for
+_SPACES = re.compile(r"\s*")
 _ENV_OPEN = re.compile(r"\\begin\{[A-Za-z*]+\}(\{[^}]*\})?$")
 _SIGN_AFTER = set("([{,=&|:;<>~≈≒\\ \t/*×·÷+") | {"", "\n"}
 _LIST_MARK = re.compile(r"\s*(?:[-*+]\s+)?\d+[.)]\s")
@@ -100,9 +103,9 @@ def numbers_in(line: Line) -> list[Number]:
     """The numbers printed on one line, left to right."""
     s = fold(line.text)
     glued = _glued(s)
-    quiet = line.quiet
+    quiet = _merged(line.quiet)
     fractions, taken = _fractions(line, s)
-    skip = list(glued or ()) + taken + list(quiet)
+    skip = _merged(list(glued or ()) + taken + list(line.quiet))
     out = [n for n in fractions if not _inside(n.start, quiet)]
     end = 0
     for m in _NUMBER.finditer(s):
@@ -140,7 +143,22 @@ def numbers_in(line: Line) -> list[Number]:
 
 
 def _inside(k: int, spans) -> bool:
-    return any(a <= k < b for a, b in spans)
+    """Is ``k`` inside one of ``spans`` (merged by :func:`_merged`)?"""
+    starts, ends = spans
+    i = bisect.bisect_right(starts, k) - 1
+    return i >= 0 and k < ends[i]
+
+
+def _merged(spans) -> tuple[list, list]:
+    """Spans as sorted disjoint (starts, ends), for :func:`_inside`."""
+    starts, ends = [], []
+    for a, b in sorted(spans):
+        if ends and a <= ends[-1]:
+            ends[-1] = max(ends[-1], b)
+        else:
+            starts.append(a)
+            ends.append(b)
+    return starts, ends
 
 
 def _fractions(line: Line, s: str) -> tuple[list, list]:
@@ -150,13 +168,14 @@ def _fractions(line: Line, s: str) -> tuple[list, list]:
     out, spans = [], []
     for m in _FRACTION.finditer(s):
         start, sign = m.start(), (m.group("sign") or "").strip()
-        if sign and start > 0 and s[start - 1] not in _SIGN_AFTER and not _ENV_OPEN.search(s, 0, start):
+        if sign and start > 0 and s[start - 1] not in _SIGN_AFTER and \
+                not _ENV_OPEN.search(s, max(0, start - _BEFORE), start):
             start, sign = start + len(m.group("sign")), ""        # 3-1/2: a subtraction
         spans.append((start, m.end()))
         num = m.group("n") or m.group("n1") or m.group("n2")
         den = m.group("d") or m.group("d1") or m.group("d2")
         before = s[max(0, start - _WINDOW):start]
-        exponent = _in_exponent(s[:start])
+        exponent = _in_exponent(s[max(0, start - _BEFORE):start])
         if int(den) == 0 or exponent is None or (m.group("n2") and _HEADING.search(before[-12:])):
             continue
         printed = f"{'-' if sign == '-' else ''}{int(num)}/{int(den)}"
@@ -215,12 +234,12 @@ def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | No
     start = m.start()
     sign = m.group("sign") or ""
     if sign and not glued and s[start - 1:start].strip() not in _SIGN_AFTER and start > 0 \
-            and s[start - 1] not in _SIGN_AFTER and not _ENV_OPEN.search(s, 0, start):
+            and s[start - 1] not in _SIGN_AFTER and not _ENV_OPEN.search(s, max(0, start - _BEFORE), start):
         start += 1                              # 3-4: a subtraction, not a sign
         sign = ""
-    before = s[:start]
+    before = s[max(0, start - _BEFORE):start]         # a window: linear in the line's length
     exponent = _in_exponent(before)
-    if exponent is None or _is_label(before, m, s):
+    if exponent is None or _is_label(before, m, s, start <= _SPACES.match(s).end()):
         return None
     digits = m.group("digits")
     e = m.group("e") or ""
@@ -267,12 +286,12 @@ def _e_base(base: str) -> bool | None:
     return True if base.endswith("e") or base.endswith("\\exp") else None
 
 
-def _is_label(before: str, m: re.Match, s: str) -> bool:
+def _is_label(before: str, m: re.Match, s: str, first: bool) -> bool:
     """A list marker, or the number of a step, section or figure: not a claim."""
     digits = m.group("digits")
     if m.group("e") or m.group("e2") or m.group("e3") or m.group("sup") or m.group("pct"):
         return False
-    if not before.strip() and (digits.endswith(".") or s[m.end():m.end() + 1] == ")") \
+    if first and (digits.endswith(".") or s[m.end():m.end() + 1] == ")") \
             and s[m.end():m.end() + 1] in (" ", ")", ""):
         return True
     if before.rstrip().endswith(("§", "Section", "section", "Sec.", "Eq.", "Fig.")):
