@@ -3,8 +3,10 @@
 The stdlib :class:`html.parser.HTMLParser` gives the source position of every piece of text
 (``getpos``); each character of a Line keeps its 1-based source column in ``columns`` (an
 entity's decoded character points at its ``&``). ``<script>``, ``<style>``, ``<head>``,
-``<template>`` and comments are skipped. Text inside ``<pre>``/``<code>`` is ``code``
-(``output`` when it is a ``tensor(``/``array(``/``[[`` printout), inside ``<table>`` it is
+``<template>`` and comments are skipped. Text inside ``<pre>`` is ``code`` (``output`` when
+it is a ``tensor(``/``array(``/``[[`` printout); an inline ``<code>`` is part of its
+paragraph's text. ``<sup>``/``<sub>`` are kept as ``^{…}``/``_{…}`` (each mark at its tag's
+column), so ``2.56&times;10<sup>−4</sup>`` reads as ``2.56×10^{−4}``. Inside ``<table>`` it is
 ``table`` with the cells of a row on one source line joined by `` | `` (so the tokenizer sees
 a table row), everything else ``text``. A block tag (``<p>``, ``<br>``, ``<li>``, ``<tr>``
 …) between two pieces of text on one line starts a new Line with the same number. MathJax/KaTeX source
@@ -17,10 +19,13 @@ import html
 import re
 from html.parser import HTMLParser
 
+from .nesting import mark as nest
+from .quiet import mark
 from .source import Line
 
 _SKIP = {"script", "style", "head", "template", "noscript", "svg"}
-_CODE = {"pre", "code", "samp", "kbd"}
+_CODE = {"pre"}                        # <code>, <samp>, <kbd> in a paragraph are its text
+_SCRIPT = {"sup": "^{", "sub": "_{"}    # 10<sup>−4</sup> reads as 10^{−4}, d<sub>k</sub> as d_{k}
 _CELL = {"td", "th"}
 _BLOCK = {"p", "br", "div", "li", "ul", "ol", "tr", "table", "h1", "h2", "h3", "h4", "h5",
           "h6", "section", "article", "blockquote", "dd", "dt", "hr", "caption", "figure",
@@ -71,6 +76,8 @@ class _Reader(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self._tag(tag, +1)
+        if tag in _SCRIPT:
+            self._put(_SCRIPT[tag], *self.getpos(), fixed=True)
         if tag in _CELL:
             self.cell_in_row += 1
             if self.cell_in_row > 1:
@@ -86,6 +93,8 @@ class _Reader(HTMLParser):
             self._break()
 
     def handle_endtag(self, tag):
+        if tag in _SCRIPT:
+            self._put("}", *self.getpos(), fixed=True)
         self._tag(tag, -1)
         if tag in _BLOCK:
             self._break()
@@ -125,7 +134,7 @@ def read(text: str, path: str = "") -> list[Line]:
             if kind == "code" and _PRINTOUT.match(s):
                 kind = "output"
             out.append(Line(number, s, kind, tuple(c for _, c, _ in run)))
-    return out
+    return nest(mark(out))
 
 
 def _runs(chars: list) -> list[list]:

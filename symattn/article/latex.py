@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from .nesting import mark as nest
+from .quiet import mark
 from .source import Line
 
 MATH_ENVS = {
@@ -75,4 +77,5 @@ def read(text: str, path: str = "") -> list[Line]:
     """The lines of a LaTeX file, comments blanked; ``math`` inside displayed math."""
     lines = [blank_comment(s) for s in source_lines(text)]
     flags = math_flags(lines)
-    return [Line(k, s, "math" if f else "text") for k, (s, f) in enumerate(zip(lines, flags), start=1)]
+    return nest(mark([Line(k, s, "math" if f else "text")
+                      for k, (s, f) in enumerate(zip(lines, flags), start=1)]))

@@ -4,23 +4,32 @@ markdown-it-py (with the dollarmath plugin and tables) only classifies line rang
 of every line is the source line itself (``columns`` is None), so ``$``, ``|``, ``\\\\`` and
 ``&`` reach the tokenizer as written. Kinds: fenced and indented code blocks are ``code``, or
 ``output`` when they print a result (a ``tensor(``/``array(``/``[[`` printout, an ``output``
-or ``text`` fence, or a block right after an ``Out[n]:``/``Output:``/``出力`` line); tables
+or ``text`` fence, or a block right after an ``Out[n]:``/``Output:``/``出力`` line), with ``**bold**`` marks
+read as spaces; a printout written as comments in code (``# tensor([[…``) is ``output``
+(:func:`comment_printouts`); tables
 are ``table``; ``$$ … $$`` blocks and ``\\begin{aligned}``/bmatrix/pmatrix blocks are
 ``math``; the rest is ``text``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 
 from .latex import math_flags, source_lines
+from .nesting import mark as nest
+from .quiet import mark
 from .source import Line
 
 _PRINTOUT = re.compile(r"\s*(?:tensor\(|array\(|\[\s*\[|Out\s*\[\s*\d*\s*\]\s*:)")
+_COMMENT_PRINTOUT = re.compile(r"\s*(?:tensor\(|array\(|\[\s*\[|\[\s*[-+]?\.?\d)")
 _OUTPUT_INFO = {"output", "text", "console", "out", "stdout", "result", "plaintext"}
 _OUTPUT_MARK = re.compile(r"\s*(?:\*\*|_)?(?:Out\s*\[\s*\d*\s*\]\s*:?|Output\s*:?|出力\s*[:：]?)"
                           r"(?:\*\*|_)?\s*$", re.I)
+
+# **…**: opened after a space or the line's start, closed before a space or the line's end
+_BOLD = re.compile(r"(?<![\w)\]*])\*\*(?=[^\s*])([^*]*?[^\s*])\*\*(?![\w(*])")
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,10 +77,45 @@ def _is_output(tok, lines: list[str], first: int) -> bool:
 
 def read_lines(lines: list[str], number=lambda k: k + 1, where=lambda k: "") -> list[Line]:
     """Lines of Markdown source; ``number(k)``/``where(k)`` place the k-th (0-based) line
-    (a notebook's markdown cell places its lines its own way)."""
-    return [Line(number(k), s, kind, None, where(k)) for k, (s, kind) in enumerate(zip(lines, kinds(lines)))]
+    (a notebook's markdown cell places its lines its own way). In a code block, bold marks
+    around words (``**Total:** 40.04``) are the author's emphasis, not a power: they are
+    read as spaces (columns stay those of the source)."""
+    return comment_printouts([Line(number(k), unbold(s) if kind in ("code", "output") else s, kind,
+                                   None, where(k)) for k, (s, kind) in enumerate(zip(lines, kinds(lines)))])
+
+
+def comment_printouts(lines: list[Line]) -> list[Line]:
+    """Printouts written as comments in code (``# tensor([[0.06, 0.47],`` and the comment
+    lines that continue it until its brackets close) are ``output``: the ``#`` marks and a
+    trailing ``# Output 1`` are read as spaces, so the printout is read as printed."""
+    out, depth, prev = [], 0, None
+    for line in lines:
+        if prev is None or line.kind != "code" or line.number != prev.number + 1:
+            depth = 0
+        prev = line
+        lead = len(line.text) - len(line.text.lstrip())
+        body = line.text[lead + 1:]
+        if line.kind != "code" or not line.text.startswith("#", lead) or not (
+                depth > 0 or _COMMENT_PRINTOUT.match(body)):
+            depth = 0
+            out.append(line)
+            continue
+        cut = body.find("#")
+        cut = len(body) if cut < 0 else cut
+        depth += sum(body.count(c, 0, cut) for c in "([") - sum(body.count(c, 0, cut) for c in ")]")
+        text = line.text[:lead] + " " + body[:cut] + " " * (len(body) - cut)
+        out.append(dataclasses.replace(line, text=text, kind="output"))
+    return out
+
+
+def unbold(line: str) -> str:
+    """``line`` with its ``**emphasis**`` marks as spaces; ``x**2``, ``2 ** 3`` and
+    ``f(**kw)`` are left alone."""
+    if "**" not in line:
+        return line
+    return _BOLD.sub(lambda m: "  " + m.group(1) + "  ", line)
 
 
 def read(text: str, path: str = "") -> list[Line]:
     """The lines of a Markdown file, numbered from 1."""
-    return read_lines(source_lines(text))
+    return nest(mark(read_lines(source_lines(text))))

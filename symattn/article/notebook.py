@@ -3,8 +3,9 @@
 Cells are counted from 1 over all cells, as Jupyter shows them. Markdown cells read like a
 Markdown file (:mod:`symattn.article.markdown`); code-cell sources are ``code``; outputs
 (``stream`` text and the ``text/plain`` of ``execute_result``/``display_data``: PyTorch
-``tensor(...)``, NumPy ``array(...)``, lists, ``print`` lines) are ``output``; raw cells are
-``text``. Error tracebacks are not read.
+``tensor(...)``, NumPy ``array(...)``, lists, ``print`` lines) are ``output``, and so is a
+printout written as comments in a code cell (``# tensor([[…``); raw cells are ``text``.
+Error tracebacks are not read.
 
 A Line's ``number`` (a record's ``line``) is a stable integer: with ``S = 1000``,
 
@@ -26,6 +27,8 @@ from ..errors import SpecError
 from ..numbers import shown
 from . import markdown
 from .latex import source_lines
+from .nesting import mark as nest
+from .quiet import mark
 from .source import Line
 
 
@@ -100,9 +103,10 @@ def read(text: str, path: str = "") -> list[Line]:
             out += markdown.read_lines(src, lambda k, b=base: b + k + 1,
                                        lambda k, c=c: f"cell {c}, line {k + 1}")
         else:
-            out += [Line(base + j, s, "code" if kind == "code" else "text", None, f"cell {c}, line {j}")
-                    for j, s in enumerate(src, start=1)]
+            out += markdown.comment_printouts([
+                Line(base + j, s, "code" if kind == "code" else "text", None, f"cell {c}, line {j}")
+                for j, s in enumerate(src, start=1)])
         if kind == "code":
             out += [Line(base + scale // 2 + k, s, "output", None, f"cell {c}, output, line {k}")
                     for k, s in enumerate(_output_lines(cell), start=1)]
-    return out
+    return nest(mark(out))

@@ -20,12 +20,17 @@ class Line:
     decoded). ``columns[k]`` is the 1-based source column of ``text[k]``; ``None`` means
     ``text`` is the source line itself (column = k + 1). ``kind`` is one of ``text``,
     ``math``, ``code``, ``table``, ``output`` (a notebook's or a console's printed output).
+    ``quiet`` holds (start, end) spans of ``text`` whose numbers print nothing of the
+    computation (TikZ coordinates, plotting calls: :mod:`symattn.article.quiet`).
     """
     number: int
     text: str
     kind: str = "text"
     columns: tuple | None = None
     where: str = ""
+    quiet: tuple = ()
+    nest: tuple = ()              # brackets open at the line's start (symattn.article.nesting)
+    approx: int = 0               # a block written after ≈ open at its start (the same module)
 
     def column(self, k: int) -> int:
         """The 1-based source column of ``text[k]``."""

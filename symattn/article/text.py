@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 from .latex import math_flags, source_lines
+from .nesting import mark as nest
+from .quiet import mark
 from .source import Line
 
 # a printout starts with tensor(/array( or an IPython Out[n]: prompt
@@ -38,5 +40,5 @@ def read(text: str, path: str = "") -> list[Line]:
     """Every line of ``text`` at its line number (1-based)."""
     lines = source_lines(text)
     maths, outputs = math_flags(lines), output_flags(lines)
-    return [Line(k, s, "output" if o else "math" if m else "text")
-            for k, (s, m, o) in enumerate(zip(lines, maths, outputs), start=1)]
+    return nest(mark([Line(k, s, "output" if o else "math" if m else "text")
+                      for k, (s, m, o) in enumerate(zip(lines, maths, outputs), start=1)]))

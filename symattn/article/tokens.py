@@ -1,7 +1,9 @@
 """The numbers an article prints, as it prints them, each at its line and column.
 
 Reads decimals and integers, a Unicode or full-width minus, full-width digits, ``%``/``％``/
-``\\%``, scientific notation (``6.3379e-02``, ``1.2 \\times 10^{-3}``), thousands separators
+``\\%``, scientific notation (``6.3379e-02``, ``1.2 \\times 10^{-3}``, ``2.56·10⁻⁴``,
+``2.56 x 10^-4``, ``10^{-5}`` alone), fractions of whole numbers (``\\frac{1}{3}``,
+``\\tfrac12``, ``1/3``: printed ``1/3``, exactly that rational), thousands separators
 (``357,911``), the torch/NumPy print forms (``1.``, ``-0.``, ``1.0000e+00``) and a number
 in the exponent of ``e`` (``e^{0.8188}``). Not numbers of the computation, and skipped:
 digits inside a word or an identifier (``W_1``, ``x2``, ``#245b97``), subscripts and
@@ -11,14 +13,18 @@ of a line, ``Step 4``, ``第5章``).
 >>> line = Line(7, "softmax = [0.1688, 0.2472] ≈ −1.2e-3 and e^{0.8188}")
 >>> [(n.printed, n.column, n.exponent) for n in numbers_in(line)]
 [('0.1688', 12, False), ('0.2472', 20, False), ('-1.2e-3', 30, False), ('0.8188', 45, True)]
+>>> [(n.printed, n.value) for n in numbers_in(Line(1, "w = \\\\tfrac{1}{3}, lr = 2.56·10⁻⁴, ≈ [1, 0]"))]
+[('1/3', Fraction(1, 3)), ('2.56e-4', Fraction(4, 15625)), ('≈1', Fraction(1, 1)), ('≈0', Fraction(0, 1))]
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .nesting import APPROX as _APPROX, depth_at, indices, opened
 from .source import Line
 from ..errors import LimitError, SymattnError
 from ..numbers import parse_exact
@@ -26,27 +32,36 @@ from ..numbers import parse_exact
 # One character for one: columns survive the normalisation.
 _FOLD = str.maketrans({**{chr(0xFF10 + k): str(k) for k in range(10)},
                        "−": "-", "－": "-", "＋": "+", "．": ".", "，": ",", "％": "%",
-                       "\u2009": " ", "\u00a0": " ", "\u3000": " "})
+                       "\u2009": " ", "\u00a0": " ", "\u3000": " ", "\u202f": " "})
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+_SUP = "[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+"
 
 _NUMBER = re.compile(r"""
     (?<![A-Za-z_\d.\#])                    # not inside a word, an identifier or a colour
     (?P<sign>[-+])?
     (?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]) | \d+\.\d+(?!\.\d) | \d+\.(?![\d.]) | \.\d+(?!\.\d) | \d+)
     (?: (?P<e>[eE][-+]?\d+)
-      | \s*(?:\\times|\\cdot|×|·)\s*10\s*\^\s*(?:\{\s*(?P<e2>[-+]?\d+)\s*\}|(?P<e3>[-+]?\d)) )?
+      | \s*(?:\\times|\\cdot|×|·|⋅|[xX*])\s*10
+        (?: \s*(?:\^|\*\*)\s*(?:[{(]\s*(?P<e2>[-+]?\d+)\s*[})]|(?P<e3>[-+]?\d+)) | (?P<sup>[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+) ) )?
     (?P<pct>\s*(?:\\%|%))?
     (?![A-Za-z_\d])
 """, re.X)
 
 _BARE = re.compile(_NUMBER.pattern.split("\n", 2)[2], re.X)     # no look-behind: glued values
-_NEG_INF = re.compile(r"-\s*(?:∞|\\infty)")
+_NEG_INF = re.compile(r"(?<![\w.])-\s*(?:∞|\\infty(?![A-Za-z]))")
+_NEG_INF_PRINTED = re.compile(r"(?<![\w.])-\s*(?:∞|\\infty|inf)(?![A-Za-z])")   # torch's -inf
 _GLUED_FIRST = re.compile(r"([^\W\d_]{1,12})1(?=-?\d)")
 _GLUED_VALUE = re.compile(r"-?\d+(?:\.\d+)?(?![\d.])")
 _COMMAND_GLUED = re.compile(r"\\(?:approx|times|cdot|div|to|quad|qquad|leq|geq|le|ge|simeq|"
                             r"fallingdotseq|mp|pm)(?=[-+]?\.?\d)")
 _WORD_PERCENT = re.compile(r"(?<=[A-Za-z.])(\d+\.\d+\s*%)")
-_APPROX = re.compile(r"(?:≈|≒|~|\\approx|\\simeq|約|およそ|ほぼ|\babout|\bapprox\.?|\broughly)"
-                     r"(?:\s|\$|\\left|\\begin\{[bpv]?matrix\}|[\[(])*$", re.I)
+_POWER = re.compile(r"\s*(?:\^|\*\*)\s*(?:[{(]\s*([-+]?\d+)\s*[})]|([-+]?\d+))|(" + _SUP + ")")
+# \frac{1}{3}, \tfrac12, 1/3: one exact rational, not a numerator and a denominator
+_FRACTION = re.compile(r"(?P<sign>[-+]\s*)?(?:\\[dtc]?frac\s*(?:\{\s*(?P<n>\d+)\s*\}\s*\{\s*(?P<d>\d+)\s*\}"
+                       r"|(?P<n1>\d)(?P<d1>\d))|(?<![\w./\\])(?P<n2>\d+)/(?P<d2>\d+)(?![\w/])(?!\.\d))")
+_WINDOW = 80                     # how far back the words that mark a number are looked for
+_BEFORE = 400                    # how far back a number's sub- or superscript brace is looked for
+_SPACES = re.compile(r"\s*")
 _ENV_OPEN = re.compile(r"\\begin\{[A-Za-z*]+\}(\{[^}]*\})?$")
 _SIGN_AFTER = set("([{,=&|:;<>~≈≒\\ \t/*×·÷+") | {"", "\n"}
 _LIST_MARK = re.compile(r"\s*(?:[-*+]\s+)?\d+[.)]\s")
@@ -67,12 +82,14 @@ class Number:
     end: int
     kind: str
     exponent: bool = False          # the exponent of e: prints an operand
-    integer: bool = False
+    integer: bool = False           # no decimals (a whole number or a fraction): its value, exactly
     neg_inf: bool = False           # −∞: a masked score
     role: str = "text"              # what the words around it make it (groups._role)
     cell: bool = False              # a cell of a table flattened into one line of text
-    approximate: bool = False       # written after ≈, 約, about: not the exact value itself
+    approximate: bool = False       # written after ≈, 約, about (or in a block after one)
+    fraction: bool = False          # \\frac{1}{3}, 1/3: exactly this rational (``integer`` too)
     line_text: str = ""             # the reader's line it stands in (start/end index it)
+    index: tuple = ()               # its place in a bracket list: (block, row, column) in 3-D
     approx: float | None = None     # the matcher's float of the value (memo)
     half: float | None = None       # the matcher's half unit of the last place (memo)
 
@@ -86,13 +103,18 @@ def numbers_in(line: Line) -> list[Number]:
     """The numbers printed on one line, left to right."""
     s = fold(line.text)
     glued = _glued(s)
-    out = []
+    quiet = _merged(line.quiet)
+    fractions, taken = _fractions(line, s)
+    skip = _merged(list(glued or ()) + taken + list(line.quiet))
+    out = [n for n in fractions if not _inside(n.start, quiet)]
+    end = 0
     for m in _NUMBER.finditer(s):
-        if glued is not None and any(a <= m.start() < b for a, b in glued):
-            continue
+        if m.start() < end or _inside(m.start(), skip):
+            continue                               # the -5 of 10^-5, read with its 10
         n = _number(line, s, m)
         if n is not None:
             out.append(n)
+            end = n.end
     for a, b in glued or ():
         m = _BARE.fullmatch(s, a, b)
         n = _number(line, s, m, glued=True) if m else None
@@ -108,11 +130,81 @@ def numbers_in(line: Line) -> list[Number]:
         n = _number(line, s, _BARE.match(s, m.start(1)), glued=True)
         if n is not None and not any(o.start <= n.start < o.end for o in out):
             out.append(n)
-    for m in _NEG_INF.finditer(s):
+    for m in (_NEG_INF_PRINTED if line.kind in ("output", "code") else _NEG_INF).finditer(s):
         out.append(Number(line.text[m.start():m.end()], "-∞", Fraction(0), line.number,
                           line.column(m.start()), m.start(), m.end(), line.kind, neg_inf=True,
                           line_text=line.text))
-    return sorted(out, key=lambda n: n.start)
+    out = sorted((n for n in out if not _inside(n.start, quiet)), key=lambda n: n.start)
+    _approximate_blocks(s, out, line.approx)
+    if line.nest or "[" in s:
+        for n, index in zip(out, indices(s, line.nest, [n.start for n in out])[0]):
+            n.index = index
+    return out
+
+
+def _inside(k: int, spans) -> bool:
+    """Is ``k`` inside one of ``spans`` (merged by :func:`_merged`)?"""
+    starts, ends = spans
+    i = bisect.bisect_right(starts, k) - 1
+    return i >= 0 and k < ends[i]
+
+
+def _merged(spans) -> tuple[list, list]:
+    """Spans as sorted disjoint (starts, ends), for :func:`_inside`."""
+    starts, ends = [], []
+    for a, b in sorted(spans):
+        if ends and a <= ends[-1]:
+            ends[-1] = max(ends[-1], b)
+        else:
+            starts.append(a)
+            ends.append(b)
+    return starts, ends
+
+
+def _fractions(line: Line, s: str) -> tuple[list, list]:
+    """The fractions of a line (``\\frac{1}{3}``, ``\\tfrac12``, ``2/3``; whole numbers
+    over whole numbers) as Numbers printed ``1/3``, and the spans they cover (labels such
+    as ``Step 1/3`` and fractions in a sub- or superscript cover theirs too)."""
+    out, spans = [], []
+    for m in _FRACTION.finditer(s):
+        start, sign = m.start(), (m.group("sign") or "").strip()
+        if sign and start > 0 and s[start - 1] not in _SIGN_AFTER and \
+                not _ENV_OPEN.search(s, max(0, start - _BEFORE), start):
+            start, sign = start + len(m.group("sign")), ""        # 3-1/2: a subtraction
+        spans.append((start, m.end()))
+        num = m.group("n") or m.group("n1") or m.group("n2")
+        den = m.group("d") or m.group("d1") or m.group("d2")
+        before = s[max(0, start - _WINDOW):start]
+        exponent = _in_exponent(s[max(0, start - _BEFORE):start])
+        if int(den) == 0 or exponent is None or (m.group("n2") and _HEADING.search(before[-12:])):
+            continue
+        printed = f"{'-' if sign == '-' else ''}{int(num)}/{int(den)}"
+        out.append(Number(line.text[start:m.end()].strip(), printed, parse_exact(printed),
+                          line.number, line.column(start), start, m.end(), line.kind, exponent,
+                          integer=True, fraction=True, approximate=bool(_APPROX.search(before)),
+                          line_text=line.text))
+    return out, spans
+
+
+def _approximate_blocks(s: str, nums: list, carried: int) -> None:
+    """``≈ [1, 0]``: the mark before a bracket makes every number inside it approximate
+    (``carried``: a block opened after a mark on a line above, :mod:`.nesting`); an
+    approximate whole number is printed ``≈1`` so that its claim is read as rounded, not
+    as exactly 1."""
+    k, depth, pos = 0, carried, 0
+    if carried < 0 and nums:                    # the mark ended the line above
+        depth, pos = opened(s, 0, nums[0].start), nums[0].start
+    while k < len(nums):
+        if depth > 0:
+            depth = depth_at(s, pos, nums[k].start, depth)
+        if depth <= 0 and nums[k].approximate:
+            depth = opened(s, nums[k].start - _WINDOW, nums[k].start, mark=True)
+        elif depth > 0:
+            nums[k].approximate = True
+        pos, k = nums[k].start, k + 1
+    for n in nums:
+        if n.approximate and n.integer and not n.printed.startswith("≈"):
+            n.printed = "≈" + n.printed
 
 
 def number_at(line: Line, s: str, a: int, b: int) -> Number | None:
@@ -142,16 +234,22 @@ def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | No
     start = m.start()
     sign = m.group("sign") or ""
     if sign and not glued and s[start - 1:start].strip() not in _SIGN_AFTER and start > 0 \
-            and s[start - 1] not in _SIGN_AFTER and not _ENV_OPEN.search(s, 0, start):
+            and s[start - 1] not in _SIGN_AFTER and not _ENV_OPEN.search(s, max(0, start - _BEFORE), start):
         start += 1                              # 3-4: a subtraction, not a sign
         sign = ""
-    before = s[:start]
+    before = s[max(0, start - _BEFORE):start]         # a window: linear in the line's length
     exponent = _in_exponent(before)
-    if exponent is None or _is_label(before, m, s):
+    if exponent is None or _is_label(before, m, s, start <= _SPACES.match(s).end()):
         return None
     digits = m.group("digits")
     e = m.group("e") or ""
-    e2 = m.group("e2") or m.group("e3")
+    e2 = m.group("e2") or m.group("e3") or (m.group("sup") or "").translate(_SUPERSCRIPT) or None
+    end = m.end()
+    if e2 is None and digits == "10" and not m.group("pct"):
+        power = _POWER.match(s, end)            # 10^{-5}, 10⁻⁵: the power itself, 1e-5
+        if power and not s[power.end():power.end() + 1].isalnum():
+            digits, end = "1", power.end()
+            e2 = (power.group(1) or power.group(2) or power.group(3).translate(_SUPERSCRIPT))
     if e2 is not None:
         e = f"e{e2}"
     pct = "%" if m.group("pct") else ""
@@ -164,10 +262,10 @@ def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | No
         raise
     except SymattnError:                        # an exponent past the limits: not a claim
         return None
-    return Number(line.text[start:m.end()].strip(), printed, value, line.number,
-                  line.column(start), start, m.end(), line.kind, exponent,
+    return Number(line.text[start:end].strip(), printed, value, line.number,
+                  line.column(start), start, end, line.kind, exponent,
                   integer="." not in digits and not e and not pct,
-                  approximate=bool(_APPROX.search(before)), line_text=line.text)
+                  approximate=bool(_APPROX.search(before[-_WINDOW:])), line_text=line.text)
 
 
 def _in_exponent(before: str) -> bool | None:
@@ -188,12 +286,12 @@ def _e_base(base: str) -> bool | None:
     return True if base.endswith("e") or base.endswith("\\exp") else None
 
 
-def _is_label(before: str, m: re.Match, s: str) -> bool:
+def _is_label(before: str, m: re.Match, s: str, first: bool) -> bool:
     """A list marker, or the number of a step, section or figure: not a claim."""
     digits = m.group("digits")
-    if m.group("e") or m.group("e2") or m.group("e3") or m.group("pct"):
+    if m.group("e") or m.group("e2") or m.group("e3") or m.group("sup") or m.group("pct"):
         return False
-    if not before.strip() and (digits.endswith(".") or s[m.end():m.end() + 1] == ")") \
+    if first and (digits.endswith(".") or s[m.end():m.end() + 1] == ")") \
             and s[m.end():m.end() + 1] in (" ", ")", ""):
         return True
     if before.rstrip().endswith(("§", "Section", "section", "Sec.", "Eq.", "Fig.")):

@@ -136,7 +136,8 @@ def resolve(spec: Spec, claim: Claim) -> list[Entry]:
 def precision(spec: Spec, entries: list[Entry]) -> None:
     """The precision as printed, for entries a spec does not state one for: a whole number
     printed beside numbers with decimals (same step, row and article line) is judged at
-    their decimals; a weight or probability printed ``0`` or ``1`` claims exactly 0 or 1."""
+    their decimals; a weight or probability printed ``0`` or ``1`` claims exactly 0 or 1
+    (unless printed after ``≈``). A fraction (``1/3``) always claims exactly its value."""
     places: dict = {}
     for e in entries:
         if e.number.point and e.number.digits is None and e.number.value is not NEG_INF:
@@ -149,8 +150,8 @@ def precision(spec: Spec, entries: list[Entry]) -> None:
         e.decimals = max(e.decimals, places.get((e.claim.step, e.claim.line, e.i), 0))
         if e.claim.step not in prob:
             prob[e.claim.step] = is_probability(spec, e.claim.step)
-        if prob[e.claim.step] and e.number.value in (0, 1):
-            e.exact = True
+        if prob[e.claim.step] and e.number.value in (0, 1) and not e.number.approximate:
+            e.exact = True                     # ≈ [1, 0] says rounded: at its 0 decimals
 
 
 def _at_text(at) -> str:
@@ -316,6 +317,8 @@ class Checker:
             return self.ev.ball(t, 64)[e.i][e.j] is NEG_INF
         if e.exact:
             return self.exactly(t, e.i, e.j, e.value)
+        if e.number.fraction:
+            return self.ev.equals(t, e.i, e.j, e.value)
         r = self.expected(t, e, mode)
         if r is None or r.value != e.number.value:
             return False

@@ -23,6 +23,9 @@ from ..tensor import NEG_INF
 MAX_PRINTED = 20_000
 _NUM = re.compile(r"[+-]?(\d+(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?")
 _THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_FRACTION = re.compile(r"[+-]?\d+/\d+")
+_APPROX = ("≈", "~", "≒", "\\approx")
+FRACTION_DECIMALS = 6          # how a fraction's expected value is shown (it is checked exactly)
 
 
 @dataclass(frozen=True)
@@ -34,11 +37,13 @@ class PrintedNumber:
     digits: int | None = None  # significant digits, for scientific notation (1.34e3: 3)
     negative: bool = False     # printed with a minus sign (also -0.0)
     point: bool = False        # printed with a decimal point or exponent (0.0, 1e3), not 0
+    fraction: bool = False     # 1/3: exactly this rational, not a rounding
+    approximate: bool = False  # ≈ 1 (or the block it stands in, ≈ [1, 0]): rounded, not exact
 
     @property
     def integer(self) -> bool:
         """Printed as a whole number without point or exponent (``1``, ``0``, ``-3``)."""
-        return not self.point and not self.percent and self.value is not NEG_INF
+        return not self.point and not self.percent and not self.fraction and self.value is not NEG_INF
 
 
 @dataclass(frozen=True)
@@ -48,13 +53,25 @@ class Printed:
     vector: bool = False
 
 
-def parse_number(text: str) -> PrintedNumber:
+def parse_number(text: str, approximate: bool = False) -> PrintedNumber:
+    """One printed number; ``approximate``: it stands in a block printed after ``≈``."""
     raw = text.strip()
     s = normalize_minus(raw)
-    for mark in ("≈", "~"):                   # "≈ 0.5": a mark in front, never inside a number
-        s = s.removeprefix(mark).strip()
+    for mark in _APPROX:                      # "≈ 0.5": a mark in front, never inside a number
+        if s.startswith(mark):
+            s, approximate = s.removeprefix(mark).strip(), True
     if s in ("-∞", "-inf", "-infinity"):
         return PrintedNumber(raw, NEG_INF, 0)
+    f = _FRACTION.fullmatch(s)
+    if f:                                     # 1/3: the rational itself
+        try:
+            value = parse_exact(s)
+        except LimitError:
+            raise
+        except Exception:
+            raise ParseError(f"'{shown(raw)}' is not a printed number") from None
+        return PrintedNumber(raw, value, FRACTION_DECIMALS, negative=s.startswith("-"),
+                             fraction=True, approximate=approximate)
     percent = s.endswith("%") or s.endswith("％")
     if percent:
         s = s[:-1].strip()
@@ -77,7 +94,8 @@ def parse_number(text: str) -> PrintedNumber:
         mant = (m.group(1).split(".")[0] + frac).lstrip("0")
         digits = max(len(mant), 1)
     return PrintedNumber(raw, value, max(len(frac) - exp, 0), percent, digits,
-                         s.startswith("-"), m.group(1) != m.group(1).split(".")[0] or bool(m.group(4)))
+                         s.startswith("-"), m.group(1) != m.group(1).split(".")[0] or bool(m.group(4)),
+                         approximate=approximate)
 
 
 def _split_top(s: str, seps: str) -> list[str]:
@@ -108,10 +126,12 @@ def parse_printed(text: str) -> Printed:
         raise LimitError(f"printed text of {len(text)} characters is longer than {MAX_PRINTED}",
                          hint="split the claim or raise symattn.claims.printed.MAX_PRINTED on purpose")
     s = text.strip()
-    for prefix in ("≈", "~", "="):
-        s = s.removeprefix(prefix).strip()
+    approx = False
+    for prefix in ("=",) + _APPROX:
+        if s.startswith(prefix):
+            s, approx = s.removeprefix(prefix).strip(), approx or prefix != "="
     if not s.startswith("["):
-        return Printed((parse_number(s),), (1, 1))
+        return Printed((parse_number(s, approx),), (1, 1))
     if not s.endswith("]"):
         raise ParseError(f"'{shown(text)}': a printed vector ends with ']'")
     inner = s[1:-1].strip()
@@ -123,14 +143,14 @@ def parse_printed(text: str) -> Printed:
         for r in rows:
             if not (r.startswith("[") and r.endswith("]")):
                 raise ParseError(f"'{shown(text)}': mixed rows and numbers")
-            parsed.append([parse_number(x) for x in _split_top(r[1:-1], ",")])
+            parsed.append([parse_number(x, approx) for x in _split_top(r[1:-1], ",")])
     elif ";" in inner:
-        parsed = [[parse_number(x) for x in _split_top(r, ",")] for r in _split_top(inner, ";")]
+        parsed = [[parse_number(x, approx) for x in _split_top(r, ",")] for r in _split_top(inner, ";")]
     else:
         parts = _split_top(inner, ",")
         if any("[" in p for p in parts):
             raise ParseError(f"'{shown(text)}': nested brackets inside a vector")
-        return Printed(tuple(parse_number(x) for x in parts), (1, len(parts)), vector=True)
+        return Printed(tuple(parse_number(x, approx) for x in parts), (1, len(parts)), vector=True)
     width = len(parsed[0])
     for i, r in enumerate(parsed):
         if len(r) != width:

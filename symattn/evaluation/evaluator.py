@@ -148,6 +148,28 @@ class Evaluator:
         x = got[1][i][j]
         return x is not NEG_INF and x[0].is_zero()
 
+    def equals(self, t: Tensor, i: int, j: int, q: Fraction) -> bool:
+        """Is entry (i, j) of ``t`` exactly the rational ``q`` (a printed fraction)? Yes
+        needs a proof: the exact value minus ``q`` is 0 for SymPy, or as a rational function
+        of its transcendental parts; no, a ball (at rising precision) that leaves ``q`` out.
+        Neither: a CertificationError (never a guess)."""
+        import sympy
+        for prec in (64, 256, 1024, 4096):
+            x = self.ball(t, prec)[i][j]
+            if x is NEG_INF or not x.is_finite():
+                return False
+            gap = x * q.denominator - q.numerator
+            if not gap.contains(0):
+                return False
+            if gap.is_exact() and gap.is_zero():          # 1/2 and an exact 0.5
+                return True
+            if prec == 64:
+                d = self.exact(t)[i][j] - sympy.Rational(q.numerator, q.denominator)
+                if d == 0 or formal_zero(d):
+                    return True
+        raise CertificationError(f"could not decide whether an entry is exactly {q}",
+                                 hint="print it as a decimal, or check it by hand")
+
     def _rounded_exactly(self, t, i, j, decimals, digits, mode, scale) -> R.Rounded:
         import sympy
         v = self.exact(t)[i][j] * scale
