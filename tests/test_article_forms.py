@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from symattn.article import html, latex, markdown, notebook, text
-from symattn.article.find import _program
+from symattn.article.code import program as _program
 from symattn.article.groups import groups_of
 from symattn.article.source import Line
 from symattn.article.tokens import numbers_in

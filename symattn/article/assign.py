@@ -44,8 +44,13 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
 
 def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbers):
     """The groups the text does not place by their label (those it does are taken, right
-    or wrong: :mod:`symattn.article.by_label`)."""
+    or wrong: :mod:`symattn.article.by_label`; a 3-D printout's blocks by its family)."""
+    family = by_label.families(m, groups, lines)
     for g in groups:
+        if id(g) in family:
+            numbers.update((id(n), n) for n in g.numbers)
+            _take_family(m, *family[id(g)], got, found)
+            continue
         cells = by_label.place(m, g, lines) if g.numbers and not g.readings and \
             g.role not in ("operand", "factor") else None
         if cells is None:
@@ -53,6 +58,19 @@ def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbe
         else:
             numbers.update((id(n), n) for n in g.numbers)
             _take(m, g, cells, got, restated, found)
+
+
+def _take_family(m: Matcher, cells: dict, right: set, got: dict, found: Found):
+    """A block placed by its family: its right numbers are claims, the others tentative
+    (kept if the checker finds them all carried, or a mistake reproduces them)."""
+    unsure = set()
+    for c, n in cells.values():
+        got[id(n)] = c
+        if id(n) not in right:
+            found.pending[(n.line, n.column)] = n
+            unsure.add((n.line, n.column))
+    if unsure:
+        found.rows.append(unsure)
 
 
 def _rows_apart(m: Matcher, groups, lines: dict):
@@ -165,8 +183,7 @@ def _surely_off(m: Matcher, cells: dict) -> bool:
     cells (a float screen before any certified rounding)."""
     allowed, off = max(1, len(cells) // 3), 0
     for c, n in cells.values():
-        x = m.approx[c.name][c.i][c.j]
-        if x is None or abs(x - m.value(n)) > m.half_unit(n) * 1.001 + 1e-12:
+        if m.gap(n, c) > m.half_unit(n) * 1.001 + 1e-12:          # −∞ for −∞ is no gap
             off += 1
             if off > allowed:
                 return True

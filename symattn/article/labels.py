@@ -144,7 +144,9 @@ def resolve(name: Name, spec) -> list[Target]:
             if row is not False:
                 out.append(Target(t_name, row, col, name.transposed, True))
     for t_name in spec.tensors:                     # X for the steps X_toy, X_pe: weaker
-        if t_name.startswith(name.name + "_") and t_name != joined:
+        if joined and t_name.startswith(joined + "_"):      # weighted_values: _key1, _key2
+            out.append(Target(t_name, None, None, name.transposed, False))
+        elif t_name.startswith(name.name + "_") and t_name != joined:
             row, col = _indices(spec.tensors[t_name], name.sub)
             if row is not False:
                 out.append(Target(t_name, row, col, name.transposed, False))

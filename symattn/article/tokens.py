@@ -131,7 +131,8 @@ def numbers_in(line: Line) -> list[Number]:
         if n is not None and not any(o.start <= n.start < o.end for o in out):
             out.append(n)
     for m in (_NEG_INF_PRINTED if line.kind in ("output", "code") else _NEG_INF).finditer(s):
-        out.append(Number(line.text[m.start():m.end()], "-∞", Fraction(0), line.number,
+        printed = "-inf" if "inf" in m.group(0) and "infty" not in m.group(0) else "-∞"   # as printed
+        out.append(Number(line.text[m.start():m.end()], printed, Fraction(0), line.number,
                           line.column(m.start()), m.start(), m.end(), line.kind, neg_inf=True,
                           line_text=line.text))
     out = sorted((n for n in out if not _inside(n.start, quiet)), key=lambda n: n.start)
