@@ -341,3 +341,28 @@ def test_aliases_must_be_names(tmp_path):
     r = subprocess.run([sys.executable, "-m", "symattn", "check", "ex.toml"], capture_output=True,
                        text=True, cwd=tmp_path)
     assert r.returncode == 2 and "aliases" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_blocks_of_a_3d_printout_go_one_to_one_to_the_family_its_label_names(tmp_path):
+    """`parts = …` over a 3-D printout, the spec's steps parts_x (v/2) and parts_y (2v): the
+    first block prints parts_y, the second parts_x (order by values, not by the spec)."""
+    spec = """
+[example]
+id = "parts"
+source = "post.md"
+[inputs]
+v = [[1, 2], [3, 4]]
+[[steps]]
+name = "parts_x"
+expr = "v * 0.5"
+[[steps]]
+name = "parts_y"
+expr = "v * 2"
+"""
+    article = ("```python\nparts = torch.stack([v * 2, v / 2])\nprint(parts)\n```\n```\n"
+               "tensor([[[2.0, 4.0],\n         [6.0, 8.0]],\n\n        [[0.5, 1.0],\n         [1.5, 2.0]]])\n```\n")
+    out = check(tmp_path, spec, article)
+    steps = {(c["line"], c["printed"]): c["step"] for c in out["claims"]}
+    assert {s for (line, _), s in steps.items() if line in (6, 7)} == {"parts_y"}
+    assert {s for (line, _), s in steps.items() if line in (9, 10)} == {"parts_x"}
+    assert all(c["verdict"] == "correct" for c in out["claims"]) and len(out["claims"]) == 8
