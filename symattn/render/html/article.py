@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 from markupsafe import Markup, escape
 
@@ -44,19 +45,27 @@ def _markdown():
     from mdit_py_plugins.dollarmath import dollarmath_plugin
     md = MarkdownIt("commonmark", {"html": False}).enable("table").use(dollarmath_plugin)
     rules = {
-        "link_open": lambda t: Markup('<span class="link" title="{}">').format(t.attrGet("href") or ""),
-        "link_close": lambda t: Markup("</span>"),
-        "image": lambda t: Markup('<span class="image">[image: {}]</span>').format(
+        "link_open": lambda t, env: Markup('<span class="link" title="{}">').format(
+            _unhole(unquote(t.attrGet("href") or ""), env)),
+        "link_close": lambda t, env: Markup("</span>"),
+        "image": lambda t, env: Markup('<span class="image">[image: {}]</span>').format(
             "".join(c.content for c in (t.children or []))),
-        "math_inline": lambda t: Markup('<code class="tex">${}$</code>').format(t.content),
-        "math_inline_double": lambda t: Markup('<code class="tex">$${}$$</code>').format(t.content),
-        "math_block": lambda t: Markup('<pre class="tex">$$\n{}$$</pre>\n').format(t.content),
-        "math_block_label": lambda t: Markup('<pre class="tex">$$\n{}$$ ({})</pre>\n').format(
-            t.content, t.info),
+        "math_inline": lambda t, env: Markup('<code class="tex">${}$</code>').format(t.content),
+        "math_inline_double": lambda t, env: Markup('<code class="tex">$${}$$</code>').format(t.content),
+        "math_block": lambda t, env: Markup('<pre class="tex">$$\n{}\n$$</pre>\n').format(
+            t.content.strip("\n")),
+        "math_block_label": lambda t, env: Markup('<pre class="tex">$$\n{}\n$$ ({})</pre>\n').format(
+            t.content.strip("\n"), t.info),
     }
     for name, fn in rules.items():
-        md.add_render_rule(name, lambda self, tokens, idx, options, env, fn=fn: str(fn(tokens[idx])))
+        md.add_render_rule(name, lambda self, tokens, idx, options, env, fn=fn: str(fn(tokens[idx], env)))
     return md
+
+
+def _unhole(text: str, env: dict) -> str:
+    """``text`` with each placeholder back to the number it stands for."""
+    holes = env.get("holes", {})
+    return _HOLE.sub(lambda m: holes[_hole_number(m.group(1))][0], text)
 
 
 def render_article(k: int, article, items: dict) -> tuple[Markup, list]:
@@ -75,12 +84,15 @@ def article_kind(path: str) -> str:
     return READERS.get(Path(str(path)).suffix.lower(), "text")
 
 
-def source_html(k: int, lines: list, items: dict) -> Markup:
-    """Source lines, numbered, each with its marks (those not found flagged after it)."""
+def source_html(k: int, lines: list, items: dict, first: int | None = None) -> Markup:
+    """Source lines, numbered (from ``first`` when given: a notebook cell's own lines, else
+    by their record line), each with its marks (those not found flagged after it)."""
     m = macros("article.html.j2")
-    return Markup("").join(m.source_line(k, ln.number, marked(ln.text, *place_on(ln, items[ln.number]))
-                                         if ln.number in items else escape(ln.text))
-                           for ln in lines)
+    return Markup("").join(
+        m.source_line(k, ln.number, ln.number if first is None else first + j,
+                      marked(ln.text, *place_on(ln, items[ln.number]))
+                      if ln.number in items else escape(ln.text))
+        for j, ln in enumerate(lines))
 
 
 def markdown_html(lines: list, items: dict) -> tuple[Markup, list]:
@@ -104,7 +116,7 @@ def markdown_html(lines: list, items: dict) -> tuple[Markup, list]:
     for t in tokens:
         if t.map and t.nesting == 1 and t.map[0] < len(lines):
             t.attrSet("data-src-line", str(lines[t.map[0]].number))
-    rendered = md.renderer.render(tokens, md.options, {})
+    rendered = md.renderer.render(tokens, md.options, {"holes": holes})
     return _fill(rendered, holes, loose)
 
 
@@ -145,8 +157,8 @@ def notebook_html(k: int, article, items: dict) -> tuple[Markup, list]:
             html, lost = markdown_html(parts["source"], items)
             loose += lost
         else:
-            html = source_html(k, parts["source"], items)
-        output = source_html(k, parts["output"], items) if parts["output"] else None
+            html = source_html(k, parts["source"], items, 1)
+        output = source_html(k, parts["output"], items, 1) if parts["output"] else None
         out.append(m.cell(c, kind, html, output))
     return Markup("").join(out), loose
 

@@ -62,7 +62,7 @@ pre.tex{white-space:pre-wrap;font-size:12px}
 .filters{display:flex;flex-wrap:wrap;gap:4px 12px;align-items:center;margin:.4em 0}
 .filters label{white-space:nowrap}.shown{color:#555;font-size:.9em}
 button.csv{font:inherit;padding:2px 10px;border:1px solid #1456a0;border-radius:4px;background:#fff;color:#1456a0;cursor:pointer}
-table.numbers{font-size:13px}table.numbers td{white-space:nowrap}table.numbers td.note{white-space:normal;min-width:16em;color:#555}
+table.numbers{font-size:13px}table.numbers td{white-space:nowrap}table.numbers td.c-note{white-space:normal;min-width:16em;color:#555}
 table.numbers th button.sort{font:inherit;font-weight:600;border:0;background:none;padding:0;cursor:pointer;color:inherit}
 table.numbers th[aria-sort=ascending] button.sort::after{content:" ▲"}
 table.numbers th[aria-sort=descending] button.sort::after{content:" ▼"}
@@ -152,7 +152,7 @@ function filter(){
 }
 boxes.forEach(function(b){b.addEventListener('change',filter);});
 function cell(s){
- if(/^[=@\\t\\r]/.test(s)||/^[-+](?![0-9.])/.test(s))s="'"+s;
+ if(/^[=@\\t\\r]/.test(s)||/^[-+](?![0-9.\\u221e]|inf$)/.test(s))s="'"+s;
  return /[",\\r\\n]/.test(s)?'"'+s.replace(/"/g,'""')+'"':s;
 }
 document.getElementById('csv').addEventListener('click',function(){

@@ -91,6 +91,7 @@ class Page:
     def _numbers(self) -> Markup:
         rows = [number_row(r, self.ids[id(r)]) for ex in self.examples for r in ex.records]
         rows += [unmatched_row(u, a.name, self.ids[id(u)]) for a in self.articles for u in a.unmatched]
+        rows.sort(key=lambda r: (str(r["article"]), _int(r["line"]), _int(r["column"])))
         c = {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICTS}
         return macros("numbers.html.j2").table(rows, c, VERDICTS, COLUMNS)
 
@@ -135,11 +136,15 @@ class Page:
 
 
 # The per-number table's columns: (key, heading, sort type); the CSV has the same columns.
-COLUMNS = [("verdict", "verdict", "text"), ("example", "example", "text"),
-           ("article", "article", "text"), ("line", "line", "number"),
-           ("column", "column", "number"), ("step", "step", "text"), ("at", "at", "text"),
-           ("printed", "printed", "text"), ("expected", "expected", "text"),
-           ("exact", "exact", "text"), ("note", "diagnosis or note", "text")]
+COLUMNS = [("line", "line", "number"), ("printed", "printed", "text"),
+           ("expected", "expected", "text"), ("verdict", "verdict", "text"),
+           ("step", "step", "text"), ("at", "at", "text"), ("exact", "exact", "text"),
+           ("note", "diagnosis or note", "text"), ("example", "example", "text"),
+           ("article", "article", "text"), ("column", "column", "number")]
+
+
+def _int(v) -> int:
+    return v if isinstance(v, int) else 0
 
 
 def number_row(r, rid: str) -> dict:
