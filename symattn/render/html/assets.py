@@ -98,7 +98,7 @@ var panel=document.getElementById('panel'),body=document.getElementById('panel-b
 function keepVisible(btn){
  var p=panel.getBoundingClientRect(),b=btn.getBoundingClientRect();
  if(p.top>1){if(b.bottom>p.top-4||b.top<0)window.scrollBy(0,b.top-Math.max(8,(p.top-b.height)/2));}
- else if(b.right>p.left&&b.left<p.right)btn.scrollIntoView({block:'nearest',inline:'nearest'});
+ else if(b.top<48||b.bottom>innerHeight-48||(b.right>p.left&&b.left<p.right))btn.scrollIntoView({block:'center',inline:'nearest'});
 }
 function fill(btn){
  var t=document.getElementById(btn.getAttribute('data-detail'));

@@ -18,11 +18,6 @@ _FOLLOWS = re.compile(r"follows from the wrong number printed at line (\d+)")
 _NUMBER_AT = re.compile(r"[-−+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?%?")
 
 
-def esc(s) -> Markup:
-    """``s`` escaped for HTML text or a quoted attribute (MarkupSafe's escape)."""
-    return escape(str(s))
-
-
 def follows_line(record) -> int | None:
     """The article line of the wrong number this record follows from, if it does: its
     ``root`` ({step, at, line, printed}), ``follows_from`` (lines), or its diagnosis text."""
