@@ -227,6 +227,14 @@ class Comparison:
         return {"summary": self.summary(), "worst": self.worst(worst),
                 "nonfinite": self.nonfinite()}
 
+    def __repr__(self) -> str:
+        return self.text().rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: :func:`symattn.jupyter.comparison_html`."""
+        from .jupyter import comparison_html
+        return comparison_html(self)
+
     def text(self, worst: int = WORST) -> str:
         """The report ``symattn compare`` prints."""
         s = self.summary()

@@ -28,8 +28,8 @@ CURVE_DIGITS = 12          # certified digits per point of a curve (far below a 
 
 
 def _figure(width: float, height: float):
-    from matplotlib.figure import Figure
-    return Figure(figsize=(width, height), layout="constrained")
+    from .figure import ShownFigure          # Jupyter shows it without %matplotlib inline
+    return ShownFigure(figsize=(width, height), layout="constrained")
 
 
 def _style():
