@@ -193,3 +193,47 @@ def test_symattn_does_not_import_ipython():
     p = subprocess.run([sys.executable, "-c", "import sys, symattn; symattn.load_ipython_extension; "
                         "print('IPython' in sys.modules)"], capture_output=True, text=True)
     assert p.stdout.strip() == "False", p.stderr
+
+
+HOSTILE = """
+[example]
+id = "h"
+title = "<script>alert(1)</script>"
+tokens = ["<img src=x onerror=alert(2)>", "b"]
+
+[inputs]
+X = { value = [[1, 0], [0, 1]], rows = "tokens" }
+
+[[steps]]
+name = "A"
+expr = "softmax(X @ X.T)"
+
+[[claims]]
+step = "A"
+at = "<img src=x onerror=alert(2)>"
+printed = "[0.7311, 0.2690]"
+line = 1
+"""
+
+
+def test_the_cell_display_escapes_labels():
+    from symattn.jupyter import check_cell
+    r = check_cell(HOSTILE)
+    html = r._repr_html_()
+    assert "<script" not in html and "<img" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert [(c.printed, c.verdict) for c in r.records] == [("0.7311", "correct"), ("0.2690", "wrong")]
+
+
+def test_article_alone_is_the_notebook_jupyter_names(tmp_path, monkeypatch):
+    from symattn.errors import SpecError
+    from symattn.jupyter import this_notebook
+    nb = tmp_path / "mine.ipynb"
+    nb.write_text("{}")
+    monkeypatch.setenv("JPY_SESSION_NAME", str(nb))
+    assert this_notebook({}) == str(nb)
+    monkeypatch.delenv("JPY_SESSION_NAME")
+    assert this_notebook({"__vsc_ipynb_file__": str(nb)}) == str(nb)
+    with pytest.raises(SpecError) as e:
+        this_notebook({})
+    assert "--article NAME.ipynb" in str(e.value) and "\n" not in str(e.value)

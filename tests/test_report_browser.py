@@ -429,3 +429,39 @@ def test_markdown_and_notebooks_rendered_with_their_marks(browser, tmp_path, nam
         assert o.requests == [out.as_uri()] and o.errors == []
     finally:
         o.close()
+
+
+FORMULA_SPEC = """
+[example]
+id = "formula"
+title = "labels a spreadsheet would run"
+source = "f.txt"
+tokens = ["=1+2", "@SUM(A1)"]
+
+[inputs]
+X = { value = [[1, 0], [0, 1]], rows = "tokens", line = 1 }
+
+[[steps]]
+name = "A"
+expr = "softmax(X @ X.T)"
+
+[[claims]]
+step = "A"
+at = "=1+2"
+printed = "[0.7311, 0.2689]"
+line = 1
+"""
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_quoted(browser, tmp_path):
+    spec = tmp_path / "f.toml"
+    spec.write_text(FORMULA_SPEC)
+    out = tmp_path / "f.html"
+    symattn("report", str(spec), "-o", str(out), "--no-diagnosis")
+    o = Opened(browser, out)
+    try:
+        rows = _download(o.page)
+        assert [r["at"] for r in rows] == ["'=1+2, =1+2", "'=1+2, @SUM(A1)"]
+        assert [r["printed"] for r in rows] == ["0.7311", "0.2689"]     # numbers as they are
+    finally:
+        o.close()
