@@ -64,24 +64,6 @@ class CellCheck:
                       n_wrong=len(self.wrong))
 
 
-def comparison_html(c) -> str:
-    """``sa.compare``'s result in Jupyter: the summary, the worst entries, what is not finite."""
-    from .oracle import _g
-    from .render.html.templates import render
-    s = c.summary()
-    rows = [("largest error", f"{_g(s['max_abs_err'])} absolute, {_g(s['max_eps'])} ε"),
-            ("mean error", f"{_g(s['mean_abs_err'])} absolute, {_g(s['mean_eps'])} ε"),
-            ("ε", _g(s["epsilon"])),
-            ("correct significant digits", f"fewest {_g(s['min_digits'], 3)}, "
-                                           f"median {_g(s['median_digits'], 3)}"),
-            ("exact entries", s["exact"]), ("masked entries", s["masked"]),
-            ("entries not finite", s["nonfinite"])]
-    worst = [dict(w, abs_err=_g(w["abs_err"]), eps=_g(w["eps"]), digits=_g(w["digits"], 3))
-             for w in c.worst()]
-    return render("jupyter.html.j2", what="compare", s=s, rows=rows, worst=worst,
-                  nonfinite=c.nonfinite())
-
-
 def _markup(mathml: list):
     from markupsafe import Markup
     return [Markup(m) for m in mathml]          # rebuilt from a whitelist by to_mathml
