@@ -81,7 +81,7 @@ table.numbers tr[hidden]{display:none}
  table.counts td[data-label]::before{content:attr(data-label) " ";color:#555;font-weight:400}
 }
 @media print{
- #panel,.noprint{display:none!important}
+ #panel,.noprint,.filters,#numbers .hint{display:none!important}
  main{max-width:none;padding:0}
  .num{border-bottom-width:1px;background:none!important}
  .v-wrong.num::after{content:" [wrong; expected " attr(data-expected) "]";font-weight:400;font-size:.8em}
