@@ -3,6 +3,7 @@ numbers by value, then by the words around them; the rest carried or unmatched."
 
 from __future__ import annotations
 
+from . import by_label
 from .groups import Group
 from .match import Matcher, Cell, Found, Unmatched, NEAR
 from .tokens import Number
@@ -19,7 +20,8 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
     pending: list[Number] = []
     found = Found()
     numbers = {}
-    for g, cells in _rows_apart(m, groups, lines):
+    for g, cells in _rows_apart(m, _labelled(m, groups, lines, got, restated, found, numbers),
+                                lines):
         if g.readings:                     # a table's cells: results, not operands
             g = Group([[n] for n in _reading(m, g)], "result")
         for n in g.numbers:
@@ -40,11 +42,28 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
     return found
 
 
-def _rows_apart(m: Matcher, groups: list, lines: dict):
+def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbers):
+    """The groups the text does not place by their label (those it does are taken, right
+    or wrong: :mod:`symattn.article.by_label`)."""
+    for g in groups:
+        cells = by_label.place(m, g, lines) if g.numbers and not g.readings and \
+            g.role not in ("operand", "factor") else None
+        if cells is None:
+            yield g
+        else:
+            numbers.update((id(n), n) for n in g.numbers)
+            _take(m, g, cells, got, restated, found)
+
+
+def _rows_apart(m: Matcher, groups, lines: dict):
     """The groups, a matrix that no block of a step prints split into its rows (a printout
     of some rows only, or one with a wrong row)."""
     for g in groups:
         cells = _align(m, g, lines) if len(g.rows) > 1 and not g.readings else None
+        if cells is None and len(g.rows) > 1 and not g.readings:
+            cells = by_label.whole_block(m, g)
+            if cells is None and by_label.pattern(g):
+                continue                   # a mask or dropout pattern that prints no step
         if len(g.rows) > 1 and not g.readings and cells is None:
             yield from ((Group([r], "vector"), None) for r in g.rows if any(n is not None for n in r))
         else:
@@ -270,17 +289,24 @@ def _tentative(m: Matcher, pending: list, got: dict, found: Found):
 
 
 def unmatched(m: Matcher, n: Number) -> Unmatched:
+    """``n`` with no verdict: its likely entries (the three nearest of steps, with their
+    exact values) and whether it is unverified (it may print one of them: a number with
+    decimals near its nearest entry) or no claim at all (a count, a far-off number)."""
     near = [c for c in m.candidates(n, 1e6) if c.name not in m.spec.inputs] or \
         [c for c in m.candidates(n, 1e6)]
-    nearest = None
-    if near:
-        v = m.value(n)
-        c = min(near, key=lambda c: abs(m.approx[c.name][c.i][c.j] - v))
-        t = m.spec.tensors[c.name]
-        r = m.ev.rounded(t, c.i, c.j, digits=12, mode="half-even")
-        nearest = {"step": c.name, "at": [t.row_label(c.i), t.col_label(c.j)],
-                   "exact": str(r) if r is not None else "-inf"}
-    return Unmatched(n.line, n.column, n.text, nearest, printed=n.printed)
+    v = m.value(n)
+    near.sort(key=lambda c: (abs(m.approx[c.name][c.i][c.j] - v), m.order[c.name]))
+    likely = [_entry(m, c) for c in near[:3]]
+    plausible = bool(near) and not n.integer and m.near_print(n, near[0])
+    return Unmatched(n.line, n.column, n.text, likely[0] if likely else None, printed=n.printed,
+                     likely=likely, unverified=plausible)
+
+
+def _entry(m: Matcher, c: Cell) -> dict:
+    t = m.spec.tensors[c.name]
+    r = m.ev.rounded(t, c.i, c.j, digits=12, mode="half-even")
+    return {"step": c.name, "at": [t.row_label(c.i), t.col_label(c.j)],
+            "exact": str(r) if r is not None else "-inf"}
 
 
 # -- claims ------------------------------------------------------------------------

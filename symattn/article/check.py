@@ -82,8 +82,8 @@ def check_articles(specs: list[Spec], articles: dict, diagnose: bool = True) -> 
         if f:
             for u in f.unmatched + lost:
                 u.where = Path(article_for(spec, articles)).name
-            out.unmatched += sorted(_not_hand_written_numbers(spec, f.unmatched + lost),
-                                    key=lambda u: (u.where, u.line, u.column))
+            out.unmatched += sorted((u for u in _not_hand_written_numbers(spec, f.unmatched + lost)
+                                     if u.unverified), key=lambda u: (u.where, u.line, u.column))
     return out
 
 

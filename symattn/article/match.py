@@ -44,10 +44,12 @@ class Unmatched:
     nearest: dict | None = None      # {step, at, exact}
     where: str = ""                  # the article's file name
     printed: str = ""                # the number as claims write it
+    likely: list = field(default_factory=list)       # the nearest entries, nearest first
+    unverified: bool = True          # it may print one of them (else it is no claim)
 
     def to_json(self) -> dict:
         return {"article": self.where, "line": self.line, "column": self.column,
-                "text": self.text, "nearest": self.nearest}
+                "text": self.text, "nearest": self.nearest, "likely": self.likely}
 
 
 @dataclass
@@ -222,6 +224,15 @@ class Matcher:
             return False
         v = self.value(n)
         return abs(x - v) <= max(abs(v) * 0.05, 6 * self.half_unit(n))
+
+    def near_print(self, n: Number, c: Cell) -> bool:
+        """A wrong print of entry ``c`` inside a block the text places there: within a
+        quarter of the printed value or three units of its last place. A whole number
+        printed (``1``, a printout's ``1.``) is never near: at no decimals every weight
+        would be."""
+        if n.integer or n.text.endswith("."):
+            return False
+        return self.gap(n, c) <= max(abs(self.value(n)) / 4, 3 * self.half_unit(n))
 
     def near_row(self, n: Number, c: Cell) -> bool:
         """Close enough for a whole row printed wrong to be tried as that step's row (a

@@ -381,6 +381,7 @@ class Summary:
     carried: int = 0
     consistent: int = 0
     wrong: int = 0
+    unverified: int = 0            # found in an article, near an entry, no verdict
 
     def add(self, r: Record):
         self.claims += 1
@@ -388,7 +389,8 @@ class Summary:
 
     def to_json(self) -> dict:
         return {"examples": self.examples, "claims": self.claims, "correct": self.correct,
-                "carried": self.carried, "consistent": self.consistent, "wrong": self.wrong}
+                "carried": self.carried, "consistent": self.consistent, "wrong": self.wrong,
+                "unverified": self.unverified}
 
 
 def check_spec(spec: Spec, diagnose: bool = True, ev: Evaluator | None = None) -> list[Record]:

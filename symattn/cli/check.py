@@ -58,6 +58,7 @@ def run(args) -> int:
     for r in records:
         summary.add(r)
         per_example[r.example].add(r)
+    summary.unverified = len(unmatched)
     if args.json:
         out = {"summary": summary.to_json(), "claims": [r.to_json() for r in records]}
         if args.article:
@@ -103,12 +104,13 @@ def check_all(specs: list, articles: list | None, diagnose: bool = True):
 
 def format_unmatched(unmatched: list) -> str:
     from ..numbers import shown
-    lines = [f"\n{len(unmatched)} printed number{'s' if len(unmatched) != 1 else ''} not matched "
-             f"to any entry (no verdict):"]
+    lines = [f"\n{len(unmatched)} printed number{'s' if len(unmatched) != 1 else ''} unverified "
+             f"(near an entry, but which one the text does not say; no verdict):"]
     several = len({u.where for u in unmatched}) > 1
     for u in unmatched:
-        near = u.nearest
-        hint = f"   nearest: {shown(near['step'], 60)} {shown(near['at'], 60)} = {near['exact']}" if near else ""
+        likely = "; ".join(f"{shown(e['step'], 40)} {shown(e['at'], 40)} = {e['exact']}"
+                           for e in (u.likely or [u.nearest] if u.nearest else []))
+        hint = f"   likely: {likely}" if likely else ""
         where = f"{shown(u.where, 60)} " if several else ""
         lines.append(f"  ? {where}line {u.line:<5} col {u.column:<4} {shown(u.text, 60)}{hint}")
     return "\n".join(lines) + "\n"

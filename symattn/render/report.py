@@ -76,4 +76,7 @@ def _counts(s: Summary) -> str:
 
 
 def summary_line(s: Summary) -> str:
-    return f"{_n(s.examples, 'example')}, {_n(s.claims, 'printed number')}: {_counts(s)}"
+    """The closing line; numbers left unverified are said there too, so it never reads as
+    an all-clear while some printed numbers got no verdict."""
+    tail = f"; {s.unverified} more unverified" if s.unverified else ""
+    return f"{_n(s.examples, 'example')}, {_n(s.claims, 'printed number')}: {_counts(s)}{tail}"

@@ -1,0 +1,208 @@
+"""Placing a printed block where its label says: the entries of the tensor it names.
+
+A block whose label names a tensor (:mod:`symattn.article.labels`) and whose shape fits
+the part of it the label names is a claim on those entries whatever its values: right,
+carried, consistent or wrong, as the checker finds. Values still choose among the
+tensors a label may name (``X`` for the steps ``X`` and ``X_toy``), and a label whose
+row or column is only an index (``P_{0,1}``: 0- or 1-based is not said) or only a prefix
+of a step's name counts only where values agree with it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .labels import (Target, Index, label_text, assignment_above, by_caption, caption_above,
+                     parse, resolve)
+from . import rows_named
+from .match import Cell, Matcher
+from .tokens import fold
+
+_AFTER_OP = re.compile(r"(?:=|≈|⋅|·|×|\*|@|\+|\\cdot|\\times|\\approx|\s-\s)")
+_CLOSERS = re.compile(r"\\end\{[A-Za-z*]+\}|\\right[\])]?|\\[,;!]|\\\\")
+_OPENS_LINE = re.compile(r"^[\s#>*`$|]*(?:tensor\(|array\(|\\begin\{[bpvBV]?matrix\}|[\[(])*\s*$")
+
+
+def place(m: Matcher, g, lines: dict) -> dict | None:
+    """``{id(number): (Cell, number)}`` for group ``g`` as its label places it, or None
+    when the text names no tensor that the block fits."""
+    first = g.numbers[0]
+    if not _ends_chain(g):
+        return None
+    targets, table_row, weak = _targets(m, g, lines)
+    if not targets:
+        return rows_named.place(m, g)
+    best = None
+    for t in targets:
+        if t.tensor in m.spec.inputs:
+            return None                   # an input printed: the values say which (a step may equal it)
+        cells = _fit(m, t, g, table_row)
+        if cells is None:
+            continue
+        right = sum(m.rounds_to(n, c, loose=True) for c, n in cells.values())
+        sure = not weak and (t.exact or len(targets) == 1) and not _by_index(t)
+        if not sure and right * 2 <= len(cells):
+            continue                                # a prefix or an index: values must agree
+        key = (right, sure, -m.order[t.tensor])
+        if best is None or key > best[0]:
+            best = (key, cells)
+    if best is None:
+        return rows_named.place(m, g)
+    if first.approximate and best[0][0] == 0:
+        return None                                 # ≈ and no entry agrees: not enough
+    return best[1]
+
+
+def _by_index(t: Target) -> bool:
+    return isinstance(t.row, Index) or isinstance(t.col, Index)
+
+
+def _targets(m: Matcher, g, lines: dict) -> tuple[list, int | None, bool]:
+    """The tensors the text may say the block prints, the table row it stands in, and
+    whether the saying is weak: a program's variable (a notebook reuses its names for
+    other values, so only values that agree with it count)."""
+    first = g.numbers[0]
+    text = first.line_text
+    lhs = label_text(text, first.start)
+    if lhs is None and fold(text).lstrip().startswith("|"):
+        header = m.header(first, text)
+        name = _header_name(header) if header else None
+        if name is None:
+            return [], None, False
+        return resolve(name, m.spec), _table_row(lines, first.line), False
+    source = getattr(m, "source", None) or lines
+    caption, weak = None, False
+    if lhs is None and _OPENS_LINE.match(fold(text[:first.start])):
+        lhs = assignment_above(source, first.line)
+        weak = lhs is not None and _assigned(m, source, lhs) > 1
+        caption = None if lhs else caption_above(source, first.line)
+    if lhs is not None:
+        name = parse(lhs)
+        got = resolve(name, m.spec) if name is not None else []
+        if got or " " not in lhs.strip() or not re.search(re.escape(lhs) + r"\s*[:：]", fold(text)):
+            return got, None, weak
+        caption = lhs                               # Original stds per token: tensor([…])
+    return (by_caption(caption, m.spec) if caption else []), None, False
+
+
+def _assigned(m: Matcher, source: dict, name: str) -> int:
+    """How many lines of the example assign the program variable ``name`` (a notebook that
+    reassigns a name prints other values under it)."""
+    memo = m.__dict__.setdefault("_assigned", {})
+    if name not in memo:
+        pattern = re.compile(r"^\s*" + re.escape(name) + r"\s*=(?!=)")
+        memo[name] = sum(bool(pattern.match(ln.text)) for ln in source.values())
+    return memo[name]
+
+
+def _header_name(header: str):
+    """The tensor a table column's header names: its math (``Positional Encoding $P_i$``)
+    or a lone name (``weights``)."""
+    math = re.findall(r"\$([^$]+)\$", header)
+    text = math[-1] if math else header.strip()
+    name = parse(text)
+    if name is None or (not math and " " in text.strip()):
+        return None
+    return name
+
+
+def _table_row(lines: dict, line: int) -> int | None:
+    """The 0-based row of a Markdown table that ``line`` stands in (below its |---| rule)."""
+    k = 0
+    for back in range(1, 200):
+        ln = lines.get(line - back)
+        if ln is None or not ln.text.strip().startswith("|"):
+            return None
+        if set(ln.text.strip()) <= set("|-: "):
+            return k
+        k += 1
+    return None
+
+
+def _ends_chain(g) -> bool:
+    """Is the block the last value of its equation (nothing is computed from it after it on
+    its line)? ``Q = x·W = [0.8, 1.2]·W = [0.92, 1.24]``: only the last block is Q."""
+    last = g.numbers[-1]
+    after = _CLOSERS.sub(" ", fold(last.line_text[last.end:]))
+    after = after.split("#")[0] if "#" in after else after
+    return _AFTER_OP.search(after) is None
+
+
+def _fit(m: Matcher, t: Target, g, table_row: int | None) -> dict | None:
+    """The cells of tensor ``t`` the block prints, by position, if its shape fits."""
+    rows_n, cols_n = m.spec.tensors[t.tensor].shape
+    rows = g.rows
+    row = table_row if t.row == -1 else t.row
+    if t.row == -1 and table_row is None:
+        return None
+    if row is not None:
+        if len(rows) != 1 or not 0 <= row < rows_n:
+            return None
+        if t.col is not None:
+            return _map(t.tensor, rows, lambda k, p: (row, t.col)) if len(g.numbers) == 1 else None
+        return _map(t.tensor, rows, lambda k, p: (row, p)) if len(rows[0]) == cols_n else None
+    widths = {len(r) for r in rows}
+    if len(widths) != 1:
+        return None
+    width = widths.pop()
+    if t.transposed and (len(rows), width) == (cols_n, rows_n):
+        return _map(t.tensor, rows, lambda k, p: (p, k))
+    if (len(rows), width) == (rows_n, cols_n):
+        return _map(t.tensor, rows, lambda k, p: (k, p))
+    if len(rows) == 1 and cols_n == 1 and width == rows_n:
+        return _map(t.tensor, rows, lambda k, p: (p, 0))
+    return None
+
+
+def _map(name: str, rows: list, where) -> dict:
+    return {id(n): (Cell(name, *where(k, p)), n) for k, r in enumerate(rows)
+            for p, n in enumerate(r) if n is not None}
+
+
+def whole_block(m: Matcher, g) -> dict | None:
+    """A block of several rows that prints a whole step (its shape, or its transpose's),
+    every entry right or near it (within a quarter: carried, or a slip; one in eight may be
+    far off when half are right), a row or a third of the entries right: every entry is a
+    claim on that step, right or wrong.
+    Among such steps the one it prints most rows and entries of right, then the earlier.
+    None when the best is an input (a printout of an input) or nothing fits."""
+    rows = g.rows
+    if len(rows) < 2 or len({len(r) for r in rows}) != 1 or any(n is None for r in rows for n in r):
+        return None
+    shape = (len(rows), len(rows[0]))
+    best = None
+    for name, t in m.spec.tensors.items():
+        if m.approx.get(name) is None:
+            continue
+        for flip in (False, True):
+            if (t.shape[::-1] if flip else t.shape) != shape or (flip and shape[0] == shape[1] == 1):
+                continue
+            cells = _map(name, rows, (lambda k, p: (p, k)) if flip else (lambda k, p: (k, p)))
+            right = {id(n): _right(m, n, c) for c, n in cells.values()}
+            far = sum(not (right[id(n)] or m.near_print(n, c)) for c, n in cells.values())
+            whole = sum(all(right[id(n)] for n in r) for r in rows)
+            key = (whole, sum(right.values()), not flip, -m.order[name])
+            if far and (far > len(cells) // 8 or 2 * key[1] < len(cells)):
+                continue                  # far-off entries: another tensor, unless a slip or two
+            if (whole or 3 * key[1] >= len(cells)) and (best is None or key > best[0]):
+                best = (key, name, cells)
+    if best is None or best[1] in m.spec.inputs:
+        return None
+    return best[2]
+
+
+def _right(m: Matcher, n, c) -> bool:
+    """Does ``n`` print entry ``c``? A printout's ``1.`` is the float 1 exactly (torch and
+    NumPy print 0.5517 otherwise), not 0.55 rounded to no decimals."""
+    return m.equals(n, c) if n.text.endswith(".") else m.rounds_to(n, c)
+
+
+def pattern(g) -> bool:
+    """A printout of a pattern, not of values: several rows of whole numbers printed
+    without decimals taking at most two values, one of them 0 (a ``torch.tril`` mask, a
+    dropout of ones, a 0/1 keep mask)."""
+    if len(g.rows) < 2 or any(n is None or n.neg_inf for r in g.rows for n in r):
+        return False
+    values = {n.value for r in g.rows for n in r}
+    return len(values) <= 2 and 0 in values and all(
+        n.integer or n.text.endswith(".") for r in g.rows for n in r)

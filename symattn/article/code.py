@@ -1,0 +1,44 @@
+"""Program text in an article's code: which lines are the program, which print results.
+
+A code line that assigns, imports, defines or comments is the program: its numbers are its
+constants and inputs, not printed results. A comment that holds a printout (``# tensor([[…``)
+is output, a line with Markdown emphasis (``**Total:** 40.04``) is text, and a trailing
+comment (``[2., 7., 1.5],  # Output 1``) is not part of the printout before it.
+
+>>> program(Line(1, "x = torch.tensor([0.1, 0.2])", "code")), program(Line(2, "# tensor([[0.5]])", "code"))
+(True, False)
+>>> program(Line(3, "**Total:** 40.04", "code")), program(Line(4, "y = x ** 2", "code"))
+(False, True)
+>>> without_comment(Line(5, "[2., 7., 1.5],  # Output 1", "code")).text
+'[2., 7., 1.5],'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from .source import Line
+
+_STATEMENT = re.compile(r"^\s*(?:[A-Za-z_][\w.\[\], ]*\s*[-+*/@]?=(?!=)|import\s|from\s|def\s|class\s|"
+                        r"for\s|while\s|if\s|return\b|print\(|#|//|>>>)")
+_PRINTED_COMMENT = re.compile(r"^\s*#+\s*(?:tensor\(|array\(|\[|\(?-?\d[\d.,e+\- ]*\]|-?\d+\.\d*\s*$)")
+_EMPHASIS = re.compile(r"\*\*[^*\s][^*]*\*\*")
+_TRAILING_COMMENT = re.compile(r"(?<=[\])0-9,.])\s+#(?!\w*\[).*$")
+
+
+def program(line: Line) -> bool:
+    """Is ``line`` program text (its numbers are the program's, not printed results)?"""
+    if line.kind != "code" or _PRINTED_COMMENT.match(line.text):
+        return False
+    power = "**" in _EMPHASIS.sub("", line.text)
+    return bool(_STATEMENT.match(line.text) or power)
+
+
+def without_comment(line: Line) -> Line:
+    """A code or output line without its trailing comment."""
+    if line.kind not in ("code", "output"):
+        return line
+    m = _TRAILING_COMMENT.search(line.text)
+    return line if m is None else replace(line, text=line.text[:m.start()],
+                                          columns=line.columns[:m.start()] if line.columns else None)

@@ -1,0 +1,251 @@
+"""What the text says a printed block is: the label written before it, resolved to a step.
+
+A careful reader assigns a printed block by what the article writes beside it before
+looking at its values: the left-hand side of the equation or assignment it ends
+(``Q_{love} = […]``, ``A_{love,ML} = 0.37``, ``K_love = […]``, ``X_\\text{cat} = […] = […]``,
+``attn_scores = querys @ keys.T`` above a printout, ``print(keys)``), a table column's
+header with the table row it stands in (``| cat | [0.52, …] |`` under ``$X_i$``), and
+transposes (``^\\top``, ``^T``, ``.T``). A label names a tensor of the spec by its name,
+its ``latex`` symbol or a step's ``aliases``; its subscript or index names a row (a row
+label, or an index) and a column.
+
+>>> label_text("X_\\\\text{cat} = [0.5+0.841, 0.4+0.540] = ", 40)
+'X_\\\\text{cat}'
+>>> parse(r"A_{love,ML}")
+Name(name='A', sub=('love', 'ML'), transposed=False)
+>>> parse("S^\\\\top")
+Name(name='S', sub=(), transposed=True)
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from .tokens import fold
+
+# The left-hand side of an equation or assignment that a block ends.
+_ENDS_VALUE = re.compile(r"(?:=|≈|≒|\\approx|:)\s*(?:\\left\s*)?(?:[\[(]|\\begin\{[bpvBV]?matrix\}|"
+                         r"tensor\(|array\(|\\bigl?|\\Bigl?)*\s*$")
+_LEAD = re.compile(r"^[\s$&#*>|`\\\[]*(?:\\\[|\\begin\{(?:aligned|align\*?|equation\*?|split)\})?[\s&$]*")
+_NAME = re.compile(r"""
+    (?P<name>\\?[^\W\d_][\w]*?|\\[A-Za-z]+)
+    (?P<sub>_\{(?:[^{}]|\{[^{}]*\})*\}|_[^\W_]+|_\\?[A-Za-z]+)?
+    (?P<idx>\[[^\[\]]*\]|\([^()]*\))?
+    (?P<t>\^\{?\s*(?:T|\\top|\\intercal|⊤|\\mathsf\s*\{?T\}?|\\mathrm\s*\{?T\}?)\s*\}?|\.T\b|ᵀ)?
+    \s*$""", re.X)
+_WRAP = re.compile(r"\\(?:text|mathrm|mathbf|boldsymbol|mathit|operatorname|bm)\s*\{([^{}]*)\}")
+_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "sigma": "σ", "mu": "μ", "theta": "θ",
+          "epsilon": "ε", "varepsilon": "ε", "lambda": "λ", "tau": "τ"}
+_ASSIGN = re.compile(r"^\s*(?:print\(\s*(?P<p>[A-Za-z_][\w.]*)\s*\)|(?P<a>[A-Za-z_][\w.]*)\s*=(?!=))")
+_FREE = {"i", "j", "k", "t", "n", "m", "pos", "p"}
+
+
+class Name(NamedTuple):
+    """A label as written: its name, its subscript or index parts, a transpose mark."""
+    name: str
+    sub: tuple
+    transposed: bool
+
+
+class Target(NamedTuple):
+    """A tensor a label names, with the row and column it names (None: not named; -1 for a
+    free index such as ``i`` in ``X_i``: the row is the table row's)."""
+    tensor: str
+    row: int | None
+    col: int | None
+    transposed: bool
+    exact: bool                   # named by its own name (not a prefix of a longer one)
+
+
+def label_text(text: str, start: int) -> str | None:
+    """The left-hand side of the equation whose value starts at ``start`` in ``text``, or
+    None when the block does not follow ``=``, ``≈`` or ``:`` (then a caption may say)."""
+    before = fold(text[:start])
+    if not _ENDS_VALUE.search(before):
+        return None
+    before = before[_chain_start(before):]
+    first = re.search(r"(?<![=<>!])(?:=|≈|≒|\\approx|:)(?!=)", before)
+    if first is None:
+        return None
+    lhs = _LEAD.sub("", before[:first.start()]).rstrip(" &\t")
+    return lhs or None
+
+
+_SEPARATOR = re.compile(r"\\q?quad|[,;。、]|\\text\{\s*(?:and|for)\s*\}|\s(?:and|where)\s")
+
+
+def _chain_start(text: str) -> int:
+    """Where the equation that ends ``text`` begins: after the last separator (``,\\quad``,
+    ``;``, ``。``) outside brackets."""
+    depth, start = 0, 0
+    for k, c in enumerate(text):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            m = _SEPARATOR.match(text, k)
+            if m:
+                start = m.end()
+    return start
+
+
+def assignment_above(lines: dict, line: int, back: int = 3) -> str | None:
+    """For a printout that opens its line: the name a program line just above assigns or
+    prints (``attn_scores = …``, ``print(keys)``)."""
+    for ln in _above(lines, line, back):
+        m = _ASSIGN.match(ln.text)
+        if m:
+            return (m.group("p") or m.group("a")).removesuffix(".T")
+        return None
+    return None
+
+
+def _above(lines: dict, line: int, count: int):
+    """The ``count`` non-blank lines above ``line``, nearest first (a notebook's output
+    follows its cell's code across a gap in the line numbers)."""
+    k, seen = line - 1, 0
+    while seen < count and k > line - 1000:
+        ln = lines.get(k)
+        k -= 1
+        if ln is not None and ln.text.strip():
+            seen += 1
+            yield ln
+
+
+def parse(lhs: str) -> Name | None:
+    """The name a left-hand side writes last (``we get Q`` → ``Q``), its subscript parts
+    and transpose, or None."""
+    s = _WRAP.sub(r"\1", lhs.strip().rstrip(":").strip())
+    s = s.replace("\\,", " ").replace("{}", "")
+    m = _NAME.search(s)
+    if m is None:
+        return None
+    name = m.group("name").lstrip("\\")
+    name = _GREEK.get(name, name)
+    sub = m.group("sub") or ""
+    idx = m.group("idx") or ""
+    parts = []
+    for piece in (sub[1:].strip("{}"), idx[1:-1]):
+        parts += [p.strip().strip("'\"").strip("{}") for p in piece.split(",") if p.strip()]
+    return Name(name, tuple(parts), bool(m.group("t")))
+
+
+def resolve(name: Name, spec) -> list[Target]:
+    """The tensors of ``spec`` the label may name, its own name first."""
+    out = []
+    joined = "_".join((name.name,) + name.sub) if name.sub else None
+    for t_name, symbols in _symbols(spec).items():
+        if joined and joined in symbols:
+            out.append(Target(t_name, None, None, name.transposed, True))
+        elif name.name in symbols:
+            row, col = _indices(spec.tensors[t_name], name.sub)
+            if row is not False:
+                out.append(Target(t_name, row, col, name.transposed, True))
+    for t_name in spec.tensors:                     # X for the steps X_toy, X_pe: weaker
+        if t_name.startswith(name.name + "_") and t_name != joined:
+            row, col = _indices(spec.tensors[t_name], name.sub)
+            if row is not False:
+                out.append(Target(t_name, row, col, name.transposed, False))
+    return out
+
+
+def _symbols(spec) -> dict:
+    got = getattr(spec, "_label_symbols", None)
+    if got is None:
+        got = {}
+        aliases = getattr(spec, "aliases", {}) or {}
+        for t_name in spec.tensors:
+            sym = {t_name}
+            latex = (getattr(spec, "latex", {}) or {}).get(t_name)
+            if latex:
+                p = parse(latex)
+                if p is not None:
+                    sym.add("_".join((p.name,) + p.sub) if p.sub else p.name)
+            sym.update(aliases.get(t_name, ()))
+            got[t_name] = sym
+        spec._label_symbols = got
+    return got
+
+
+def _indices(t, parts: tuple):
+    """(row, col) that subscript ``parts`` name in tensor ``t``: a row or column label, an
+    index (1-based when no index is 0 and the largest is the size), a free index (-1);
+    False when they name nothing of ``t``."""
+    if not parts:
+        return None, None
+    rows, cols = t.shape
+    if len(parts) > 2:
+        return False, False
+    row = _one(parts[0], t.rows, rows)
+    col = _one(parts[1], t.cols, cols) if len(parts) == 2 else None
+    if row is False or col is False:
+        if len(parts) == 1 and rows == 1:            # x_3 of a row vector: its column
+            c = _one(parts[0], t.cols, cols)
+            return (False, False) if c in (False, -1) else (0, c)
+        return False, False
+    return row, col
+
+
+class Index(int):
+    """A row or column written as a number (``P_{0,0}``, ``x_2``): 0- or 1-based is not
+    said, so it is only as good as the values that agree with it."""
+    ambiguous = True
+
+
+def _one(part: str, labels, size: int):
+    if labels and part in labels and list(labels).count(part) == 1:
+        return list(labels).index(part)
+    if part in _FREE:
+        return -1
+    if part.isdigit():
+        k = int(part)
+        if k == 0 or k < size:
+            return Index(k)
+        return Index(k - 1) if k == size else False
+    return False
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def caption_above(lines: dict, line: int) -> str | None:
+    """The caption a block's line follows: the line just above when it ends with ``:``
+    (``After manual layer norm:``)."""
+    for ln in _above(lines, line, 1):
+        text = ln.text.strip().strip("*#> `")
+        return text[:-1] if text.endswith((":", "：")) else None
+    return None
+
+
+def by_caption(caption: str, spec) -> list[Target]:
+    """The steps a caption names in words (``Original stds per token`` → ``code_stds``;
+    ``After RMSNorm`` → the step computed by ``rms_norm``): those whose name's words, or
+    the words of the operation that computes them, the caption uses most, and among those
+    the ones with the fewest words it does not use."""
+    rows = {str(r).lower() for t in spec.tensors.values() for r in (t.rows or ())}
+    words = set(_WORD.findall(caption.lower().replace("_", " "))) - rows   # 'Hello' is a row
+    scored = []
+    for step in spec.steps:
+        best = max((_caption_score(words, w) for w in _phrases(step)), default=(0, 0))
+        if best[0]:
+            scored.append((best, step.name))
+    if not scored:
+        return []
+    top = max(s for s, _ in scored)
+    return [Target(name, None, None, False, False) for s, name in scored if s == top]
+
+
+def _phrases(step) -> list:
+    name = [w for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", step.name) if w]
+    out = [[w.lower() for w in name]]
+    call = getattr(step.tree, "name", None)
+    if isinstance(call, str) and "_" in call:       # layer_norm: "layer norm", "layernorm"
+        out += [call.split("_"), [call.replace("_", "")]]
+    return out
+
+
+def _caption_score(words: set, phrase: list) -> tuple:
+    hit = sum(w in words for w in phrase)
+    return (hit, hit - len(phrase)) if hit else (0, 0)

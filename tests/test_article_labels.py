@@ -1,0 +1,325 @@
+"""Issue 20: a printed block goes where the text's label says, whatever its value.
+
+Each article here is small and written in the test; each truth is computed with mpmath or
+fractions from the inputs, never by symattn."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from symattn.article.labels import label_text, parse
+
+mpmath.mp.dps = 30
+
+
+def check(tmp_path, spec: str, article: str, name="post.md") -> dict:
+    (tmp_path / "ex.toml").write_text(spec, encoding="utf-8")
+    (tmp_path / name).write_text(article, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "ex.toml", "--article", name,
+                        "--json"], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def at(out: dict, line: int) -> list:
+    return [(c["step"], c["at"], c["printed"], c["verdict"]) for c in out["claims"] if c["line"] == line]
+
+
+SOFTMAX = """
+[example]
+id = "tiny"
+source = "post.md"
+tokens = ["love", "ML"]
+[inputs]
+S = { value = [[0.5, 0.1], [0.2, 0.9]], rows = "tokens", cols = "tokens" }
+[[steps]]
+name = "A"
+expr = "softmax(S)"
+"""
+
+
+def softmax_row(row):
+    e = [mpmath.exp(mpmath.mpf(x)) for x in row]
+    return [x / sum(e) for x in e]
+
+
+def test_an_entry_named_by_its_subscript_is_checked_there(tmp_path):
+    """`A_{love,ML} = 0.3736`: the text names A[love, ML] (exact 0.401312...), so the number
+    is a claim there (wrong), although it is near no other entry either."""
+    a = softmax_row(["0.5", "0.1"])
+    assert f"{float(a[1]):.4f}" == "0.4013"
+    out = check(tmp_path, SOFTMAX, "# Weights\n\n$A_{love,ML} = 0.3736$\n")
+    assert at(out, 3) == [("A", ["love", "ML"], "0.3736", "wrong")]
+
+
+def test_a_row_named_on_the_left_is_that_row_even_when_another_step_has_its_values(tmp_path):
+    """`K_love = [0.92, 1.24]` prints Q's row: the label says K, so it is K's row, wrong."""
+    spec = """
+[example]
+id = "qk"
+source = "post.md"
+tokens = ["love", "ML"]
+[inputs]
+X = { value = [[0.8, 1.2], [1.0, 0.0]], rows = "tokens" }
+W_Q = [[1.0, 0.2], [0.1, 0.9]]
+W_K = [[0.5, 0.0], [0.0, 0.5]]
+[[steps]]
+name = "Q"
+expr = "X @ W_Q"
+[[steps]]
+name = "K"
+expr = "X @ W_K"
+"""
+    q = [Fraction("0.8") * Fraction("1.0") + Fraction("1.2") * Fraction("0.1"),
+         Fraction("0.8") * Fraction("0.2") + Fraction("1.2") * Fraction("0.9")]
+    assert q == [Fraction("0.92"), Fraction("1.24")]           # Q's row, not K's ([0.4, 0.6])
+    out = check(tmp_path, spec, "Keys:\n\n$K_{love} = [0.92, 1.24]$\n\n$Q_{love} = [0.92, 1.24]$\n")
+    assert at(out, 3) == [("K", ["love", "0"], "0.92", "wrong"), ("K", ["love", "1"], "1.24", "wrong")]
+    assert at(out, 5) == [("Q", ["love", "0"], "0.92", "correct"), ("Q", ["love", "1"], "1.24", "correct")]
+
+
+def test_only_the_last_block_of_an_equation_is_its_left_hand_side(tmp_path):
+    """`Q_love = [0.8, 1.2]·W_Q = [0.92, 1.24]`: the first block is x, not Q."""
+    spec = """
+[example]
+id = "q"
+source = "post.md"
+tokens = ["love"]
+[inputs]
+X = { value = [[0.8, 1.2]], rows = "tokens" }
+W_Q = [[1.0, 0.2], [0.1, 0.9]]
+[[steps]]
+name = "Q"
+expr = "X @ W_Q"
+"""
+    out = check(tmp_path, spec, "$Q_{love} = [0.8, 1.2] \\cdot W_Q = [0.92, 1.24]$\n")
+    assert at(out, 1) == [("Q", ["love", "0"], "0.92", "correct"), ("Q", ["love", "1"], "1.24", "correct")]
+
+
+def test_a_transposed_label_places_the_block_transposed(tmp_path):
+    """`S^\\top` printed as a bmatrix: entry (i, j) of the print is S[j, i]."""
+    spec = SOFTMAX.replace("S = {", "S0 = {").replace('expr = "softmax(S)"', 'expr = "softmax(S0)"')
+    spec += '[[steps]]\nname = "S"\nexpr = "S0 * 2"\n'
+    # S = [[1.0, 0.2], [0.4, 1.8]]; its transpose [[1.0, 0.4], [0.2, 1.8]], one entry misprinted
+    out = check(tmp_path, spec, "$$S^\\top = \\begin{bmatrix} 1.0 & 0.4 \\\\ 0.2 & 1.7 \\end{bmatrix}$$\n")
+    got = sorted((c["at"][0], c["at"][1], c["printed"], c["verdict"]) for c in out["claims"])
+    assert got == [("ML", "ML", "1.7", "wrong"), ("ML", "love", "0.4", "correct"),
+                   ("love", "ML", "0.2", "correct"), ("love", "love", "1.0", "correct")]
+
+
+def test_a_table_column_header_names_the_step_and_its_rows_are_the_table_rows(tmp_path):
+    """`| pos | $P_i$ |` rows are P's rows in order; a row printed wrong is claimed wrong."""
+    spec = """
+[example]
+id = "pe"
+source = "post.md"
+[[steps]]
+name = "P"
+expr = "positional_encoding(2, 4)"
+"""
+    # P[1] = [sin 1, cos 1, sin(1/100), cos(1/100)] (base 10000, d = 4)
+    p1 = [mpmath.sin(1), mpmath.cos(1), mpmath.sin(mpmath.mpf(1) / 100), mpmath.cos(mpmath.mpf(1) / 100)]
+    assert [f"{float(x):.3f}" for x in p1] == ["0.841", "0.540", "0.010", "1.000"]
+    article = ("| pos | $P_i$ |\n|---|---|\n| 0 | [0.000, 1.000, 0.000, 1.000] |\n"
+               "| 1 | [0.841, 0.540, 0.841, 0.540] |\n")
+    out = check(tmp_path, spec, article)
+    row1 = [(c["at"], c["printed"], c["verdict"]) for c in out["claims"] if c["line"] == 4]
+    assert [v for _, _, v in row1] == ["correct", "correct", "wrong", "wrong"]
+    assert all(a[0] == "1" for a, _, _ in row1)
+
+
+def test_a_commented_printout_under_an_assignment_is_that_steps_output(tmp_path):
+    """Code that prints into comments (`# tensor([[…`) under `attn = softmax(scores)`."""
+    w = [softmax_row(["0.5", "0.1"]), softmax_row(["0.2", "0.9"])]
+    want = [[f"{float(x):.4f}" for x in r] for r in w]
+    assert want == [["0.5987", "0.4013"], ["0.3318", "0.6682"]]
+    article = ("```python\nA = softmax(S, dim=-1)\n# tensor([[0.5987, 0.4013],\n"
+               "#         [0.3318, 0.6000]])\n```\n")
+    out = check(tmp_path, SOFTMAX, article)
+    verdicts = {(c["line"], c["printed"]): c["verdict"] for c in out["claims"]}
+    assert verdicts == {(3, "0.5987"): "correct", (3, "0.4013"): "correct", (4, "0.3318"): "correct",
+                        (4, "0.6000"): "wrong"}
+
+
+def test_a_label_that_is_a_prefix_lets_the_values_choose(tmp_path):
+    """`$X_i$` over a table of E + P_toy when the spec calls that step X_toy and has an X
+    too: the values say X_toy, and no number is blamed on X."""
+    spec = """
+[example]
+id = "x"
+source = "post.md"
+[inputs]
+E = [[0.1, 0.2], [0.3, 0.4]]
+T = [[0.01, 0.02], [0.03, 0.04]]
+[[steps]]
+name = "X_toy"
+expr = "E + T"
+[[steps]]
+name = "X"
+expr = "E * 2"
+"""
+    out = check(tmp_path, spec, "| token | $X_i$ |\n|---|---|\n| a | [0.11, 0.22] |\n| b | [0.33, 0.44] |\n")
+    assert {(c["step"], c["verdict"]) for c in out["claims"]} == {("X_toy", "correct")}
+
+
+@pytest.mark.parametrize("text, start, lhs", [
+    ("X_\\text{cat} = [0.5+0.841, 0.4] = [", 37, "X_\\text{cat}"),
+    ("K=\\begin{bmatrix}1 & 0\\end{bmatrix},\\quad K^{\\mathsf T}=\\begin{bmatrix}", 72, "K^{\\mathsf T}"),
+    ("softmax([2, 4, 4]) = [", 22, "softmax([2, 4, 4])"),
+    ("we get [", 8, None),
+])
+def test_the_left_hand_side_of_the_equation_a_block_ends(text, start, lhs):
+    assert label_text(text, start) == lhs
+
+
+def test_a_label_names_its_tensor_row_and_column():
+    assert parse("A_{love,ML}") == ("A", ("love", "ML"), False)
+    assert parse("X_\\text{cat}") == ("X", ("cat",), False)
+    assert parse("K^{\\mathsf T}") == ("K", (), True)
+    p = parse("attn_scores.T")
+    assert ("_".join((p.name,) + p.sub), p.transposed) == ("attn_scores", True)
+
+
+def test_a_caption_names_the_step_by_its_operation(tmp_path):
+    """"After RMSNorm:" over a printed row: the RMSNorm step's row (one entry wrong), not
+    the LayerNorm step's, whatever the steps are called."""
+    spec = """
+[example]
+id = "norms"
+source = "post.md"
+[inputs]
+x = [[1.0, 2.0, 3.0, 4.0]]
+[[steps]]
+name = "out_a"
+expr = "layer_norm(x)"
+[[steps]]
+name = "out_b"
+expr = "rms_norm(x)"
+"""
+    xs = [mpmath.mpf(v) for v in (1, 2, 3, 4)]
+    rms = mpmath.sqrt(sum(v * v for v in xs) / 4 + mpmath.mpf("1e-6"))
+    want = [f"{float(v / rms):.4f}" for v in xs]
+    assert want == ["0.3651", "0.7303", "1.0954", "1.4606"]
+    out = check(tmp_path, spec, "After RMSNorm:\n\n[0.3651, 0.7303, 1.0954, 1.4605]\n")
+    got = [(c["step"], c["printed"], c["verdict"]) for c in out["claims"]]
+    assert got == [("out_b", "0.3651", "correct"), ("out_b", "0.7303", "correct"),
+                   ("out_b", "1.0954", "correct"), ("out_b", "1.4605", "wrong")]
+
+
+CAUSAL = """
+[example]
+id = "causal"
+source = "post.md"
+[inputs]
+S = [[0.2, 0.5, 0.1], [0.4, 0.3, 0.9], [0.7, 0.1, 0.6]]
+[[steps]]
+name = "weights"
+expr = "softmax(S + causal_mask(3))"
+"""
+
+
+def causal_weights():
+    s = [["0.2", "0.5", "0.1"], ["0.4", "0.3", "0.9"], ["0.7", "0.1", "0.6"]]
+    out = []
+    for i, row in enumerate(s):
+        e = [mpmath.exp(mpmath.mpf(x)) if j <= i else mpmath.mpf(0) for j, x in enumerate(row)]
+        out.append([x / sum(e) for x in e])
+    return out
+
+
+def test_a_whole_block_with_a_right_row_is_claimed_whole(tmp_path):
+    """A printed 3×3 block, no label, its first row right and one entry of another row off
+    by a little: every entry is a claim on the step of its shape, the off one wrong."""
+    w = causal_weights()
+    want = [[f"{float(x):.4f}" for x in r] for r in w]
+    assert want[1] == ["0.5250", "0.4750", "0.0000"] and want[2] == ["0.4076", "0.2237", "0.3688"]
+    article = ("```\n[[1.0000, 0.0000, 0.0000],\n [0.5250, 0.4750, 0.0000],\n"
+               " [0.4076, 0.2300, 0.3688]]\n```\n")
+    out = check(tmp_path, CAUSAL, article)
+    verdicts = {(c["line"], c["printed"]): c["verdict"] for c in out["claims"]}
+    assert verdicts[(4, "0.2300")] == "wrong" and verdicts[(4, "0.4076")] == "correct"
+    assert len(out["claims"]) == 9
+
+
+def test_a_mask_printout_is_no_claim(tmp_path):
+    """`torch.tril(torch.ones(3, 3))` printed: 1s and 0s that print no step; none of them
+    is a claim on the causal weights (whose first row is [1, 0, 0])."""
+    article = "```\ntensor([[1., 0., 0.],\n        [1., 1., 0.],\n        [1., 1., 1.]])\n```\n"
+    out = check(tmp_path, CAUSAL, article)
+    assert [c for c in out["claims"] if c["verdict"] == "wrong"] == []
+
+
+ROWS = """
+[example]
+id = "rows"
+source = "post.md"
+tokens = ["Hello", ",", "how"]
+[inputs]
+emb = { value = [[0.1, 0.3, -0.2, 0.8], [0.0, 0.1, 0.4, -0.1], [0.5, -0.3, 0.2, 0.6]], rows = "tokens" }
+[[steps]]
+name = "tok_mean"
+expr = "mean(emb)"
+[[steps]]
+name = "tok_std"
+expr = "sqrt(var(emb, ddof=0))"
+"""
+
+
+def test_lines_that_open_with_a_row_label_print_that_row(tmp_path):
+    """`"Hello": mean=0.25, std=0.364` and the lines below: the std of each row named,
+    right or wrong (the `,` row's population std is 0.1871, printed 0.208)."""
+    rows = [["0.1", "0.3", "-0.2", "0.8"], ["0.0", "0.1", "0.4", "-0.1"], ["0.5", "-0.3", "0.2", "0.6"]]
+    stds = []
+    for r in rows:
+        xs = [Fraction(x) for x in r]
+        mu = sum(xs) / 4
+        v = sum((x - mu) ** 2 for x in xs) / 4
+        stds.append(mpmath.sqrt(mpmath.mpf(v.numerator) / v.denominator))
+    assert [f"{float(s):.3f}" for s in stds] == ["0.364", "0.187", "0.350"]
+    article = ('```\n"Hello": mean=0.25, std=0.364\n","    : mean=0.10, std=0.208\n'
+               '" how" : mean=0.25, std=0.350\n```\n')
+    out = check(tmp_path, ROWS, article)
+    got = {(c["line"], c["printed"]): (c["step"], c["at"][0], c["verdict"]) for c in out["claims"]}
+    assert got[(3, "0.208")] == ("tok_std", ",", "wrong")
+    assert got[(3, "0.10")] == ("tok_mean", ",", "correct")
+    assert got[(4, "0.350")] == ("tok_std", "how", "correct")
+
+
+def test_a_row_printed_wrong_throughout_is_claimed_by_its_label(tmp_path):
+    """`P = [0.71, 0.23, 0.06]` under `P = softmax(z)`, every entry wrong (the exact row is
+    [0.6652, 0.2447, 0.0900]): three wrong claims, not three unmatched numbers."""
+    spec = """
+[example]
+id = "p"
+source = "post.md"
+[inputs]
+z = [[2.0, 1.0, 0.0]]
+[[steps]]
+name = "P"
+expr = "softmax(z)"
+"""
+    p = softmax_row(["2.0", "1.0", "0.0"])
+    assert [f"{float(x):.2f}" for x in p] == ["0.67", "0.24", "0.09"]
+    out = check(tmp_path, spec, "The probabilities:\n\n$P = [0.71, 0.23, 0.06]$\n")
+    assert [(c["step"], c["printed"], c["verdict"]) for c in out["claims"]] == \
+        [("P", "0.71", "wrong"), ("P", "0.23", "wrong"), ("P", "0.06", "wrong")]
+    assert out["summary"]["wrong"] == 3
+
+
+def test_a_number_near_an_entry_the_text_does_not_name_is_unverified(tmp_path):
+    """A lone 0.41 in prose, near A[love, ML] = 0.4013 but naming nothing: no verdict, listed
+    as unverified with its likely entries, and the summary line says so (no all-clear)."""
+    out = check(tmp_path, SOFTMAX, "The weight is about right, 0.41 or so.\n")
+    assert out["claims"] == []
+    assert [u["text"] for u in out["unmatched"]] == ["0.41"]
+    assert out["unmatched"][0]["likely"][0]["step"] == "A"
+    assert out["summary"]["unverified"] == 1
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "ex.toml", "--article", "post.md"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert "1 more unverified" in r.stdout and "0.41" in r.stdout
