@@ -237,3 +237,45 @@ def test_article_alone_is_the_notebook_jupyter_names(tmp_path, monkeypatch):
     with pytest.raises(SpecError) as e:
         this_notebook({})
     assert "--article NAME.ipynb" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_mixed_columns_line_up_on_the_point_in_html_and_latex():
+    """Signs, whole numbers and decimals in one column: the HTML cells (figure and
+    punctuation spaces) and the LaTeX cells (phantoms) as wide on each side of the point,
+    the same digits in both; truths by Fraction and Decimal."""
+    from decimal import Context, ROUND_HALF_EVEN
+    from fractions import Fraction
+    import symattn as sa
+    entries = [["1/3", "-2"], ["25/2", "-7/3"]]
+    t = sa.matrix(entries)
+    ctx = Context(prec=6, rounding=ROUND_HALF_EVEN)
+
+    def six(q: Fraction) -> str:
+        d = ctx.divide(Decimal(q.numerator), Decimal(q.denominator))
+        return format(d.normalize() if q.denominator in (1, 2) else d, "f")
+
+    want = [six(Fraction(x)) for row in entries for x in row]
+    assert want == ["0.333333", "-2", "12.5", "-2.33333"]
+    cells = [c for _, cs in rows_of(t._repr_html_()) for c in cs if re.search(r"\d", c)]
+    assert [c.strip("\u2007\u2008").replace("−", "-") for c in cells] == want
+    latex = t._repr_latex_()
+    body = re.sub(r"\\phantom\{[^}]*\}", "", latex)
+    assert re.findall(r"-?\d+(?:\.\d+)?", body) == want
+    for j in range(2):
+        col = cells[j::2]
+        left = {len(c.split(".")[0]) if "." in c else len(c.rstrip("\u2007\u2008")) for c in col}
+        right = {len(c) - len(c.split(".")[0]) if "." in c else len(c) - len(c.rstrip("\u2007\u2008"))
+                 for c in col}
+        assert len(left) == 1 and len(right) == 1, col
+    cols = re.search(r"\\begin\{bmatrix\}(.*)\\end\{bmatrix\}", latex).group(1).split(r"\\")
+    grid = [[c.strip() for c in row.split("&")] for row in cols]
+    for j in range(2):
+        widths = {_latex_width(row[j]) for row in grid}
+        assert len(widths) == 1, [row[j] for row in grid]
+
+
+def _latex_width(cell: str) -> tuple:
+    """Characters before and after the point, phantoms counted as what they stand for."""
+    text = re.sub(r"\\phantom\{([^}]*)\}", r"\1", cell)
+    whole, _, frac = text.partition(".")
+    return len(whole), len(frac) + (1 if "." in text else 0)
