@@ -30,6 +30,13 @@ def _display(name: str):
 
 provide(text=_display("text"), html=_display("html_table"), latex=_display("latex"))
 
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext symattn`` in IPython or Jupyter: the ``%%symattn`` cell magic
+    (:mod:`symattn.jupyter`; IPython itself is not imported by symattn)."""
+    from .jupyter import load_ipython_extension as load
+    load(ipython)
+
+
 # The spec language's names for operations Python spells otherwise. They are served by
 # __getattr__ so that `from symattn import *` does not shadow the builtins sum, max, abs.
 SPEC_NAMES = {"sum": "row_sum", "max": "row_max", "abs": "abs_"}

@@ -15,6 +15,7 @@ Tensor 'x' 1×2, exact decimals, else 6 significant digits (certified):
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 
 from .errors import SymattnError
@@ -114,27 +115,101 @@ def text(t, digits: int = DIGITS) -> str:
 
 
 def html_table(t, digits: int = DIGITS) -> str:
-    """The grid as an HTML table (Jupyter), labels escaped."""
+    """The grid as an HTML table (Jupyter), labels escaped; numbers aligned on the decimal
+    point (figure and punctuation spaces stand for the digits and point a cell lacks)."""
     rows, cols, cells, what = values(t, digits)
     e = html.escape
     out = [f"<table><caption>{e(header(t, what))}</caption>"]
     if not cells:
         return out[0] + "</table>"
+    parts = aligned(cells) if what.startswith("exact decimals") else None
     if t.cols:
         out.append("<tr><th></th>" + "".join(
             f"<th>{'…' if j is None else e(t.col_label(j))}</th>" for j in cols) + "</tr>")
     for i in rows:
         lead = f"<th>{'⋮' if i is None else e(t.row_label(i))}</th>" if t.rows else "<th></th>"
-        tds = "".join(f"<td>{'…' if j is None else '⋮' if i is None else e(cells[i, j])}</td>"
+        tds = "".join(f'<td style="text-align:right;font-variant-numeric:tabular-nums">'
+                      f"{'…' if j is None else '⋮' if i is None else e(_html_number(parts, cells, i, j))}</td>"
                       for j in cols)
         out.append(f"<tr>{lead}{tds}</tr>")
     return "".join(out) + "</table>"
 
 
+_NUMBER = re.compile(r"([-−]?)(\d*)(?:\.(\d*))?(.*)", re.S)
+
+
+class Parts:
+    """A printed number cut at its decimal point, with what its column's widest has more:
+    ``pad_sign``, ``pad_int`` digits before it; ``pad_point``, ``pad_frac`` digits and the
+    exponent ``pad_rest`` (text) after it."""
+
+    def __init__(self, text: str):
+        m = _NUMBER.fullmatch(text)
+        self.sign, self.int, frac, self.rest = m.group(1), m.group(2), m.group(3), m.group(4)
+        self.point, self.frac = frac is not None, frac or ""
+        self.pad_sign = self.pad_point = False
+        self.pad_int = self.pad_frac = 0
+        self.pad_rest = ""
+
+
+def aligned(cells: dict) -> dict:
+    """(i, j) -> :class:`Parts`, padded so that every column lines up on the decimal point."""
+    parts = {ij: Parts(text) for ij, text in cells.items()}
+    for j in {j for _, j in parts}:
+        # −∞ (a masked score) has no decimal point: it stands apart, the others line up
+        col = [p for (_, jj), p in parts.items() if jj == j and p.rest != "inf"]
+        if not col:
+            continue
+        sign = any(p.sign for p in col)
+        width = max(len(p.int) for p in col)
+        point = any(p.point for p in col)
+        frac = max(len(p.frac) for p in col)
+        rest = max((p.rest for p in col), key=len)
+        for p in col:
+            p.pad_sign, p.pad_int = sign and not p.sign, width - len(p.int)
+            p.pad_point, p.pad_frac = point and not p.point, frac - len(p.frac)
+            p.pad_rest = rest if len(p.rest) < len(rest) else ""
+    return parts
+
+
+def _html_number(parts, cells: dict, i: int, j: int) -> str:
+    if parts is None:
+        return cells[i, j]
+    p = parts[i, j]
+    return ("\u2007" * (p.pad_int + p.pad_sign) + ("−" if p.sign else "") + p.int
+            + ("." + p.frac if p.point else "") + "\u2008" * p.pad_point
+            + "\u2007" * p.pad_frac + ("∞" if p.rest == "inf" else p.rest) + "\u2007" * len(p.pad_rest))
+
+
 def latex(t) -> str | None:
-    """LaTeX for Jupyter; None (the HTML table is shown, cut) for a large shape."""
+    """LaTeX for Jupyter, the digits the HTML table shows, aligned on the decimal point;
+    None (the HTML table is shown, cut) for a large shape. A matrix with symbols shows its
+    closed form (``symattn latex``'s)."""
     if max(t.shape) > THRESHOLD:
         return None
-    from .render.latex_values import tensor_latex
-    return "$$" + tensor_latex(t) + "$$"
+    from .render.latex_values import tensor_latex, table, layout
+    rows, cols, cells, what = values(t)
+    if not cells or not what.startswith("exact decimals"):
+        return "$$" + tensor_latex(t) + "$$"
+    parts = aligned(cells)
+    grid = [[_latex_number(parts[i, j]) for j in cols] for i in rows]
+    if (t.rows or t.cols) and not (t.shape == (1, 1) and not t.cols):
+        return "$$" + table(grid, t.rows, t.cols) + "$$"
+    return "$$" + layout(grid) + "$$"
 
+
+def _latex_number(p: Parts) -> str:
+    def phantom(s: str) -> str:
+        return rf"\phantom{{{s}}}" if s else ""
+    rest = {"inf": r"\infty"}.get(p.rest, _exponent(p.rest))
+    return (phantom("-" * p.pad_sign + "0" * p.pad_int) + ("-" if p.sign else "") + p.int
+            + ("." + p.frac if p.point else "")
+            + phantom("." * p.pad_point + "0" * p.pad_frac + _exponent(p.pad_rest)) + rest)
+
+
+def _exponent(rest: str) -> str:
+    """``e-12`` as ``\times 10^{-12}``."""
+    m = re.fullmatch(r"e([-+]?)(\d+)", rest)
+    if not m:
+        return rest
+    return rf"\times 10^{{{'-' if m.group(1) == '-' else ''}{int(m.group(2))}}}"

@@ -145,4 +145,24 @@ def to_array(t: Tensor, dtype=None, copy=None, exact: bool = False):
     return a if dtype is None else a.astype(dtype, copy=False)
 
 
-provide(sympy=to_sympy, tolist=to_list, array=to_array)
+def to_pandas(t: Tensor, digits: int | None = 6):
+    """A ``pandas.DataFrame`` indexed by the Tensor's labels (else 0, 1, ...): each entry a
+    ``decimal.Decimal`` of the certified value to ``digits`` significant digits (−∞ as
+    ``Decimal('-Infinity')``), or with ``digits=None`` the exact SymPy value. No float."""
+    from decimal import Decimal
+    try:
+        import pandas
+    except ImportError:
+        raise InputError("Tensor.to_pandas needs pandas, which is not installed",
+                         hint="pip install pandas") from None
+    if digits is None:
+        cells = to_list(t)
+    else:
+        cells = [[Decimal("-Infinity") if v == "-inf" else Decimal(v) for v in row]
+                 for row in t.evaluate(digits=digits)]
+    rows = [t.row_label(i) for i in range(t.shape[0])] if t.rows else None
+    cols = [t.col_label(j) for j in range(t.shape[1])] if t.cols else None
+    return pandas.DataFrame(cells, index=rows, columns=cols, dtype=object)
+
+
+provide(sympy=to_sympy, tolist=to_list, array=to_array, pandas=to_pandas)

@@ -227,6 +227,25 @@ class Comparison:
         return {"summary": self.summary(), "worst": self.worst(worst),
                 "nonfinite": self.nonfinite()}
 
+    def __repr__(self) -> str:
+        return self.text().rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the summary, the worst entries, what is not finite."""
+        from .render.html.templates import render
+        s = self.summary()
+        rows = [("largest error", f"{_g(s['max_abs_err'])} absolute, {_g(s['max_eps'])} ε"),
+                ("mean error", f"{_g(s['mean_abs_err'])} absolute, {_g(s['mean_eps'])} ε"),
+                ("ε", _g(self.eps)),
+                ("correct significant digits", f"fewest {_g(s['min_digits'], 3)}, "
+                                               f"median {_g(s['median_digits'], 3)}"),
+                ("exact entries", s["exact"]), ("masked entries", s["masked"]),
+                ("entries not finite", s["nonfinite"])]
+        worst = [dict(w, abs_err=_g(w["abs_err"]), eps=_g(w["eps"]), digits=_g(w["digits"], 3))
+                 for w in self.worst()]
+        return render("jupyter.html.j2", what="compare", s=s, rows=rows, worst=worst,
+                      nonfinite=self.nonfinite())
+
     def text(self, worst: int = WORST) -> str:
         """The report ``symattn compare`` prints."""
         s = self.summary()

@@ -28,8 +28,8 @@ CURVE_DIGITS = 12          # certified digits per point of a curve (far below a 
 
 
 def _figure(width: float, height: float):
-    from matplotlib.figure import Figure
-    return Figure(figsize=(width, height), layout="constrained")
+    from .figure import ShownFigure          # Jupyter shows it without %matplotlib inline
+    return ShownFigure(figsize=(width, height), layout="constrained")
 
 
 def _style():
@@ -116,16 +116,8 @@ def _cell(ax, i, j, r, v, masked, printed, wrong, gid):
 
 def svg_text(fig, salt: str = "") -> str:
     """The figure as an inline ``<svg>`` element: no XML prolog, no metadata, no links."""
-    import warnings
-    import matplotlib
-    buf = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": salt or "symattn", "svg.fonttype": "none"}), \
-            warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Glyph .* missing")   # text stays text
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None,
-                                                  "Format": None, "Type": None})
-    text = buf.getvalue()
-    return text[text.index("<svg"):].strip()
+    from .figure import svg_text as svg
+    return svg(fig, salt)
 
 
 def png_bytes(fig, dpi: int = 110) -> bytes:

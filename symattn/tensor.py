@@ -113,6 +113,12 @@ class Tensor:
         """Nested lists (rows) of exact SymPy values, as ``numpy``'s ``tolist`` gives rows."""
         return _P["tolist"](self)
 
+    def to_pandas(self, digits: int | None = 6):
+        """A ``pandas.DataFrame`` with the labels as index and columns: ``Decimal`` entries
+        certified to ``digits`` significant digits, or exact SymPy values with ``digits=None``
+        (pandas is optional: without it, a one-line :class:`InputError`)."""
+        return _P["pandas"](self, digits)
+
     # -- Python, SymPy, NumPy and Jupyter protocols (symattn.interop, symattn.display) --
     def __len__(self) -> int:
         return self.shape[0]

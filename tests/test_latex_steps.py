@@ -239,8 +239,9 @@ def test_repr_latex_of_tensors():
     t = sa.matrix([["0.8", "1.2"]]) @ sa.matrix([["1.0", "0.2"], ["0.1", "0.9"]])
     assert t._repr_latex_() == r"$$\left[0.92,\ 1.24\right]$$"
     w = sa.softmax(sa.matrix([["0", "1"]], rows=["猫"], cols=["a", "b"]))
+    # the digits the HTML table shows (6 significant): 1/(1+e) = 0.2689414..., e/(1+e) = 0.7310585...
     assert w._repr_latex_() == (r"$$\begin{array}{l|rr} & \text{a} & \text{b} \\ \hline "
-                                r"\text{猫} & 0.2689 & 0.7311 \end{array}$$")
+                                r"\text{猫} & 0.268941 & 0.731059 \end{array}$$")
     m = sa.causal_mask(2)
     assert r"-\infty" in m._repr_latex_()
 

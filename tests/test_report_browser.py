@@ -267,3 +267,201 @@ def test_script_in_article_or_label_is_text(browser, tmp_path):
         assert o.requests == [out.as_uri()]
     finally:
         o.close()
+
+
+# -- the per-number table, the phone, rendered articles (issue 23, item 5) -----------------
+
+def _truth_rows(truth) -> Counter:
+    rows = Counter((str(c["line"]), c["printed"], c["verdict"]) for c in truth["claims"])
+    rows.update((str(u["line"]), u["text"], "unmatched") for u in truth.get("unmatched", []))
+    return rows
+
+
+def _download(page) -> list[dict]:
+    import csv
+    import io
+    with page.expect_download() as d:
+        page.locator("#csv").click()
+    text = Path(d.value.path()).read_text(encoding="utf-8-sig")
+    assert d.value.suggested_filename.endswith(".csv")
+    return list(csv.DictReader(io.StringIO(text, newline="")))
+
+
+def test_numbers_table_filters_sorts_and_downloads_csv(browser, corpus):
+    """Every record of check --json is a row; unticking verdicts hides rows; the CSV the page
+    makes (no request) holds the rows shown, exact values in full; headings sort."""
+    path, truth = corpus
+    o = Opened(browser, path)
+    try:
+        page = o.page
+        rows = page.locator("#numbers-table tbody tr")
+        assert rows.count() == sum(_truth_rows(truth).values())
+        every = _download(page)
+        assert Counter((r["line"], r["printed"], r["verdict"]) for r in every) == _truth_rows(truth)
+        full = Counter((r["example"], r["step"], r["at"], r["line"], r["printed"], r["exact"])
+                       for r in every if r["verdict"] != "unmatched")
+        assert full == Counter((c["example"], c["step"], ", ".join(str(a) for a in c["at"]),
+                                str(c["line"]), c["printed"], c["exact"]) for c in truth["claims"])
+        for box in page.locator(".filters input[name=verdict]").all():
+            if box.get_attribute("value") != "wrong":
+                box.uncheck()
+        wrong = [c for c in truth["claims"] if c["verdict"] == "wrong"]
+        assert page.locator("#numbers-table tbody tr:visible").count() == len(wrong)
+        assert f"{len(wrong)} of {rows.count()} rows shown" in page.locator("#shown").inner_text()
+        shown = _download(page)
+        assert sorted((r["line"], r["printed"], r["expected"]) for r in shown) == \
+            sorted((str(c["line"]), c["printed"], c["expected"]) for c in wrong)
+        assert all(r["note"] for r in shown)                    # the diagnosis, or that none is known
+        for box in page.locator(".filters input[name=verdict]").all():
+            box.check()
+        lines = "els => els.map(e => e.cells[0].textContent)"
+        page.locator("#numbers-table th[data-key=line] button").click()
+        up = [int(x) for x in page.eval_on_selector_all("#numbers-table tbody tr", lines)]
+        assert up == sorted(up)
+        page.locator("#numbers-table th[data-key=line] button").click()
+        down = [int(x) for x in page.eval_on_selector_all("#numbers-table tbody tr", lines)]
+        assert down == sorted(up, reverse=True)
+        assert page.locator("#numbers-table th[data-key=line]").get_attribute("aria-sort") == "descending"
+        assert [u for u in o.requests if not u.startswith("data:")] == [path.as_uri()]
+        assert o.errors == []
+    finally:
+        o.close()
+
+
+def test_summary_and_panel_on_a_390px_phone(browser, corpus, tmp_path):
+    """At 390 px every example's wrong count is on screen, the page does not scroll sideways,
+    and a number tapped near the bottom stays visible above the panel."""
+    path, truth = corpus
+    o = Opened(browser, path, 390, 844)
+    try:
+        page = o.page
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        cells = page.locator("table.counts td.c-wrong:visible")
+        examples = {c["example"] for c in truth["claims"]}
+        assert cells.count() >= len(examples) + 1                 # each example and the total
+        for k in range(cells.count()):
+            box = cells.nth(k).bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        total = page.locator("table.counts tr.total td.c-wrong").inner_text()
+        assert total.split()[-1] == str(truth["summary"]["wrong"])
+        target = page.locator("main .art button.num[data-verdict=wrong]").first
+        y = target.evaluate("e => e.getBoundingClientRect().top + window.scrollY")
+        page.evaluate(f"window.scrollTo(0, {y} - 780)")          # near the bottom of the screen
+        target.click()
+        panel = page.locator("#panel").bounding_box()
+        box = target.bounding_box()
+        assert panel["y"] > 0 and box["y"] >= 0 and box["y"] + box["height"] <= panel["y"]
+        page.screenshot(path=str(tmp_path / "phone.png"))
+    finally:
+        o.close()
+
+
+RENDER_SPEC = """
+[example]
+id = "w"
+title = "two tokens"
+source = "{name}"
+tokens = ["a", "b"]
+
+[inputs]
+X = {{ value = [[1, 0], [0, 1]], rows = "tokens", line = 1 }}
+
+[[steps]]
+name = "A"
+expr = "softmax(X @ X.T)"
+"""
+
+RENDER_MD = """# Weights <script>window.__pwned = 6</script>
+
+The weights of *a* are **0.7311** and 0.2689, see [the note](https://example.com/x).
+
+| token | first | second |
+|---|---|---|
+| b | 0.2689 | 0.7412 |
+
+![a picture](https://example.com/p.png)
+"""
+
+
+def _notebook(path: Path):
+    import nbformat
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("## Row a <img src=x onerror=window.__pwned=7>\n\n"
+                                              "The first row is **0.7311** and 0.2689."),
+                nbformat.v4.new_code_cell("print(A)")]
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout",
+                                                  text="[[0.7311, 0.2689],\n [0.2689, 0.7412]]\n")]
+    nbformat.write(nb, str(path))
+
+
+@pytest.mark.parametrize("name", ["w.md", "w.ipynb"])
+def test_markdown_and_notebooks_rendered_with_their_marks(browser, tmp_path, name):
+    """Markdown as a reader sees it (heading, bold, table), a notebook's cells and outputs;
+    one mark per record of check --json, inert HTML, no link or image to follow."""
+    spec = tmp_path / "w.toml"
+    spec.write_text(RENDER_SPEC.format(name=name))
+    art = tmp_path / name
+    if name.endswith(".md"):
+        art.write_text(RENDER_MD)
+    else:
+        _notebook(art)
+    out = tmp_path / "w.html"
+    symattn("report", str(spec), "--article", str(art), "-o", str(out))
+    truth = json.loads(symattn("check", str(spec), "--article", str(art), "--json").stdout)
+    o = Opened(browser, out)
+    try:
+        page = o.page
+        marks = page.eval_on_selector_all(
+            "main .art button.num", "els => els.map(e => [e.dataset.line, e.textContent, e.dataset.verdict])")
+        assert Counter(tuple(m) for m in marks) == _truth_rows(truth)
+        assert page.locator(".art strong button.num[data-verdict=correct]").count() == 1   # **0.7311**
+        if name.endswith(".md"):
+            assert page.locator(".art h1").inner_text().startswith("Weights <script>")
+            assert page.locator(".art table td button.num[data-verdict=wrong]").inner_text() == "0.7412"
+            assert "[image: a picture]" in page.locator(".art").inner_text()
+        else:
+            assert page.locator(".art .cell-markdown h2").inner_text().startswith("Row a <img")
+            assert page.locator(".art .cell-code .output button.num[data-verdict=wrong]").inner_text() == "0.7412"
+        assert page.locator(".art a[href^=http], .art img, .art script").count() == 0
+        assert page.evaluate("window.__pwned") is None
+        page.locator(".art button.num[data-verdict=wrong]").click()
+        assert "0.7311" in page.locator("#panel").inner_text()      # the expected print
+        assert o.requests == [out.as_uri()] and o.errors == []
+    finally:
+        o.close()
+
+
+FORMULA_SPEC = """
+[example]
+id = "formula"
+title = "labels a spreadsheet would run"
+source = "f.txt"
+tokens = ["=1+2", "@SUM(A1)"]
+
+[inputs]
+X = { value = [[1, 0], [0, 1]], rows = "tokens", line = 1 }
+
+[[steps]]
+name = "A"
+expr = "softmax(X @ X.T)"
+
+[[claims]]
+step = "A"
+at = "=1+2"
+printed = "[0.7311, 0.2689]"
+line = 1
+"""
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_quoted(browser, tmp_path):
+    spec = tmp_path / "f.toml"
+    spec.write_text(FORMULA_SPEC)
+    out = tmp_path / "f.html"
+    symattn("report", str(spec), "-o", str(out), "--no-diagnosis")
+    o = Opened(browser, out)
+    try:
+        rows = _download(o.page)
+        assert [r["at"] for r in rows] == ["'=1+2, =1+2", "'=1+2, @SUM(A1)"]
+        assert [r["printed"] for r in rows] == ["0.7311", "0.2689"]     # numbers as they are
+    finally:
+        o.close()

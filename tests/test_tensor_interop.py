@@ -68,10 +68,10 @@ def test_html_escapes_labels():
     t = sa.matrix([["1", "2"]], rows=["<pad>"], cols=["a&b", "猫"])
     h = t._repr_html_()
     assert "<th>&lt;pad&gt;</th>" in h and "<th>a&amp;b</th>" in h and "<th>猫</th>" in h
-    assert "<td>1</td><td>2</td>" in h
+    assert re.search(r"<td[^>]*>1</td><td[^>]*>2</td>", h)
     assert t._repr_latex_().startswith("$$")
     big = sa.matrix([[str(j) for j in range(50)]])
-    assert big._repr_latex_() is None and "<td>…</td>" in big._repr_html_()
+    assert big._repr_latex_() is None and re.search(r"<td[^>]*>…</td>", big._repr_html_())
 
 
 # -- SymPy, NumPy, Python protocols -------------------------------------------------------

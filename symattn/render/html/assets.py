@@ -49,14 +49,39 @@ math{font-size:1.05em}
 mtable.aligned>mtr>mtd{padding:3px 0}
 mtable.aligned>mtr>mtd:first-child{text-align:right}mtable.aligned>mtr>mtd:last-child{text-align:left}
 pre.tex{white-space:pre-wrap;font-size:12px}
+.toc{font-size:.9em;color:#555}
+.md{line-height:1.6}.md table{margin:.5em 0}.md th,.md td{border:1px solid var(--line)}
+.md pre,.md code{font:13px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,"Noto Sans Mono CJK JP",monospace}
+.md pre{background:#f7f7f7;padding:6px 8px;overflow-x:auto;white-space:pre-wrap;word-break:break-word}
+.md code{background:#f3f3f3;border-radius:3px;padding:0 2px}.md pre code{background:none;padding:0}
+.md .tex{color:#3b3b6b}.md .link{color:#1456a0;text-decoration:underline dotted}.md .image{color:#555}
+.md img{display:none}
+.notebook .cell{margin:.6em 0}.cell-n{font:12px ui-monospace,monospace;color:#888}
+.notebook .md{border-left:3px solid var(--line);padding-left:10px}
+.article.output{background:#fafafa}
+.filters{display:flex;flex-wrap:wrap;gap:4px 12px;align-items:center;margin:.4em 0}
+.filters label{white-space:nowrap}.shown{color:#555;font-size:.9em}
+button.csv{font:inherit;padding:2px 10px;border:1px solid #1456a0;border-radius:4px;background:#fff;color:#1456a0;cursor:pointer}
+table.numbers{font-size:13px}table.numbers td{white-space:nowrap}table.numbers td.c-note{white-space:normal;min-width:16em;color:#555}
+table.numbers th button.sort{font:inherit;font-weight:600;border:0;background:none;padding:0;cursor:pointer;color:inherit}
+table.numbers th[aria-sort=ascending] button.sort::after{content:" ▲"}
+table.numbers th[aria-sort=descending] button.sort::after{content:" ▼"}
+table.numbers tr[hidden]{display:none}
+@media (min-width:701px){body.panel-open main{margin-right:min(470px,45vw)}}
 @media (max-width:700px){
  main{padding:8px 10px 70vh}
- #panel{top:auto;bottom:0;width:100%;height:60vh;border-left:0;border-top:1px solid #bbb;box-shadow:0 -4px 16px rgba(0,0,0,.15)}
+ #panel{top:auto;bottom:0;width:100%;height:50vh;border-left:0;border-top:1px solid #bbb;box-shadow:0 -4px 16px rgba(0,0,0,.15)}
  .article .ln{flex-basis:2.4em}
- table.counts th:nth-child(2),table.counts td:nth-child(2){display:none}
+ table.counts thead{display:none}
+ table.counts,table.counts tbody{display:block}
+ table.counts tr{display:flex;flex-wrap:wrap;gap:0 12px;padding:5px 0;border-bottom:1px solid var(--line)}
+ table.counts th[scope=row]{flex:1 0 100%;border:0;padding:0 2px;overflow-wrap:anywhere}
+ table.counts td{border:0;padding:0 2px}
+ table.counts td.src,table.counts td.empty,table.counts td.zero:not(.c-wrong){display:none}
+ table.counts td[data-label]::before{content:attr(data-label) " ";color:#555;font-weight:400}
 }
 @media print{
- #panel,.noprint{display:none!important}
+ #panel,.noprint,.filters,#numbers .hint{display:none!important}
  main{max-width:none;padding:0}
  .num{border-bottom-width:1px;background:none!important}
  .v-wrong.num::after{content:" [wrong; expected " attr(data-expected) "]";font-weight:400;font-size:.8em}
@@ -70,6 +95,11 @@ pre.tex{white-space:pre-wrap;font-size:12px}
 JS = """
 (function(){
 var panel=document.getElementById('panel'),body=document.getElementById('panel-body'),current=null;
+function keepVisible(btn){
+ var p=panel.getBoundingClientRect(),b=btn.getBoundingClientRect();
+ if(p.top>1){if(b.bottom>p.top-4||b.top<0)window.scrollBy(0,b.top-Math.max(8,(p.top-b.height)/2));}
+ else if(b.top<48||b.bottom>innerHeight-48||(b.right>p.left&&b.left<p.right))btn.scrollIntoView({block:'center',inline:'nearest'});
+}
 function fill(btn){
  var t=document.getElementById(btn.getAttribute('data-detail'));
  if(!t)return;
@@ -79,22 +109,60 @@ function fill(btn){
   if(s)m.appendChild(s.content.cloneNode(true));
  });
  body.replaceChildren(c);
- panel.hidden=false;
+ panel.hidden=false;document.body.classList.add('panel-open');
  if(current)current.setAttribute('aria-expanded','false');
  current=btn;btn.setAttribute('aria-expanded','true');
+ keepVisible(btn);
 }
+function close(){panel.hidden=true;document.body.classList.remove('panel-open');}
 document.addEventListener('click',function(e){
  var b=e.target.closest('button.num');
  if(b){fill(b);return;}
- if(e.target.closest('#panel .close')){panel.hidden=true;if(current)current.focus();}
+ if(e.target.closest('#panel .close')){close();if(current)current.focus();}
 });
 document.addEventListener('focusin',function(e){
  var b=e.target.closest&&e.target.closest('button.num');
  if(b&&b!==current)fill(b);
 });
-document.addEventListener('keydown',function(e){if(e.key==='Escape')panel.hidden=true;});
+document.addEventListener('keydown',function(e){if(e.key==='Escape')close();});
 function go(){var t=location.hash&&document.getElementById(location.hash.slice(1));
  if(t&&t.matches('button.num')){t.focus();fill(t);}}
 window.addEventListener('hashchange',go);go();
+var table=document.getElementById('numbers-table');
+if(!table)return;
+var tbody=table.tBodies[0],heads=table.tHead.rows[0].cells,shown=document.getElementById('shown');
+function rows(){return Array.prototype.slice.call(tbody.rows);}
+Array.prototype.forEach.call(heads,function(th,k){
+ th.querySelector('button').addEventListener('click',function(){
+  var up=th.getAttribute('aria-sort')!=='ascending',num=th.dataset.type==='number';
+  Array.prototype.forEach.call(heads,function(h){h.setAttribute('aria-sort','none');});
+  th.setAttribute('aria-sort',up?'ascending':'descending');
+  var key=function(r){var s=r.cells[k].textContent;return num?(s===''?Infinity:parseFloat(s)):s;};
+  var sorted=rows().map(function(r,i){return [key(r),i,r];}).sort(function(a,b){
+   var d=num?(a[0]===b[0]?0:(a[0]<b[0]?-1:1)):String(a[0]).localeCompare(String(b[0]),undefined,{numeric:true});
+   return (up?d:-d)||a[1]-b[1];});
+  sorted.forEach(function(x){tbody.appendChild(x[2]);});
+ });
+});
+var boxes=document.querySelectorAll('.filters input[name=verdict]');
+function filter(){
+ var on={};boxes.forEach(function(b){on[b.value]=b.checked;});
+ var n=0,all=rows();all.forEach(function(r){r.hidden=!on[r.dataset.verdict];if(!r.hidden)n++;});
+ shown.textContent=n+' of '+all.length+' rows shown';
+}
+boxes.forEach(function(b){b.addEventListener('change',filter);});
+function cell(s){
+ if(/^[=@\\t\\r]/.test(s)||/^[-+](?![0-9.\\u221e]|inf$)/.test(s))s="'"+s;
+ return /[",\\r\\n]/.test(s)?'"'+s.replace(/"/g,'""')+'"':s;
+}
+document.getElementById('csv').addEventListener('click',function(){
+ var lines=[Array.prototype.map.call(heads,function(h){return cell(h.dataset.key);}).join(',')];
+ rows().forEach(function(r){if(r.hidden)return;
+  lines.push(Array.prototype.map.call(r.cells,function(c){
+   return cell(c.hasAttribute('data-csv')?c.getAttribute('data-csv'):c.textContent);}).join(','));});
+ var a=document.createElement('a');
+ a.href='data:text/csv;charset=utf-8,'+encodeURIComponent('\\ufeff'+lines.join('\\r\\n')+'\\r\\n');
+ a.download='symattn-numbers.csv';document.body.appendChild(a);a.click();a.remove();
+});
 })();
 """

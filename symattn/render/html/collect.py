@@ -113,6 +113,7 @@ def step_mathml(spec) -> dict:
     from ..latex_config import LatexConfig
     from ..latex_steps import SpecRenderer
     from ...errors import SymattnError
+    from markupsafe import Markup
     from .mathml import to_mathml
     r = SpecRenderer(spec, LatexConfig())
     out = {}
@@ -120,13 +121,8 @@ def step_mathml(spec) -> dict:
         try:
             out[s.name] = [to_mathml(d) for d in r.step_block(s).displays]
         except SymattnError as e:               # e.g. a closed form too large to write
-            out[s.name] = [f'<p class="note">LaTeX not shown: {_esc(e.message)}</p>']
+            out[s.name] = [Markup('<p class="note">LaTeX not shown: {}</p>').format(e.message)]
     return out
-
-
-def _esc(s: str) -> str:
-    import html
-    return html.escape(str(s))
 
 
 def weights_steps(spec) -> list[str]:

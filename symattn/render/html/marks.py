@@ -7,16 +7,15 @@ occurrence of its printed text that no other record of that line took.
 
 from __future__ import annotations
 
-import html
 import re
+
+from markupsafe import Markup, escape
+
+from .templates import macros
 
 VERDICTS = ("correct", "carried", "consistent", "wrong", "unmatched")
 _FOLLOWS = re.compile(r"follows from the wrong number printed at line (\d+)")
 _NUMBER_AT = re.compile(r"[-−+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?%?")
-
-
-def esc(s) -> str:
-    return html.escape(str(s), quote=True)
 
 
 def follows_line(record) -> int | None:
@@ -87,7 +86,7 @@ def _overlaps(span, used) -> bool:
     return any(span[0] < b and a < span[1] for a, b in used)
 
 
-def mark(rid: str, record, text: str | None = None) -> str:
+def mark(rid: str, record, text: str | None = None) -> Markup:
     """The element of one checked number (``text``: as the article writes it)."""
     verdict = record.verdict if record.verdict in VERDICTS else "wrong"
     follows = follows_line(record)
@@ -104,7 +103,7 @@ def mark(rid: str, record, text: str | None = None) -> str:
     return _button(attrs, record.printed if text is None else text)
 
 
-def unmatched_mark(rid: str, number, text: str | None = None) -> str:
+def unmatched_mark(rid: str, number, text: str | None = None) -> Markup:
     """An article number that no claim explains."""
     attrs = {"type": "button", "class": "num v-unmatched", "id": rid,
              "data-verdict": "unmatched", "data-line": getattr(number, "line", ""),
@@ -115,14 +114,19 @@ def unmatched_mark(rid: str, number, text: str | None = None) -> str:
     return _button(attrs, getattr(number, "text", "") if text is None else text)
 
 
-def _button(attrs: dict, text) -> str:
-    a = "".join(f' {k}="{esc(v)}"' for k, v in attrs.items())
-    return f"<button{a}>{esc(text)}</button>"
+def _button(attrs: dict, text) -> Markup:
+    return macros("marks.html.j2").button({k: str(v) for k, v in attrs.items()}, str(text))
 
 
-def line_html(line, items: list) -> str:
+def line_html(line, items: list) -> Markup:
     """One article line with its marks. ``items``: ``(record_or_number, rid, is_record)``;
     those not found on the line are put after it, flagged."""
+    return marked(line.text, *place_on(line, items))
+
+
+def place_on(line, items: list) -> tuple[list, list]:
+    """Where each of ``items`` stands on ``line``: ``([(span, obj, rid, is_record)]`` in
+    order``, [(obj, rid, is_record)]`` not found there``)``."""
     used, placed, loose = [], [], []
     # checked numbers before unmatched ones, those with a known column first: a search for
     # the others cannot take their place
@@ -136,16 +140,25 @@ def line_html(line, items: list) -> str:
         used.append(span)
         placed.append((span, obj, rid, is_record))
     placed.sort(key=lambda p: p[0])
-    out, pos, text = [], 0, line.text
+    return placed, loose
+
+
+def marked(text: str, placed: list, loose: list = ()) -> Markup:
+    """``text`` escaped, with the marks of ``placed`` (``(span, obj, rid, is_record)``, in
+    order, not overlapping) in their spans and those of ``loose`` after it, flagged."""
+    out, pos = [], 0
     for (a, b), obj, rid, is_record in placed:
-        out.append(esc(text[pos:a]))
-        out.append(mark(rid, obj, text[a:b]) if is_record else unmatched_mark(rid, obj, text[a:b]))
+        out.append(escape(text[pos:a]))
+        out.append(mark_of(obj, rid, is_record, text[a:b]))
         pos = b
-    out.append(esc(text[pos:]))
+    out.append(escape(text[pos:]))
     for obj, rid, is_record in loose:
-        out.append(' <span class="loose" title="the printed text was not found on this line">'
-                   + (mark(rid, obj) if is_record else unmatched_mark(rid, obj)) + "</span>")
-    return "".join(out)
+        out.append(macros("marks.html.j2").loose(mark_of(obj, rid, is_record)))
+    return Markup("").join(out)
+
+
+def mark_of(obj, rid: str, is_record: bool, text: str | None = None) -> Markup:
+    return mark(rid, obj, text) if is_record else unmatched_mark(rid, obj, text)
 
 
 class _AsRecord:

@@ -1,5 +1,6 @@
-"""The report page: summary, articles with their numbers marked, each example's claims by
-step and its heatmaps, the detail templates, the panel; one HTML string.
+"""The report page: summary, every number in a table, articles with their numbers marked,
+each example's claims by step and its heatmaps, the detail templates, the panel; one HTML
+string rendered from ``templates/page.html.j2``.
 
 A Content-Security-Policy allows only the page's own script (by its hash) and inline
 styles: no request can leave the page, and no text of an article or a spec can run.
@@ -11,10 +12,14 @@ import base64
 import hashlib
 from pathlib import Path
 
+from markupsafe import Markup
+
+from .article import article_kind, render_article
 from .assets import CSS, JS
-from .details import record_detail, unmatched_detail, math_template
-from .marks import esc, mark, line_html, VERDICTS
+from .details import record_detail, unmatched_detail, math_template, nearest_text
+from .marks import mark, mark_of, VERDICTS
 from .summary import counts, counts_table, causes, corrections
+from .templates import macros, render
 
 
 def _csp() -> str:
@@ -70,87 +75,52 @@ class Page:
 
     # -- html --------------------------------------------------------------------------
     def html(self, title: str) -> str:
-        body = [self._header(title), self._summary()]
-        body += [self._article(k, a) for k, a in enumerate(self.articles)]
-        body += [self._example(k, ex) for k, ex in enumerate(self.examples)]
-        details = self._details()
-        panel = ('<aside id="panel" role="dialog" aria-label="details of the number" hidden>'
-                 '<button type="button" class="close" aria-label="close">×</button>'
-                 '<div id="panel-body"></div></aside>')
-        return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                '<meta name="viewport" content="width=device-width,initial-scale=1">'
-                f'<meta http-equiv="Content-Security-Policy" content="{_csp()}">'
-                f"<title>{esc(title)}</title><style>{CSS}</style></head><body><main>"
-                + "\n".join(body) + "</main>\n" + details + "\n"
-                + "".join(self.templates) + panel + f"<script>{JS}</script></body></html>\n")
-
-    def _header(self, title: str) -> str:
         from ... import __version__
-        legend = " ".join(f'<span><span class="num v-{v}">{v}</span></span>' for v in VERDICTS)
-        return (f"<header><h1>{esc(title)}</h1><p>Every printed number checked by symattn "
-                f"{esc(__version__)} with exact arithmetic and certified rounding. Click or "
-                f'focus a number for its exact value and the step.</p><p class="legend">{legend}'
-                "</p></header>")
-
-    def _summary(self) -> str:
         records = [r for ex in self.examples for r in ex.records]
-        return ('<section id="summary"><h2>Summary</h2><div class="scroll">'
-                + counts_table(self.examples, self.anchors, self.articles) + "</div>"
-                + '<h3 id="causes">Wrong numbers by cause</h3>' + causes(records, self.ids)
-                + '<h3 id="corrections">Corrections, line by line</h3>'
-                + corrections(records, self.ids) + "</section>")
+        details = self._details()
+        return render("page.html.j2", title=title, csp=Markup(_csp()), css=Markup(CSS), js=Markup(JS),
+                      version=__version__, verdicts=VERDICTS,
+                      counts_table=counts_table(self.examples, self.anchors, self.articles),
+                      causes=causes(records, self.ids), corrections=corrections(records, self.ids),
+                      numbers=self._numbers(),
+                      articles=[{"k": k, "name": a.name, "html": self._article(k, a)}
+                                for k, a in enumerate(self.articles)],
+                      examples=[self._example(k, ex) for k, ex in enumerate(self.examples)],
+                      details=details, templates=Markup("").join(self.templates)) + "\n"
 
-    def _article(self, k: int, a) -> str:
+    def _numbers(self) -> Markup:
+        rows = [number_row(r, self.ids[id(r)]) for ex in self.examples for r in ex.records]
+        rows += [unmatched_row(u, a.name, self.ids[id(u)]) for a in self.articles for u in a.unmatched]
+        rows.sort(key=lambda r: (str(r["article"]), _int(r["line"]), _int(r["column"])))
+        c = {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICTS}
+        return macros("numbers.html.j2").table(rows, c, VERDICTS, COLUMNS)
+
+    def _article(self, k: int, a) -> Markup:
         items = self.placed.get(id(a), {})
         numbers = {ln.number for ln in a.lines}
-        out = []
-        for ln in a.lines:
-            text = line_html(ln, items.get(ln.number, [])) if ln.number in items else esc(ln.text)
-            out.append(f'<div class="l" id="a{k}-L{ln.number}"><a class="ln" '
-                       f'href="#a{k}-L{ln.number}">{ln.number}</a><span class="t">{text}</span></div>')
-        stray = [it for n, its in sorted(items.items()) if n not in numbers for it in its]
-        tail = ""
-        if stray:
-            tail = ('<p>Printed numbers whose line is not in this file:</p><ul class="claims">'
-                    + "".join(f"<li>line {esc(it[0].line)}: {mark(it[1], it[0])}</li>"
-                              for it in stray if it[2]) + "</ul>")
-        return (f'<section class="art"><h2 id="article-{k}">Article {esc(a.name)}</h2>'
-                f'<div class="article">{"".join(out)}</div>{tail}</section>')
+        html, loose = render_article(k, a, {n: its for n, its in items.items() if n in numbers})
+        stray = [{"line": it[0].line, "mark": mark(it[1], it[0])}
+                 for n, its in sorted(items.items()) if n not in numbers for it in its if it[2]]
+        loose = [{"line": getattr(obj, "line", ""), "mark": mark_of(obj, rid, is_record)}
+                 for obj, rid, is_record in loose]
+        return macros("article.html.j2").section(k, a.name, article_kind(a.path), html, loose, stray)
 
-    def _example(self, k: int, ex) -> str:
-        spec = ex.spec
+    def _example(self, k: int, ex) -> Markup:
         c = counts(ex.records)
         line = ", ".join(f"{c[v]} {v}" for v in VERDICTS if c[v] or v in ("correct", "wrong"))
-        parts = [f'<section class="example"><h2 id="{self.anchors[spec.id]}">{esc(spec.id)}</h2>',
-                 f"<p>{esc(spec.title)}<br>article {esc(spec.source)}; {len(ex.records)} "
-                 f"printed numbers: {esc(line)}</p>"]
-        loose = [r for r in ex.records if not self.in_article(r)]
-        if loose:
-            parts.append(self._by_step(loose))
-        for name, svg in ex.heatmaps:
-            parts.append(f'<figure class="heatmap" id="hm-{k}-{esc(name)}" data-step="{esc(name)}">'
-                         f"<figcaption>Heatmap of {esc(name)} (rows attend to columns; printed "
-                         f"numbers that differ shown under the exact value, wrong ones framed "
-                         f"red, masked cells hatched)</figcaption>{svg}</figure>")
-        parts.append("</section>")
-        return "\n".join(parts)
+        groups: list = []
+        for r in ex.records:
+            if self.in_article(r):
+                continue
+            if not groups or groups[-1][0] != r.step:
+                groups.append((r.step, []))
+            rid = self.ids[id(r)]
+            groups[-1][1].append((r, rid, mark(rid, r)))
+        heatmaps = [(name, Markup(svg)) for name, svg in ex.heatmaps]   # matplotlib's SVG, text as text
+        return macros("example.html.j2").example(self.anchors[ex.spec.id], ex.spec, len(ex.records),
+                                                 line, groups, heatmaps, k)
 
-    def _by_step(self, records) -> str:
-        out, step = [], None
-        for r in records:
-            if r.step != step:
-                if step is not None:
-                    out.append("</ul>")
-                step = r.step
-                out.append(f'<h3>{esc(step)}</h3><ul class="claims">')
-            at = ", ".join(str(x) for x in r.at)
-            out.append(f'<li><span class="ex">line {esc(r.line)}</span> <span class="at">'
-                       f'[{esc(at)}]</span> printed {mark(self.ids[id(r)], r)} '
-                       f'<span class="ex">exact {esc(r.exact_short or r.exact)}</span></li>')
-        out.append("</ul>")
-        return "".join(out)
-
-    def _details(self) -> str:
+    def _details(self) -> Markup:
         out = []
         for k, ex in enumerate(self.examples):
             for name, mathml in ex.step_math.items():
@@ -162,4 +132,41 @@ class Page:
         for a in self.articles:
             for u in a.unmatched:
                 out.append(unmatched_detail(self.ids[id(u)], u))
-        return "".join(out)
+        return Markup("").join(out)
+
+
+# The per-number table's columns: (key, heading, sort type); the CSV has the same columns.
+COLUMNS = [("line", "line", "number"), ("printed", "printed", "text"),
+           ("expected", "expected", "text"), ("verdict", "verdict", "text"),
+           ("step", "step", "text"), ("at", "at", "text"), ("exact", "exact", "text"),
+           ("note", "diagnosis or note", "text"), ("example", "example", "text"),
+           ("article", "article", "text"), ("column", "column", "number")]
+
+
+def _int(v) -> int:
+    return v if isinstance(v, int) else 0
+
+
+def number_row(r, rid: str) -> dict:
+    """One record as a row of the per-number table."""
+    verdict = r.verdict if r.verdict in VERDICTS else "wrong"
+    if r.verdict == "wrong":
+        note = "; ".join(r.diagnosis) if r.diagnosis else "no known mistake reproduces it"
+    elif r.verdict == "carried" and getattr(r, "carried_from", None):
+        note = "carried from " + "; ".join(str(x) for x in r.carried_from)
+    else:
+        note = "; ".join(str(d) for d in getattr(r, "diagnosis", None) or [])
+    return {"rid": rid, "verdict": verdict, "example": r.example, "article": r.source,
+            "line": r.line, "column": "" if r.column is None else r.column, "step": r.step,
+            "at": ", ".join(str(a) for a in r.at), "printed": r.printed, "expected": r.expected,
+            "exact": r.exact, "exact_short": r.exact_short or r.exact, "note": note}
+
+
+def unmatched_row(u, article: str, rid: str) -> dict:
+    """A number of an article that no example explains, as a row (its nearest entry noted)."""
+    nearest = getattr(u, "nearest", None)
+    return {"rid": rid, "verdict": "unmatched", "example": "", "article": article,
+            "line": getattr(u, "line", ""), "column": getattr(u, "column", "") or "",
+            "step": "", "at": "", "printed": getattr(u, "text", ""), "expected": "",
+            "exact": "", "exact_short": "",
+            "note": ("nearest " + nearest_text(nearest)) if nearest else "no step gives it"}

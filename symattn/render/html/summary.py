@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import re
 
-from .marks import esc, follows_line, VERDICTS
+from markupsafe import Markup
+
+from .marks import follows_line, VERDICTS
+from .templates import macros
 
 _RESTATES = re.compile(r"restates the (?:wrong )?number printed at line (\d+)")
 
@@ -22,46 +25,53 @@ def counts(records) -> dict:
     return c
 
 
-def counts_table(examples, anchors: dict, articles=()) -> str:
+class Ids:
+    """``ids`` (``id(record)`` -> element id) as templates index it: ``ids[record]``."""
+
+    def __init__(self, ids: dict):
+        self.ids = ids
+
+    def __getitem__(self, record) -> str:
+        return self.ids[id(record)]
+
+
+def counts_rows(examples, anchors: dict, articles=()) -> list[dict]:
     """One row per example (printed numbers and each verdict), one per article with numbers
     no example explains (unmatched), then the total."""
-    head = "".join(f"<th>{v}</th>" for v in VERDICTS)
     rows, total = [], {v: 0 for v in VERDICTS}
     for ex in examples:
         c = counts(ex.records)
         for v in VERDICTS:
             total[v] += c[v]
-        cells = "".join(f'<td class="n{f" v-{v}" if c[v] else ""}">{c[v]}</td>' for v in VERDICTS)
-        rows.append(f'<tr><th scope="row"><a href="#{esc(anchors[ex.spec.id])}">{esc(ex.spec.id)}'
-                    f'</a></th><td>{esc(ex.spec.source)}</td><td class="n">{len(ex.records)}</td>'
-                    f"{cells}</tr>")
+        rows.append({"name": ex.spec.id, "href": anchors[ex.spec.id], "source": ex.spec.source,
+                     "n": len(ex.records), "counts": c, "total": False})
     n = sum(len(ex.records) for ex in examples)
     for k, a in enumerate(articles):
         if a.unmatched:
             total["unmatched"] += len(a.unmatched)
             n += len(a.unmatched)
-            cells = "".join(f'<td class="n">{len(a.unmatched) if v == "unmatched" else ""}</td>'
-                            for v in VERDICTS)
-            rows.append(f'<tr><th scope="row"><a href="#article-{k}">not explained</a></th>'
-                        f'<td>{esc(a.name)}</td><td class="n">{len(a.unmatched)}</td>{cells}</tr>')
-    cells = "".join(f'<td class="n">{total[v]}</td>' for v in VERDICTS)
-    rows.append(f'<tr class="total"><th scope="row">{len(examples)} examples</th><td></td>'
-                f'<td class="n">{n}</td>{cells}</tr>')
-    return (f'<table class="counts"><thead><tr><th>example</th><th>article</th><th>printed</th>'
-            f'{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+            c = {v: (len(a.unmatched) if v == "unmatched" else "") for v in VERDICTS}
+            rows.append({"name": "not explained", "href": f"article-{k}", "source": a.name,
+                         "n": len(a.unmatched), "counts": c, "total": False})
+    rows.append({"name": f"{len(examples)} example{'s' if len(examples) != 1 else ''}",
+                 "href": None, "source": "", "n": n, "counts": total, "total": True})
+    return rows
 
 
-def _link(r, ids) -> str:
-    at = ", ".join(str(a) for a in r.at)
-    return (f'<a href="#{esc(ids[id(r)])}">line {esc(r.line)}</a> {esc(r.step)}[{esc(at)}]: '
-            f'printed <b>{esc(r.printed)}</b>, expected <b>{esc(r.expected)}</b>')
+def counts_table(examples, anchors: dict, articles=()) -> Markup:
+    return macros("summary.html.j2").counts_table(counts_rows(examples, anchors, articles),
+                                                  VERDICTS)
 
 
-def causes(records, ids: dict) -> str:
+def causes(records, ids: dict) -> Markup:
     """Wrong numbers grouped by root: each root with its diagnosis and what follows from it."""
     wrong = [r for r in records if r.verdict == "wrong"]
-    if not wrong:
-        return '<p class="none">No wrong numbers.</p>'
+    return macros("summary.html.j2").causes(len(wrong), cause_items(wrong), Ids(ids))
+
+
+def cause_items(wrong: list) -> list[dict]:
+    """``{root, diagnosis, followers}`` per first cause, then ``{example, line, followers}``
+    for wrong numbers whose cause is not itself a wrong number shown."""
     roots = [r for r in wrong if cause_line(r) is None]
     up = {(r.example, r.line): cause_line(r) for r in wrong}
     followers: dict = {}
@@ -83,21 +93,12 @@ def causes(records, ids: dict) -> str:
             sub = []
         shown.add(key)
         shown.update(id(f) for f in sub)
-        tail = ""
-        if sub:
-            tail = (f'<p class="follows">{len(sub)} more wrong because of it:</p><ul>'
-                    + "".join(f"<li>{_link(f, ids)}</li>" for f in sub) + "</ul>")
-        items.append(f'<li class="root"><span class="ex">{esc(r.example)}</span> {_link(r, ids)}'
-                     f'<div class="cause">{esc(diag)}</div>{tail}</li>')
+        items.append({"root": r, "diagnosis": diag, "followers": sub})
     for (ex, line), fs in followers.items():
         rest = [f for f in fs if id(f) not in shown]
         if rest:
-            items.append(f'<li class="root"><span class="ex">{esc(ex)}</span> the wrong number '
-                         f'printed at line {esc(line)}<ul>'
-                         + "".join(f"<li>{_link(f, ids)}</li>" for f in rest) + "</ul></li>")
-    n_roots = len(items)
-    return (f'<p>{len(wrong)} wrong number{"s" if len(wrong) != 1 else ""} from {n_roots} '
-            f'cause{"s" if n_roots != 1 else ""}:</p><ol class="causes">{"".join(items)}</ol>')
+            items.append({"root": None, "example": ex, "line": line, "followers": rest})
+    return items
 
 
 def cause_line(r) -> int | None:
@@ -113,16 +114,11 @@ def cause_line(r) -> int | None:
     return None
 
 
-def corrections(records, ids: dict) -> str:
+def corrections(records, ids: dict) -> Markup:
     """Every wrong printed number, in article order: what to print instead."""
-    wrong = sorted((r for r in records if r.verdict == "wrong"),
-                   key=lambda r: (r.source, r.line, getattr(r, "column", None) or 0, r.example))
-    if not wrong:
-        return '<p class="none">Nothing to correct.</p>'
-    items = "".join(
-        f'<li><a href="#{esc(ids[id(r)])}">{esc(r.source)} line {esc(r.line)}'
-        + (f", column {esc(r.column)}" if getattr(r, "column", None) is not None else "")
-        + f'</a>: replace <del>{esc(r.printed)}</del> by <ins>{esc(r.expected)}</ins> '
-        f'<span class="ctx">({esc(r.step)}[{esc(", ".join(str(a) for a in r.at))}])</span></li>'
-        for r in wrong)
-    return f'<ol class="corrections">{items}</ol>'
+    return macros("summary.html.j2").corrections(wrong_in_order(records), Ids(ids))
+
+
+def wrong_in_order(records) -> list:
+    return sorted((r for r in records if r.verdict == "wrong"),
+                  key=lambda r: (r.source, r.line, getattr(r, "column", None) or 0, r.example))
