@@ -133,6 +133,14 @@ def test_wrong_numbers_are_grouped_under_their_root():
     assert "<del>0.3383</del> by <ins>0.3382</ins>" in fixes
 
 
+def test_no_all_clear_while_numbers_are_unverified():
+    ok = rec(11, "0.1", "0.1", verdict="correct")
+    ids = {id(ok): "r0"}
+    assert "No wrong numbers." in causes([ok], ids)
+    text = re.sub("<[^>]+>", "", causes([ok], ids, unverified=2))
+    assert "No wrong numbers." not in text and "2 printed numbers unverified" in text
+
+
 def test_mathml_is_rebuilt_from_a_whitelist():
     m = to_mathml(r"\text{<b>bold</b><script>x</script>} = \frac{1}{2}")
     assert "<b>" not in m and "<script" not in m and "<mfrac>" in m and "bold" in m

@@ -81,7 +81,8 @@ class Page:
         return render("page.html.j2", title=title, csp=Markup(_csp()), css=Markup(CSS), js=Markup(JS),
                       version=__version__, verdicts=VERDICTS,
                       counts_table=counts_table(self.examples, self.anchors, self.articles),
-                      causes=causes(records, self.ids), corrections=corrections(records, self.ids),
+                      causes=causes(records, self.ids, sum(len(a.unmatched) for a in self.articles)),
+                      corrections=corrections(records, self.ids),
                       numbers=self._numbers(),
                       articles=[{"k": k, "name": a.name, "html": self._article(k, a)}
                                 for k, a in enumerate(self.articles)],

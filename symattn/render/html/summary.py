@@ -63,10 +63,11 @@ def counts_table(examples, anchors: dict, articles=()) -> Markup:
                                                   VERDICTS)
 
 
-def causes(records, ids: dict) -> Markup:
-    """Wrong numbers grouped by root: each root with its diagnosis and what follows from it."""
+def causes(records, ids: dict, unverified: int = 0) -> Markup:
+    """Wrong numbers grouped by root: each root with its diagnosis and what follows from it
+    (and with none, no all-clear while ``unverified`` numbers got no verdict)."""
     wrong = [r for r in records if r.verdict == "wrong"]
-    return macros("summary.html.j2").causes(len(wrong), cause_items(wrong), Ids(ids))
+    return macros("summary.html.j2").causes(len(wrong), cause_items(wrong), Ids(ids), unverified)
 
 
 def cause_items(wrong: list) -> list[dict]:
