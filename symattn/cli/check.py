@@ -21,6 +21,8 @@ def configure(p):
     p.add_argument("--article", action="append", metavar="FILE",
                    help="find the printed numbers in this article (Markdown, LaTeX, notebook, "
                         "HTML, text) and check them too; repeat for several articles")
+    from . import fix
+    fix.configure(p)
 
 
 def bundled() -> list[Path]:
@@ -52,8 +54,14 @@ def spec_paths(paths: list[str]) -> list[Path]:
 def run(args) -> int:
     from ..claims.check import Summary
     from ..render.report import format_report
+    from . import fix
+    fixing = fix.wanted(args)
     specs = load_specs(spec_paths(args.paths), show=not args.json)
     records, unmatched = check_all(specs, args.article, diagnose=not args.no_diagnosis)
+    if fixing:
+        fix.run(args, records)
+        if args.diff:
+            return 1 if any(r.verdict == "wrong" for r in records) else 0
     summary, per_example = Summary(examples=len(specs)), {s.id: Summary(examples=1) for s in specs}
     for r in records:
         summary.add(r)
