@@ -65,7 +65,7 @@ def plan(lines: list[Line], records: list, fixing: list) -> Plan:
     minus = _minus(lines)
     out = Plan([], [])
     for r in fixing:
-        found = _locate(by_line.get(r.line, []), r, records)
+        found = locate(by_line.get(r.line, []), r, records)
         if isinstance(found, str):
             out.skipped.append((r, found))
             continue
@@ -88,7 +88,7 @@ def _minus(lines: list[Line]) -> str:
     return "−" if uni > len(re.findall(r"(?<![\w\-])-\d", text)) else "-"
 
 
-def _locate(here: list[Line], r, records: list):
+def locate(here: list[Line], r, records: list):
     """(Line, Number) of record ``r`` on its lines, or why it is not found."""
     numbers = [(ln, n) for ln in here for n in numbers_in(ln) if not n.neg_inf]
     if r.column is not None:

@@ -14,7 +14,7 @@ import json
 import re
 from json.decoder import scanstring
 
-from ..errors import SpecError
+from ..errors import SpecError, SymattnError
 from . import notebook
 from .fix import splice
 from .latex import source_lines
@@ -160,3 +160,19 @@ class _Escaped:
 
     def __init__(self, new: str):
         self.new = new
+
+
+def json_place(path: str, number: int, column: int | None) -> tuple[int, int] | None:
+    """The 1-based line and column in the ``.ipynb`` file of a notebook line's ``column``
+    (a record's place), or None when the file cannot be read so."""
+    from .read import read_text
+    try:
+        text = read_text(path)
+        cells = spans(text)["cells"]
+        lit, at = _place(cells, notebook.scale_of([c for c in cells if isinstance(c, dict)]),
+                         number, column or 1)
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError, SymattnError):
+        return None
+    offset = _raw_offsets(text, lit)[at]
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1

@@ -35,7 +35,8 @@ class _Parser(argparse.ArgumentParser):
 def _build(only: str | None = None) -> argparse.ArgumentParser:
     p = _Parser(prog="symattn", description="Exact-arithmetic verifier for hand-computed "
                 "Transformer worked examples.")
-    p.add_argument("--version", action="version", version="symattn 0.1.0")
+    from ..about import version
+    p.add_argument("--version", action="version", version=f"symattn {version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module, help_text) in COMMANDS.items():
         sp = sub.add_parser(name, help=help_text, description=help_text)

@@ -21,8 +21,9 @@ def configure(p):
     p.add_argument("--article", action="append", metavar="FILE",
                    help="find the printed numbers in this article (Markdown, LaTeX, notebook, "
                         "HTML, text) and check them too; repeat for several articles")
-    from . import fix
+    from . import fix, gate
     fix.configure(p)
+    gate.configure(p)
 
 
 def bundled() -> list[Path]:
@@ -66,7 +67,12 @@ def run(args) -> int:
     for r in records:
         summary.add(r)
         per_example[r.example].add(r)
-    if args.json:
+    from . import gate
+    gate.write_files(args, records)
+    if args.format == "github":
+        from ..render.report import summary_line
+        gate.github(args, records, summary_line(summary))
+    elif args.json:
         out = {"summary": summary.to_json(), "claims": [r.to_json() for r in records]}
         if args.article:
             out["unmatched"] = [u.to_json() for u in unmatched]
