@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..errors import SpecError
 from ..numbers import shown
+from .edit import splice
 from .reprint import Unprintable, reprint
 from .source import Line
 from .tokens import Number, numbers_in
@@ -131,19 +132,6 @@ def _source_columns(f: Fix, text: str, starts: list, html: bool) -> tuple[int, i
     if not html and text[a:z + width] != f.old:
         raise SpecError(f"the source does not print {shown(f.old, 40)} there", where=f.where)
     return a, z + width
-
-
-def splice(text: str, spans: list) -> str:
-    """``text`` with each (a, b, fix) span replaced by its fix's ``new`` (spans apart)."""
-    spans = sorted(spans, key=lambda s: s[0])
-    for (a1, b1, _), (a2, _, _) in zip(spans, spans[1:]):
-        if a2 < b1:
-            raise SpecError("two fixes overlap", where=f"offset {a1}")
-    out, at = [], 0
-    for a, b, f in spans:
-        out += [text[at:a], f.new]
-        at = b
-    return "".join(out) + text[at:]
 
 
 def verify(before: list[Line], after: list[Line], fixes: list) -> None:

@@ -16,7 +16,7 @@ from json.decoder import scanstring
 
 from ..errors import SpecError, SymattnError
 from . import notebook
-from .fix import splice
+from .edit import splice
 from .latex import source_lines
 
 _EOL = re.compile(r"\r\n|\r|\n")

@@ -82,7 +82,8 @@ def run(args) -> int:
         data = plot.png_bytes(fig)
     write_output(args.output, data, args.force)
     n = len(entries) if entries else y.shape[0] * y.shape[1]
-    say(f"wrote {args.output} ({n} curve{'s' if n != 1 else ''}, {len(points)} printed points)",
+    from ..render.report import counted
+    say(f"wrote {args.output} ({counted(n, 'curve')}, {counted(len(points), 'printed point')})",
         prefix="")
     return 0
 
