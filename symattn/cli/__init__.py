@@ -27,9 +27,35 @@ COMMANDS = {
 
 
 class _Parser(argparse.ArgumentParser):
+    """One error line with a suggestion for a mistyped subcommand or option; no
+    abbreviations (``--prob`` is not ``--problems``: a name means one thing, always)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+        self.chosen = None                  # the subcommand's parser, once configured
+
     def error(self, message):
         from .output import one_line
-        self.exit(2, one_line(f"{self.prog}: {message} (see {self.prog} --help)") + "\n")
+        hint = self._suggestion(message)
+        self.exit(2, one_line(f"{self.prog}: {message}{hint} (see {self.prog} --help)") + "\n")
+
+    def _suggestion(self, message: str) -> str:
+        import re
+        from ..suggest import did_you_mean
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:
+            s = did_you_mean(m.group(1), re.findall(r"'([^']*)'", m.group(2)) or COMMANDS)
+            return f"; {s}" if s else ""
+        m = re.search(r"unrecognized arguments: (.*)", message)
+        if m:
+            options = [o for p in (self, self.chosen) if p is not None for o in p._option_string_actions]
+            for word in m.group(1).split():
+                if word.startswith("-"):
+                    s = did_you_mean(word.split("=")[0], options)
+                    if s:
+                        return f"; {s}"
+        return ""
 
 
 def _build(only: str | None = None) -> argparse.ArgumentParser:
@@ -45,6 +71,7 @@ def _build(only: str | None = None) -> argparse.ArgumentParser:
             mod = importlib.import_module(module)
             mod.configure(sp)
             sp.set_defaults(_run=mod.run)
+            p.chosen = sp
     return p
 
 

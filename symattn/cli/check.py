@@ -9,14 +9,18 @@ from pathlib import Path
 from .. import deadline
 from ..errors import SpecError
 from .output import progress
+from ..spec.files import read_stdin
 
 
 def configure(p):
     p.add_argument("paths", nargs="*", metavar="SPEC",
-                   help="spec files or folders (default: the bundled corpus of the three articles)")
+                   help="spec files, folders, bundled example names or - for standard input "
+                        "(default: the bundled corpus of the three articles)")
     p.add_argument("--json", action="store_true", help="print one JSON object: summary and claims")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="list every printed number, the correct ones too")
     p.add_argument("--problems", action="store_true",
-                   help="list only carried and wrong numbers (the summary counts all)")
+                   help="list only carried and wrong numbers, the default (the summary counts all)")
     p.add_argument("--no-diagnosis", action="store_true", help="skip the search for the mistake")
     p.add_argument("--article", action="append", metavar="FILE",
                    help="find the printed numbers in this article (Markdown, LaTeX, notebook, "
@@ -39,9 +43,10 @@ def bundled() -> list[Path]:
 def spec_paths(paths: list[str]) -> list[Path]:
     if not paths:
         return bundled()
+    from .latex import resolve_spec
     out = []
     for p in paths:
-        path = Path(p)
+        path = Path(resolve_spec(p))
         if path.is_dir():
             found = sorted(path.glob("*.toml"))
             if not found:
@@ -78,8 +83,9 @@ def run(args) -> int:
             out["unmatched"] = [u.to_json() for u in unmatched]
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
     else:
-        sys.stdout.write(format_report(records, summary, only_problems=args.problems,
-                                       per_example=per_example))
+        from .terminal import write_report
+        write_report(format_report(records, summary, only_problems=not args.verbose,
+                                   per_example=per_example))
         if unmatched:
             sys.stdout.write(format_unmatched(unmatched))
     return 1 if summary.wrong else 0
@@ -93,7 +99,7 @@ def load_specs(paths: list[Path], show: bool = False) -> list:
         deadline.check(f"{path}:1")
         if show:
             progress(f"reading {k + 1}/{len(paths)} {path.name[:40]}")
-        spec = load(str(path))
+        spec = load("<stdin>", read_stdin("a spec")) if str(path) == "-" else load(str(path))
         if spec.id in seen_ids:
             raise SpecError(f"example id '{spec.id}' is also used by {seen_ids[spec.id]}",
                             where=str(path))
