@@ -13,7 +13,7 @@ import difflib
 
 def nearest(name: str, known) -> str | None:
     """The known name closest to ``name`` (None when none is close)."""
-    got = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
+    got = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.5)
     return got[0] if got else None
 
 

@@ -58,16 +58,21 @@ class _Parser(argparse.ArgumentParser):
         return ""
 
 
-def _build(only: str | None = None) -> argparse.ArgumentParser:
+def _build(only: str | None = None, every: bool = False) -> argparse.ArgumentParser:
+    """The parser; the options of subcommand ``only`` (or, with ``every``, of all: for
+    shell completion) are configured, the others' modules are not even imported."""
     p = _Parser(prog="symattn", description="Exact-arithmetic verifier for hand-computed "
                 "Transformer worked examples.")
     from ..about import version
     p.add_argument("--version", action="version", version=f"symattn {version()}")
+    p.add_argument("--print-completion", choices=("bash", "zsh", "tcsh"), metavar="SHELL",
+                   help="print the shell completion script for SHELL (bash, zsh, tcsh) and exit, "
+                        'e.g. eval "$(symattn --print-completion bash)"')
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module, help_text) in COMMANDS.items():
         sp = sub.add_parser(name, help=help_text, description=help_text)
         _add_timeout(sp)
-        if name == only:
+        if name == only or every:
             mod = importlib.import_module(module)
             mod.configure(sp)
             sp.set_defaults(_run=mod.run)
@@ -92,6 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = _build(command if command in COMMANDS else None)
         args = parser.parse_args(argv)
+        if getattr(args, "print_completion", None):
+            import shtab
+            sys.stdout.write(shtab.complete(_build(every=True), args.print_completion))
+            return 0
         if not getattr(args, "_run", None):
             parser.print_help()
             return 0 if not argv or "-h" in argv or "--help" in argv else 2

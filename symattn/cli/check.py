@@ -114,10 +114,17 @@ def check_all(specs: list, articles: list | None, diagnose: bool = True):
     """Records of every spec, and with ``articles`` the numbers found there (and those left
     unmatched)."""
     from ..claims.check import check_spec
+    from .terminal import working
     if not articles:
-        return [r for spec in specs for r in check_spec(spec, diagnose=diagnose)], []
+        records = []
+        with working("checking", total=len(specs)) as bar:
+            for spec in specs:
+                records += check_spec(spec, diagnose=diagnose)
+                bar.advance()
+        return records, []
     from ..article.check import check_articles, read
-    result = check_articles(specs, read(articles), diagnose=diagnose)
+    with working("checking the articles"):
+        result = check_articles(specs, read(articles), diagnose=diagnose)
     return result.records, result.unmatched
 
 

@@ -55,7 +55,9 @@ def run(args) -> int:
                         where=spec.path, hint=did_you_mean(args.step, names) or None)
     reference = read_reference(args.reference)
     try:
-        result = compare(node, reference, digits=args.digits)
+        from .terminal import working
+        with working(f"certified values of {args.step}"):
+            result = compare(node, reference, digits=args.digits)
     except (InputError, ShapeError) as e:             # about the reference: name its file
         raise e.located(args.reference) from None
     if args.output:

@@ -22,10 +22,12 @@ def run(args) -> int:
     from .output import write_output, say
     from ..render.html import collect, Page
     specs = load_specs(spec_paths([resolve_spec(p) for p in args.paths]))   # check's errors
-    examples, read = collect(specs, [str(a) for a in args.article], diagnose=not args.no_diagnosis)
-    title = args.title or ("symattn report: " + (examples[0].spec.id if len(examples) == 1
-                                                 else f"{len(examples)} examples"))
-    text = Page(examples, read).html(title)
+    from .terminal import working
+    with working("building the report"):
+        examples, read = collect(specs, [str(a) for a in args.article], diagnose=not args.no_diagnosis)
+        title = args.title or ("symattn report: " + (examples[0].spec.id if len(examples) == 1
+                                                     else f"{len(examples)} examples"))
+        text = Page(examples, read).html(title)
     write_output(args.output, text, args.force)
     say(f"wrote {args.output} ({len(specs)} example{'s' if len(specs) != 1 else ''}, "
         f"{len(text) // 1024} kB)", prefix="")

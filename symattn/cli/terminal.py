@@ -1,9 +1,9 @@
-"""The terminal: colour for `check`'s report, progress bars on stderr.
+"""The terminal: colour for `check`'s report, progress bars on stderr (rich).
 
 Colour only on a terminal, as rich decides it: ``NO_COLOR`` (any value) turns it off,
-``FORCE_COLOR`` turns it on when piped, ``TERM=dumb`` has none. A progress bar (tqdm)
+``FORCE_COLOR`` turns it on when piped, ``TERM=dumb`` has none. A progress bar
 appears on standard error after one second, only when standard error is a terminal, and
-is erased when done; standard output never holds one.
+is erased when done; standard output never holds one (rich draws it).
 """
 
 from __future__ import annotations
@@ -11,6 +11,10 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
+from contextlib import contextmanager
+
+DELAY = 1.0          # seconds of work before a progress bar appears
 
 STYLES = {"✗": "bold red", "≈": "yellow", "~": "cyan", "✓": "green", "↳": "red", "?": "magenta"}
 _MARK = re.compile(r"^(\s*)([✗≈~✓↳?])(\s)")
@@ -59,10 +63,38 @@ def write_report(text: str, stream=None) -> None:
         console.print(t)
 
 
-def bar(iterable=None, total: int | None = None, what: str = ""):
-    """A progress bar over ``iterable`` on a terminal's stderr, shown after one second."""
-    from tqdm import tqdm
+class _Task:
+    def __init__(self, progress=None, task=None):
+        self.progress, self.task = progress, task
+
+    def advance(self, k: int = 1) -> None:
+        if self.progress is not None:
+            self.progress.advance(self.task, k)
+
+
+@contextmanager
+def working(what: str, total: int | None = None):
+    """A progress bar (``total`` steps, ``.advance()`` each) or a spinner on stderr, shown
+    when the work lasts more than a second and stderr is a terminal, erased at the end."""
     err = sys.stderr
-    quiet = err is None or not (hasattr(err, "isatty") and err.isatty())
-    return tqdm(iterable, total=total, desc=what, file=err, delay=1.0, leave=False,
-                disable=quiet, dynamic_ncols=True, unit="")
+    if err is None or not (hasattr(err, "isatty") and err.isatty()) or os.environ.get("TERM") == "dumb":
+        yield _Task()
+        return
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
+                               TextColumn, TimeElapsedColumn)
+    columns = [SpinnerColumn(), TextColumn("{task.description}")]
+    if total:
+        columns += [BarColumn(), MofNCompleteColumn()]
+    progress = Progress(*columns, TimeElapsedColumn(), console=Console(file=err), transient=True,
+                        redirect_stdout=False, redirect_stderr=False)
+    task = progress.add_task(what, total=total)
+    timer = threading.Timer(DELAY, progress.start)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield _Task(progress, task)
+    finally:
+        timer.cancel()
+        timer.join()
+        progress.stop()
