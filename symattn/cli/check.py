@@ -40,10 +40,20 @@ def bundled() -> list[Path]:
     return sorted(root.glob("*.toml"), key=lambda p: p.name)
 
 
+def resolve_spec(name: str) -> str:
+    """A path as given, or a bundled example by its file stem."""
+    p = Path(name)
+    if p.exists() or p.suffix == ".toml" or "/" in name or "\\" in name:
+        return name
+    for path in bundled():
+        if path.stem == name:
+            return str(path)
+    return name
+
+
 def spec_paths(paths: list[str]) -> list[Path]:
     if not paths:
         return bundled()
-    from .latex import resolve_spec
     out = []
     for p in paths:
         path = Path(resolve_spec(p))

@@ -17,8 +17,7 @@ def configure(p):
 
 
 def run(args) -> int:
-    from .check import spec_paths, load_specs
-    from .latex import resolve_spec
+    from .check import spec_paths, load_specs, resolve_spec
     from .output import write_output, say
     from ..render.html import collect, Page
     specs = load_specs(spec_paths([resolve_spec(p) for p in args.paths]))   # check's errors

@@ -51,7 +51,7 @@ def _key(t, key: str, axis: str) -> int:
 
 
 def run(args) -> int:
-    from .latex import resolve_spec
+    from .check import resolve_spec
     from .output import write_output, say
     from ..spec.load import load
     from .. import plot
