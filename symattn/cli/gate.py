@@ -8,7 +8,12 @@ from __future__ import annotations
 import sys
 
 
+EXIT_STATUSES = ("exit status: 0 every printed number is correct, carried or consistent; 1 a "
+                 "printed number is wrong; 2 unusable input (a spec, an article or an option)")
+
+
 def configure(p) -> None:
+    p.epilog = EXIT_STATUSES
     g = p.add_argument_group("continuous integration")
     g.add_argument("--format", choices=("text", "github"), default="text",
                    help="github: one ::error/::notice workflow command per number that is not "
