@@ -62,7 +62,9 @@ def __getattr__(name):
 def __dir__():
     return sorted(set(globals()) | set(SPEC_NAMES) | {"grad", "gradient", "Gradient"})
 
-__version__ = "0.1.0"
+from .about import version as _version
+
+__version__ = _version()
 
 
 def matrix(entries, rows=None, cols=None, name: str | None = None) -> Tensor:

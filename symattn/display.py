@@ -101,17 +101,23 @@ def text(t, digits: int = DIGITS) -> str:
     rows, cols, cells, what = values(t, digits)
     if not cells:
         return header(t, what)
+    return header(t, what) + ":\n" + grid(rows, cols, cells, t.row_label if t.rows else None,
+                                          t.col_label if t.cols else None)
+
+
+def grid(rows: list, cols: list, cells: dict, row_label=None, col_label=None) -> str:
+    """Lines of ``cells[i, j]`` for the shown ``rows`` and ``cols`` (None: the cut), with
+    ``row_label(i)``/``col_label(j)`` when given, aligned by display width."""
     table = []
-    if t.cols:
-        table.append([""] + ["…" if j is None else t.col_label(j) for j in cols])
+    if col_label:
+        table.append([""] + ["…" if j is None else col_label(j) for j in cols])
     for i in rows:
-        lead = ["⋮" if i is None else t.row_label(i)] if t.rows else [""]
+        lead = ["⋮" if i is None else row_label(i)] if row_label else [""]
         table.append(lead + ["…" if j is None else "⋮" if i is None else cells[i, j]
                              for j in cols])
     widths = [max(_width(r[k]) for r in table) for k in range(len(table[0]))]
-    lines = ["  ".join(_pad(c, widths[k], k == 0) for k, c in enumerate(r)).rstrip()
-             for r in table]
-    return header(t, what) + ":\n" + "\n".join(lines)
+    return "\n".join("  ".join(_pad(c, widths[k], k == 0) for k, c in enumerate(r)).rstrip()
+                     for r in table)
 
 
 def html_table(t, digits: int = DIGITS) -> str:

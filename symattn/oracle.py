@@ -36,6 +36,7 @@ EPSILON = {"float64": 2.0 ** -52, "float32": 2.0 ** -23, "float16": 2.0 ** -10,
            "bfloat16": 2.0 ** -7}
 DEFAULT_DIGITS = 30
 WORST = 10
+MAX_PROOFS = 10_000        # entries whose equality with the reference is proven formally
 
 
 def compare(node: Tensor, reference="float64", digits: int = DEFAULT_DIGITS,
@@ -118,11 +119,13 @@ class Comparison:
         self.rel_err = np.zeros((m, n))
         self.exact_values = np.zeros((m, n))            # the exact values rounded to float64
         self.status = np.full((m, n), "ok", dtype=object)
+        self._equal: list = []                          # a ball holding the reference value
         with precision(prec):
             for i in range(m):
                 row, vals = balls[i], values[i]
                 for j in range(n):
                     self._entry(i, j, row[j], float(vals[j]), arb)
+        self._prove_equal()
         with np.errstate(divide="ignore", invalid="ignore"):
             d = -np.log10(self.rel_err)
         self.digits = np.where(np.isnan(d), np.nan, np.maximum(d, 0.0))
@@ -149,6 +152,25 @@ class Comparison:
             self.rel_err[i, j] = math.nan                   # cannot tell it from 0 here
         else:
             self.rel_err[i, j] = float((err / abs(x)).upper())
+        if self.abs_err[i, j] and x.contains(arb(r)):
+            self._equal.append((i, j))
+
+    def _prove_equal(self) -> None:
+        """Entries whose ball holds the reference value are exact when value − reference is
+        proven 0 (a weight of exactly 1 behind a causal mask is exact, not 41 digits right)."""
+        if not self._equal or len(self._equal) > MAX_PROOFS:
+            return
+        from fractions import Fraction
+        import sympy
+        from .ops.primitives import const
+        m, n = self.node.shape
+        ref = const([[sympy.Rational(Fraction(float(self.values[i][j]))) if (i, j) in self._equal
+                      else sympy.Integer(0) for j in range(n)] for i in range(m)])
+        diff = self.node - ref
+        self._ev.ball(diff, self.prec)
+        for i, j in self._equal:
+            if self._ev.proven_zero(diff, i, j, self.prec):
+                self.abs_err[i, j] = self.rel_err[i, j] = 0.0
 
     # -- what the README and the older API read --------------------------------------
     @property
@@ -190,6 +212,12 @@ class Comparison:
         order = np.lexsort((-self.abs_err[ok], -rel))[:k]
         return [self._where(int(idx[o][0]), int(idx[o][1])) for o in order]
 
+    def _largest_abs(self) -> dict:
+        import numpy as np
+        ok = (self.status == "ok") & np.isfinite(self.abs_err)
+        i, j = np.unravel_index(np.argmax(np.where(ok, self.abs_err, -1.0)), self.abs_err.shape)
+        return self._where(int(i), int(j))
+
     def _where(self, i: int, j: int) -> dict:
         rel = float(self.rel_err[i, j])
         dg = float(self.digits[i, j])
@@ -202,7 +230,14 @@ class Comparison:
     def _exact(self, i: int, j: int) -> str:
         """The exact value of entry (i, j), 20 certified significant digits."""
         r = self._ev.rounded(self.node, i, j, digits=20, mode="half-even")
-        return "-inf" if r is None else str(r)
+        if r is None:
+            return "-inf"
+        if self.abs_err[i, j] == 0 and self.status[i, j] == "ok":  # proven equal to the float
+            from fractions import Fraction
+            short = str(r).rstrip("0").rstrip(".") if "." in str(r) and "e" not in str(r) else str(r)
+            if Fraction(short) == Fraction(float(self.values[i][j])):
+                return short
+        return str(r)
 
     def summary(self) -> dict:
         """Largest and mean error (absolute; relative in units of ε), correct digits."""
@@ -250,13 +285,20 @@ class Comparison:
         """The report ``symattn compare`` prints."""
         s = self.summary()
         m, n = s["shape"]
+        w = self.worst(max(worst, 1))
         lines = [f"{self.dtype} reference against {s['certified_digits']} certified digits, "
-                 f"{m}×{n} entries",
-                 f"  max error  {_g(s['max_abs_err'])} absolute, {_g(s['max_eps'])} ε "
-                 f"(ε = {_g(self.eps)})",
-                 f"  mean error {_g(s['mean_abs_err'])} absolute, {_g(s['mean_eps'])} ε",
-                 f"  correct significant digits: fewest {_g(s['min_digits'], 3)}, "
-                 f"median {_g(s['median_digits'], 3)}; exact entries: {s['exact']}"]
+                 f"{m}×{n} entries"]
+        if w:                                       # the worst entry, the first one listed below
+            top = w[0]
+            lines.append(f"  max error  {_g(top['eps'])} ε = {_g(top['abs_err'])} absolute "
+                         f"(ε = {_g(self.eps)}) at [{top['row_label']}, {top['col_label']}]")
+            if s["max_abs_err"] > top["abs_err"]:
+                big = self._largest_abs()
+                lines.append(f"  largest absolute error {_g(big['abs_err'])} "
+                             f"= {_g(big['eps'])} ε at [{big['row_label']}, {big['col_label']}]")
+        lines += [f"  mean error {_g(s['mean_abs_err'])} absolute, {_g(s['mean_eps'])} ε",
+                  f"  correct significant digits: fewest {_g(s['min_digits'], 3)}, "
+                  f"median {_g(s['median_digits'], 3)}; exact entries: {s['exact']}"]
         if s["masked"]:
             lines.append(f"  masked (−∞ in both): {s['masked']}")
         bad = self.nonfinite()
@@ -264,7 +306,7 @@ class Comparison:
             lines.append(f"  not finite in the reference: {len(bad)} entries")
             lines += [f"    [{b['row_label']}, {b['col_label']}] (row {b['row']}, col {b['col']}): "
                       f"{b['status']}, exact {b['exact']}" for b in bad[:worst]]
-        w = self.worst(worst)
+        w = w[:worst]
         if w:
             lines.append(f"  worst {len(w)} entries:" if len(w) > 1 else "  worst entry:")
             lines += [f"    [{e['row_label']}, {e['col_label']}] (row {e['row']}, col {e['col']}): "

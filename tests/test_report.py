@@ -48,7 +48,7 @@ def report(tmp_path, capsys, *args) -> tuple[str, str]:
     out = tmp_path / "r.html"
     code = main(["report", *args, "-o", str(out)])
     err = capsys.readouterr().err
-    assert code == 0, err
+    assert code in (0, 1), err                     # 1: wrong numbers found, as check
     return out.read_text(encoding="utf-8"), err
 
 

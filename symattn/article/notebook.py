@@ -38,24 +38,31 @@ def _text(value) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _output_lines(cell) -> list[str]:
-    lines: list[str] = []
+def output_values(cell) -> list:
+    """The JSON values (a string or a list of strings) of a code cell's outputs that are
+    read, in order: ``stream`` text and the ``text/plain`` of results and displays."""
+    values = []
     outputs = cell.get("outputs")
     for out in outputs if isinstance(outputs, list) else []:
         kind = out.get("output_type") if isinstance(out, dict) else None
         data = out.get("data") if kind in ("execute_result", "display_data") else None
         if kind == "stream":
-            text = _text(out.get("text"))
+            values.append(out.get("text"))
         elif isinstance(data, dict):
-            text = _text(data.get("text/plain"))
-        else:
-            continue
+            values.append(data.get("text/plain"))
+    return values
+
+
+def _output_lines(cell) -> list[str]:
+    lines: list[str] = []
+    for value in output_values(cell):
+        text = _text(value)
         if text:
             lines.extend(source_lines(text))
     return lines
 
 
-def _scale(cells) -> int:
+def scale_of(cells) -> int:
     longest = max([0] + [max(len(source_lines(_text(c.get("source")))), len(_output_lines(c)))
                          for c in cells])
     scale = 1000
@@ -91,7 +98,7 @@ def parse(text: str, path: str):
 def read(text: str, path: str = "") -> list[Line]:
     """The lines of every cell and output, numbered as the module docstring says."""
     cells = parse(text, path).get("cells", [])
-    scale = _scale([c for c in cells if isinstance(c, dict)])
+    scale = scale_of([c for c in cells if isinstance(c, dict)])
     out: list[Line] = []
     for c, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):

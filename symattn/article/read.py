@@ -51,5 +51,8 @@ def read_article(path: str) -> list[Line]:
     """The lines of the article at ``path``, each at its place in the file (control
     characters of the path are escaped in messages)."""
     path = str(path)
+    if path == "-":                                  # standard input, read as plain text
+        from ..spec.files import read_stdin
+        return reader_for("-").read(read_stdin("an article"), "<stdin>")
     name = shown(path, 200)
     return reader_for(path).read(read_text(path, name), name)

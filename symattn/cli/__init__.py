@@ -27,23 +27,56 @@ COMMANDS = {
 
 
 class _Parser(argparse.ArgumentParser):
+    """One error line with a suggestion for a mistyped subcommand or option; no
+    abbreviations (``--prob`` is not ``--problems``: a name means one thing, always)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+        self.chosen = None                  # the subcommand's parser, once configured
+
     def error(self, message):
         from .output import one_line
-        self.exit(2, one_line(f"{self.prog}: {message} (see {self.prog} --help)") + "\n")
+        hint = self._suggestion(message)
+        self.exit(2, one_line(f"{self.prog}: {message}{hint} (see {self.prog} --help)") + "\n")
+
+    def _suggestion(self, message: str) -> str:
+        import re
+        from ..suggest import did_you_mean
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:
+            s = did_you_mean(m.group(1), re.findall(r"'([^']*)'", m.group(2)) or COMMANDS)
+            return f"; {s}" if s else ""
+        m = re.search(r"unrecognized arguments: (.*)", message)
+        if m:
+            options = [o for p in (self, self.chosen) if p is not None for o in p._option_string_actions]
+            for word in m.group(1).split():
+                if word.startswith("-"):
+                    s = did_you_mean(word.split("=")[0], options)
+                    if s:
+                        return f"; {s}"
+        return ""
 
 
-def _build(only: str | None = None) -> argparse.ArgumentParser:
+def _build(only: str | None = None, every: bool = False) -> argparse.ArgumentParser:
+    """The parser; the options of subcommand ``only`` (or, with ``every``, of all: for
+    shell completion) are configured, the others' modules are not even imported."""
     p = _Parser(prog="symattn", description="Exact-arithmetic verifier for hand-computed "
                 "Transformer worked examples.")
-    p.add_argument("--version", action="version", version="symattn 0.1.0")
+    from ..about import version
+    p.add_argument("--version", action="version", version=f"symattn {version()}")
+    p.add_argument("--print-completion", choices=("bash", "zsh", "tcsh"), metavar="SHELL",
+                   help="print the shell completion script for SHELL (bash, zsh, tcsh) and exit, "
+                        'e.g. eval "$(symattn --print-completion bash)"')
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module, help_text) in COMMANDS.items():
         sp = sub.add_parser(name, help=help_text, description=help_text)
         _add_timeout(sp)
-        if name == only:
+        if name == only or every:
             mod = importlib.import_module(module)
             mod.configure(sp)
             sp.set_defaults(_run=mod.run)
+            p.chosen = sp
     return p
 
 
@@ -64,6 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = _build(command if command in COMMANDS else None)
         args = parser.parse_args(argv)
+        if getattr(args, "print_completion", None):
+            import shtab
+            sys.stdout.write(shtab.complete(_build(every=True), args.print_completion))
+            return 0
         if not getattr(args, "_run", None):
             parser.print_help()
             return 0 if not argv or "-h" in argv or "--help" in argv else 2

@@ -9,18 +9,25 @@ from pathlib import Path
 from .. import deadline
 from ..errors import SpecError
 from .output import progress
+from ..spec.files import read_stdin
 
 
 def configure(p):
     p.add_argument("paths", nargs="*", metavar="SPEC",
-                   help="spec files or folders (default: the bundled corpus of the three articles)")
+                   help="spec files, folders, bundled example names or - for standard input "
+                        "(default: the bundled corpus of the three articles)")
     p.add_argument("--json", action="store_true", help="print one JSON object: summary and claims")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="list every printed number, the correct ones too")
     p.add_argument("--problems", action="store_true",
-                   help="list only carried and wrong numbers (the summary counts all)")
+                   help="list only carried and wrong numbers, the default (the summary counts all)")
     p.add_argument("--no-diagnosis", action="store_true", help="skip the search for the mistake")
     p.add_argument("--article", action="append", metavar="FILE",
                    help="find the printed numbers in this article (Markdown, LaTeX, notebook, "
                         "HTML, text) and check them too; repeat for several articles")
+    from . import fix, gate
+    fix.configure(p)
+    gate.configure(p)
 
 
 def bundled() -> list[Path]:
@@ -33,12 +40,23 @@ def bundled() -> list[Path]:
     return sorted(root.glob("*.toml"), key=lambda p: p.name)
 
 
+def resolve_spec(name: str) -> str:
+    """A path as given, or a bundled example by its file stem."""
+    p = Path(name)
+    if p.exists() or p.suffix == ".toml" or "/" in name or "\\" in name:
+        return name
+    for path in bundled():
+        if path.stem == name:
+            return str(path)
+    return name
+
+
 def spec_paths(paths: list[str]) -> list[Path]:
     if not paths:
         return bundled()
     out = []
     for p in paths:
-        path = Path(p)
+        path = Path(resolve_spec(p))
         if path.is_dir():
             found = sorted(path.glob("*.toml"))
             if not found:
@@ -52,21 +70,33 @@ def spec_paths(paths: list[str]) -> list[Path]:
 def run(args) -> int:
     from ..claims.check import Summary
     from ..render.report import format_report
+    from . import fix
+    fixing = fix.wanted(args)
     specs = load_specs(spec_paths(args.paths), show=not args.json)
     records, unmatched = check_all(specs, args.article, diagnose=not args.no_diagnosis)
+    if fixing:
+        fix.run(args, records)
+        if args.diff:
+            return 1 if any(r.verdict == "wrong" for r in records) else 0
     summary, per_example = Summary(examples=len(specs)), {s.id: Summary(examples=1) for s in specs}
     for r in records:
         summary.add(r)
         per_example[r.example].add(r)
     summary.unverified = len(unmatched)
-    if args.json:
+    from . import gate
+    gate.write_files(args, records)
+    if args.format == "github":
+        from ..render.report import summary_line
+        gate.github(args, records, summary_line(summary))
+    elif args.json:
         out = {"summary": summary.to_json(), "claims": [r.to_json() for r in records]}
         if args.article:
             out["unmatched"] = [u.to_json() for u in unmatched]
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
     else:
-        sys.stdout.write(format_report(records, summary, only_problems=args.problems,
-                                       per_example=per_example))
+        from .terminal import write_report
+        write_report(format_report(records, summary, only_problems=not args.verbose,
+                                   per_example=per_example))
         if unmatched:
             sys.stdout.write(format_unmatched(unmatched))
     return 1 if summary.wrong else 0
@@ -80,7 +110,7 @@ def load_specs(paths: list[Path], show: bool = False) -> list:
         deadline.check(f"{path}:1")
         if show:
             progress(f"reading {k + 1}/{len(paths)} {path.name[:40]}")
-        spec = load(str(path))
+        spec = load("<stdin>", read_stdin("a spec")) if str(path) == "-" else load(str(path))
         if spec.id in seen_ids:
             raise SpecError(f"example id '{spec.id}' is also used by {seen_ids[spec.id]}",
                             where=str(path))
@@ -95,10 +125,17 @@ def check_all(specs: list, articles: list | None, diagnose: bool = True):
     """Records of every spec, and with ``articles`` the numbers found there (and those left
     unmatched)."""
     from ..claims.check import check_spec
+    from .terminal import working
     if not articles:
-        return [r for spec in specs for r in check_spec(spec, diagnose=diagnose)], []
+        records = []
+        with working("checking", total=len(specs)) as bar:
+            for spec in specs:
+                records += check_spec(spec, diagnose=diagnose)
+                bar.advance()
+        return records, []
     from ..article.check import check_articles, read
-    result = check_articles(specs, read(articles), diagnose=diagnose)
+    with working("checking the articles"):
+        result = check_articles(specs, read(articles), diagnose=diagnose)
     return result.records, result.unmatched
 
 

@@ -50,11 +50,14 @@ def run(args) -> int:
     if node is None:
         names = list(spec.tensors)
         shown = ", ".join(names[:12]) + (f", … ({len(names)} in all)" if len(names) > 12 else "")
+        from ..suggest import did_you_mean
         raise SpecError(f"--step {args.step}: no such step or input (known: {shown})",
-                        where=spec.path)
+                        where=spec.path, hint=did_you_mean(args.step, names) or None)
     reference = read_reference(args.reference)
     try:
-        result = compare(node, reference, digits=args.digits)
+        from .terminal import working
+        with working(f"certified values of {args.step}"):
+            result = compare(node, reference, digits=args.digits)
     except (InputError, ShapeError) as e:             # about the reference: name its file
         raise e.located(args.reference) from None
     if args.output:

@@ -30,19 +30,8 @@ def configure(p):
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
 
 
-def resolve_spec(name: str) -> str:
-    """A path as given, or a bundled example by its file stem."""
-    p = Path(name)
-    if p.exists() or p.suffix == ".toml" or "/" in name or "\\" in name:
-        return name
-    from .check import bundled
-    for path in bundled():
-        if path.stem == name:
-            return str(path)
-    return name
-
-
 def run(args) -> int:
+    from .check import resolve_spec
     from ..render.latex import document
     from ..render.latex_config import LatexConfig
     from ..errors import InputError

@@ -17,13 +17,17 @@ def configure(p):
 
 
 def run(args) -> int:
-    from .check import spec_paths, load_specs
-    from .latex import resolve_spec
+    from .check import spec_paths, load_specs, resolve_spec
     from .output import write_output, say
-    from ..render.html import report_html
+    from ..render.html import collect, Page
     specs = load_specs(spec_paths([resolve_spec(p) for p in args.paths]))   # check's errors
-    text = report_html(specs, args.article, title=args.title, diagnose=not args.no_diagnosis)
+    from .terminal import working
+    with working("building the report"):
+        examples, read = collect(specs, [str(a) for a in args.article], diagnose=not args.no_diagnosis)
+        title = args.title or ("symattn report: " + (examples[0].spec.id if len(examples) == 1
+                                                     else f"{len(examples)} examples"))
+        text = Page(examples, read).html(title)
     write_output(args.output, text, args.force)
     say(f"wrote {args.output} ({len(specs)} example{'s' if len(specs) != 1 else ''}, "
         f"{len(text) // 1024} kB)", prefix="")
-    return 0
+    return 1 if any(r.verdict == "wrong" for e in examples for r in e.records) else 0   # as check

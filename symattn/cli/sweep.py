@@ -51,7 +51,7 @@ def _key(t, key: str, axis: str) -> int:
 
 
 def run(args) -> int:
-    from .latex import resolve_spec
+    from .check import resolve_spec
     from .output import write_output, say
     from ..spec.load import load
     from .. import plot
@@ -61,14 +61,18 @@ def run(args) -> int:
     spec = load(resolve_spec(args.spec))
     name, cell, frm, to = parse_vary(args.vary)
     if name not in spec.inputs:
+        from ..suggest import with_suggestion
         raise SpecError(f"--vary: no input named '{name}'", where=spec.path,
-                        hint="inputs: " + ", ".join(spec.inputs) if spec.inputs else None)
+                        hint=with_suggestion("inputs: " + ", ".join(spec.inputs), name, spec.inputs)
+                        if spec.inputs else None)
     x = spec.tensors[name]
     where = None if cell is None else (_key(x, cell[0], "row"), _key(x, cell[1], "col"))
     step = args.step or (spec.claims[0].step if spec.claims else None)
     if step is None or spec.step(step) is None:
+        from ..suggest import with_suggestion
+        steps = [s.name for s in spec.steps]
         raise SpecError(f"--step: no step named '{step}'" if step else "--step: name a step",
-                        where=spec.path, hint="steps: " + ", ".join(s.name for s in spec.steps))
+                        where=spec.path, hint=with_suggestion("steps: " + ", ".join(steps), step or "", steps))
     y = spec.tensors[step]
     entries = [(_key(y, a.split(",")[0].strip(), "row"), _key(y, a.split(",", 1)[-1].strip(), "col"))
                for a in args.at] or _claimed(spec, step) or None
@@ -82,7 +86,8 @@ def run(args) -> int:
         data = plot.png_bytes(fig)
     write_output(args.output, data, args.force)
     n = len(entries) if entries else y.shape[0] * y.shape[1]
-    say(f"wrote {args.output} ({n} curve{'s' if n != 1 else ''}, {len(points)} printed points)",
+    from ..render.report import counted
+    say(f"wrote {args.output} ({counted(n, 'curve')}, {counted(len(points), 'printed point')})",
         prefix="")
     return 0
 

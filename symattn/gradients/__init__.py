@@ -29,8 +29,11 @@ ReLU at 0, used by ``method="symbolic"``, is Heaviside(0) = 1/2.)
 >>> g = sa.grad(sa.cross_entropy(logits, 2), logits)   # p - onehot, exactly
 >>> g[2]
 -(1 + E + 2*exp(3))/(1 + E + 2*exp(3) + exp(4))
->>> sa.grad(sa.cross_entropy(logits, 2), logits, digits=6)
-[['0.0276003', '0.203940', '-0.445634', '0.203940', '0.0101536']]
+>>> g                                              # prints as a Tensor: certified digits
+Gradient 1×5, 6 significant digits (certified):
+  0.0276003  0.203940  -0.445634  0.203940  0.0101536
+>>> sa.grad(sa.cross_entropy(logits, 2), logits, digits=6)[0]   # rows of strings
+['0.0276003', '0.203940', '-0.445634', '0.203940', '0.0101536']
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from ..tensor import Tensor, NEG_INF, describe, walk
 from .closed import (MAX_CLOSED_FORM, estimated_size, too_large, to_matrix, tree_size,
                      tidy_expr)
 from .reverse import Backprop, dependents, substitute
+from ..display import DIGITS
 
 METHODS = ("auto", "reverse", "symbolic")
 
@@ -20,12 +21,21 @@ def grad(loss: Tensor, wrt, *, digits: int | None = None, mode: str = "half-even
     ``loss``: a 1×1 Tensor built with the engine. ``wrt``: a Tensor (or SymPy matrix) of
     symbols, a Tensor of numbers the loss was built from, or a node of the loss's graph.
 
-    Returns a ``sympy.ImmutableMatrix`` shaped like ``wrt``; with ``digits=N``, nested
-    lists of decimal strings with N certified significant digits (as
-    :func:`symattn.evaluate`). See :func:`gradient` for the notes and other forms.
+    Returns, for ``wrt`` of numbers, the :class:`Gradient`: it prints like a Tensor
+    (certified digits labelled with ``wrt``'s rows and columns), its entries (``g[i, j]``,
+    iteration) and ``g.exact()`` are the closed forms, computed when asked; for ``wrt`` a
+    matrix of symbols, the closed form (a ``sympy.ImmutableMatrix``, a formula has no
+    digits). With ``digits=N``: rows of decimal strings with N certified significant digits
+    (as :func:`symattn.evaluate`), which print as the labelled grid.
     """
     g = gradient(loss, wrt, method=method)
-    return g.exact() if digits is None else g.evaluate(digits, mode=mode)
+    if digits is not None:
+        from .show import Digits
+        return Digits(g.evaluate(digits, mode=mode), g, digits)
+    if g.wrt is None or g.symbols is not None:
+        return g.exact()
+    g.shown = g.evaluate(DIGITS)      # what it prints; a tie or a −∞ loss raises here, at once
+    return g
 
 
 def gradient(loss: Tensor, wrt, *, method: str = "auto", missing: str = "error") -> "Gradient":
@@ -65,6 +75,7 @@ class Gradient:
         self._sizes = None
         self._exact_memo: dict = {}
         self.rows = self.cols = None
+        self.shown = None                  # the digits repr shows, once computed
         if isinstance(wrt, Tensor):
             self.wrt = wrt
             self.shape = wrt.shape
@@ -250,8 +261,28 @@ class Gradient:
         if text not in self.notes:
             self.notes.append(text)
 
+    # -- showing it: as a Tensor, certified digits; the closed form's entries when indexed --
     def __repr__(self) -> str:
-        return f"<Gradient of {describe(self.loss)} wrt {self.shape[0]}×{self.shape[1]} ({self.method})>"
+        from .show import text
+        return text(self, self.shown)
+
+    def _repr_html_(self) -> str:
+        import html
+        return "<pre>" + html.escape(repr(self)) + "</pre>"
+
+    def __getitem__(self, key):
+        """An entry (or entries) of the closed form, as ``exact()[key]``."""
+        return self.exact()[key]
+
+    def __iter__(self):
+        """The entries of the closed form, row by row (as a SymPy matrix iterates)."""
+        return iter(self.exact())
+
+    def __len__(self) -> int:
+        return self.shape[0] * self.shape[1]
+
+    def tolist(self) -> list:
+        return self.exact().tolist()
 
 
 

@@ -122,8 +122,10 @@ def _render(spec, config: LatexConfig) -> LatexDocument:
     if config.steps is not None:
         unknown = [n for n in config.steps if n not in names]
         if unknown:
+            from ..suggest import with_suggestion
             raise SpecError(f"no step named '{unknown[0]}'", where=spec.path,
-                            hint="steps: " + ", ".join(names) if names else "the spec has no steps")
+                            hint=with_suggestion("steps: " + ", ".join(names), unknown[0], names)
+                            if names else "the spec has no steps")
     title = spec.title or spec.id
     mode = spec.rounding
     how = ("closed forms (exact)" if config.exact else

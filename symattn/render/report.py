@@ -53,8 +53,12 @@ def format_report(records: list[Record], summary: Summary, *, only_problems: boo
     return "\n".join(lines).lstrip("\n") + "\n"
 
 
-def _n(k: int, noun: str) -> str:
+def counted(k: int, noun: str) -> str:
+    """``1 example``, ``2 examples``: a count and its noun (the one place plurals are made)."""
     return f"{k} {noun}" + ("" if k == 1 else "s")
+
+
+_n = counted
 
 
 def _followers(records: list[Record], root: Record, only_problems: bool) -> list[str]:

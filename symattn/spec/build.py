@@ -79,7 +79,9 @@ def _build(node, env):
         if node.id == "inf":
             raise SpecError("+∞ has no use in a spec",
                             hint="write -inf for a mask entry, or use causal_mask/padding_mask")
-        raise SpecError(f"unknown name '{shown(node.id)}'", hint=_known(env))
+        from ..suggest import with_suggestion
+        raise SpecError(f"unknown name '{shown(node.id)}'",
+                        hint=with_suggestion(_known(env), node.id, [k for k in env if not k.startswith("_")]))
     if isinstance(node, E.ListLit):
         return [_build(i, env) for i in node.items]
     if isinstance(node, E.Neg):

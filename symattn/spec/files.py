@@ -67,3 +67,16 @@ def decode(data: bytes, path: str) -> str:
         line = data.count(b"\n", 0, e.start) + 1
         raise SpecError(f"invalid UTF-8 at byte {e.start}", where=f"{path}:{line}",
                         hint="save the file as UTF-8") from None
+
+
+def read_stdin(what: str) -> str:
+    """Standard input as text (``-`` for a file name), at most the size a file may have."""
+    import sys
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise SpecError(f"no standard input to read {what} from", where="<stdin>")
+    data = stream.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise LimitError(f"{what} on standard input is larger than {MAX_FILE_BYTES:,} bytes",
+                         where="<stdin>")
+    return decode(data.removeprefix(b"\xef\xbb\xbf"), "<stdin>")

@@ -66,7 +66,9 @@ def signature(name: str) -> inspect.Signature:
 def call(name: str, args: list, kwargs: dict):
     op = ops.OPERATIONS.get(name)
     if op is None and name not in FUNCTIONS:
-        raise SpecError(f"unknown operation '{shown(name)}'", hint=f"known: {', '.join(names())}")
+        from ..suggest import with_suggestion
+        raise SpecError(f"unknown operation '{shown(name)}'",
+                        hint=with_suggestion(f"known: {', '.join(names())}", name, names()))
     sig = signature(name)
     try:
         sig.bind(*args, **kwargs)

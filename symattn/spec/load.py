@@ -18,6 +18,7 @@ from .toml_lines import table_lines, key_lines, Where, deepest_line, long_number
 from .values import (DecimalText, text_field, matrix, labels, check_keys, aliases,
                      int_field, latex_field, printout_of, entry_decimals)
 from ..errors import SymattnError, SpecError, LimitError
+from ..suggest import with_suggestion
 from ..numbers import shown, MAX_DIGITS
 from ..tensor import Tensor
 from ..evaluation.rounding import MODES
@@ -274,7 +275,8 @@ def _load_claims(spec: Spec, claims, text: str, top: Where):
         if not isinstance(step, str) or step not in spec.tensors:
             known = ", ".join(spec.tensors)
             raise SpecError(f"claim points at step {shown(repr(step))}, which does not exist",
-                            where=where, hint=f"known: {shown(known, 200)}")
+                            where=where, hint=with_suggestion(f"known: {shown(known, 200)}",
+                                                              str(step), spec.tensors))
         printed = c.get("printed")
         if not isinstance(printed, str):
             raise SpecError("printed must be text, exactly as the article prints it "
