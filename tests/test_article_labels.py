@@ -366,3 +366,28 @@ expr = "v * 2"
     assert {s for (line, _), s in steps.items() if line in (6, 7)} == {"parts_y"}
     assert {s for (line, _), s in steps.items() if line in (9, 10)} == {"parts_x"}
     assert all(c["verdict"] == "correct" for c in out["claims"]) and len(out["claims"]) == 8
+
+
+def test_a_program_line_that_writes_a_result_into_a_steps_name_is_a_claim(tmp_path):
+    """`balanced = [-1.5, -0.5, 0.5, 1.5]` in code, `balanced` a step (x − mean(x)): claims;
+    `res = 0.` updated by `res += …` is program state, no claim."""
+    spec = """
+[example]
+id = "code"
+source = "post.md"
+[inputs]
+x = [[5, 6, 7, 8]]
+[[steps]]
+name = "balanced"
+expr = "x - mean(x)"
+[[steps]]
+name = "res"
+expr = "sum(x)"
+"""
+    xs = [Fraction(v) for v in (5, 6, 7, 8)]
+    assert [x - sum(xs) / 4 for x in xs] == [Fraction(-3, 2), Fraction(-1, 2), Fraction(1, 2), Fraction(3, 2)]
+    article = ("```python\nbalanced = [-1.5, -0.5, 0.5, 1.4]\nres = 0.\nfor v in x:\n    res += v\n```\n")
+    out = check(tmp_path, spec, article)
+    assert [(c["step"], c["printed"], c["verdict"]) for c in out["claims"]] == [
+        ("balanced", "-1.5", "correct"), ("balanced", "-0.5", "correct"),
+        ("balanced", "0.5", "correct"), ("balanced", "1.4", "wrong")]

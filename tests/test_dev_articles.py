@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SCORER = ROOT.parent / "shared" / "dev-articles" / "score.py"
 
-FOUND, FLAGGED = 801, 122            # of 897 printed numbers and of their 171 incorrect ones
+FOUND, FLAGGED = 805, 122            # of 897 printed numbers and of their 171 incorrect ones
 
 
 @pytest.mark.skipif(not SCORER.is_file(), reason="../shared/dev-articles is not beside the repo")

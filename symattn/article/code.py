@@ -35,6 +35,23 @@ def program(line: Line) -> bool:
     return bool(_STATEMENT.match(line.text) or power)
 
 
+_ASSIGNS = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?:torch\.tensor\(|np\.array\(|\[|\(|-?\.?\d)")
+
+
+def literal_results(lines: list, names) -> set:
+    """The lines of program text that write a literal result into one of ``names`` (the
+    steps of the example: ``balanced = [-1.5, -0.5, 0.5, 1.5]``): their numbers are printed
+    results under that name, not the program's constants. A name the program assigns
+    again or updates (``res = 0.`` then ``res += …``) holds program state instead."""
+    written: dict = {}
+    for ln in lines:
+        if ln.kind == "code":
+            for name in re.findall(r"^\s*([A-Za-z_]\w*)\s*(?:[-+*/@]?=)(?!=)", ln.text):
+                written[name] = written.get(name, 0) + 1
+    return {ln.number for ln in lines if ln.kind == "code" and (m := _ASSIGNS.match(ln.text))
+            and m.group("name") in names and written.get(m.group("name")) == 1}
+
+
 def without_comment(line: Line) -> Line:
     """A code or output line without its trailing comment."""
     if line.kind not in ("code", "output"):

@@ -4,7 +4,7 @@ matcher and the assignment of numbers to entries."""
 from __future__ import annotations
 
 from .assign import assign
-from .code import program, without_comment
+from .code import literal_results, program, without_comment
 from .groups import groups_of
 from .match import Matcher, Found
 from .source import Line
@@ -14,11 +14,13 @@ from ..spec.load import Spec
 
 def find_claims(spec: Spec, lines: list[Line]) -> Found:
     """The claims ``spec``'s example makes in ``lines`` (an article, read by a reader)."""
-    inside = [without_comment(ln) for ln in lines if _in_range(spec, ln.number) and
-              (not program(ln) or not numbers_in(ln))]
+    here = [ln for ln in lines if _in_range(spec, ln.number)]
+    results = literal_results(here, {s.name for s in spec.steps})
+    inside = [without_comment(ln) for ln in here
+              if not program(ln) or not numbers_in(ln) or ln.number in results]
     m = Matcher(spec)
     m.lines = {ln.number: ln for ln in inside}
-    m.source = {ln.number: ln for ln in lines if _in_range(spec, ln.number)}   # program text too
+    m.source = {ln.number: ln for ln in here}                 # program text too
     found = assign(m, groups_of(inside), m.lines)
     found.ev = m.ev
     return found
