@@ -35,7 +35,8 @@ def program(line: Line) -> bool:
     return bool(_STATEMENT.match(line.text) or power)
 
 
-_ASSIGNS = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?:torch\.tensor\(|np\.array\(|\[|\(|-?\.?\d)")
+_ASSIGNS = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?:torch\.tensor\(|np\.array\()?"
+                      r"[\s\[\]()\d.,eE+\-]*\)?\s*(?:#.*)?$")     # numbers, brackets, commas only
 
 
 def literal_results(lines: list, names) -> set:
