@@ -182,6 +182,7 @@ class Checker:
         self.printed = self._index_printed()
         self.carrier = Carrier(self)
         self._records: dict = {}
+        self.reach_memo: dict = {}             # id(claim) -> the claim's reached entries
 
     def _index_printed(self) -> dict:
         """step -> (i, j) -> [Entry] of the printed numbers of each cell."""
@@ -238,14 +239,14 @@ class Checker:
 
     def _not_correct(self, rec: Record, e: Entry, r: R.Rounded) -> Record:
         from .carried import describe
-        undecided = False
+        note = None
         if self.spec_rounded():                  # a machine's printout: before carrying
             from .consistent import reached
-            got = reached(self, e)
+            got, note = reached(self, e)
             if got:
                 rec.verdict = "consistent"
                 return rec
-            undecided = got is None
+            note = note or (UNDECIDED if got is None else None)
         used = self.carried_match(e, sound=True)
         if used:
             rec.verdict, rec.carried_from = "carried", describe(used, self.spec.tensors)
@@ -259,8 +260,8 @@ class Checker:
         elif self.diagnose:
             from .diagnosis import diagnose
             rec.diagnosis = diagnose(self, e, r) or None
-        if undecided:
-            rec.diagnosis = [UNDECIDED] + (rec.diagnosis or [])
+        if note:
+            rec.diagnosis = [note] + (rec.diagnosis or [])
         return rec
 
     def _follows(self, rec: Record, used: list, wrong: list):

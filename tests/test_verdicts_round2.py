@@ -1,0 +1,123 @@
+"""Sound verdicts, round two (issue 22): one small spec per rule, its truth computed here
+with mpmath, decimal and fractions, never by symattn."""
+
+import json
+import textwrap
+from decimal import Decimal, ROUND_HALF_UP
+from fractions import Fraction
+
+import mpmath
+
+from symattn.claims.check import check_spec
+from symattn.spec.load import load
+
+mpmath.mp.dps = 40
+
+
+def run(tmp_path, text: str):
+    p = tmp_path / "s.toml"
+    p.write_text(textwrap.dedent(text), encoding="utf-8")
+    return check_spec(load(str(p)))
+
+
+def claims(*items) -> str:
+    """[[claims]] tables from (step, at, printed, line)."""
+    return "\n".join(f'[[claims]]\nstep = "{step}"\nat = {json.dumps(at)}\n'
+                     f'printed = "{printed}"\nline = {line}\n' for step, at, printed, line in items)
+
+
+def half_up(x, places: int) -> str:
+    return str(Decimal(mpmath.nstr(x, 40, strip_zeros=False)).quantize(
+        Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
+
+
+def head(rounding="half-up") -> str:
+    return f'[example]\nid = "v"\nsource = "post.md"\nrounding = "{rounding}"\n'
+
+
+def sigma(d):
+    return 1 / (1 + mpmath.exp(-d))
+
+
+# -- consistent is decided per claim: one point for a whole printed row ---------------------
+
+def test_a_row_of_weights_is_reached_by_one_point_or_not_at_all(tmp_path):
+    # S printed [0.1, 0.1] (1 place): s0 − s1 ranges over (−0.1, 0.1), weight 0 = σ(s0 − s1)
+    assert half_up(sigma(mpmath.mpf("0.0999")), 2) == "0.52"        # 0.52 alone is reachable
+    assert Fraction("0.515") * 2 > 1                                 # [0.52, 0.52] cannot sum to 1
+    recs = run(tmp_path, head() + '''
+[inputs]
+S = { value = [[0.1, 0.1]], rounded = true }
+[[steps]]
+name = "A"
+expr = "softmax(S)"
+''' + claims(("A", 0, "[0.52, 0.52]", 1), ("A", [0, 0], "0.52", 2), ("A", 0, "[0.52, 0.48]", 3)))
+    v = {(r.line, r.at[1]): r for r in recs}
+    for j in ("0", "1"):
+        assert v[(1, j)].verdict == "wrong"
+        assert v[(1, j)].diagnosis[0].startswith("reached alone, but not together")
+        assert not any("not decided" in d for d in v[(1, j)].diagnosis)
+    assert v[(2, "0")].verdict == "consistent"
+    assert v[(3, "0")].verdict == v[(3, "1")].verdict == "consistent"
+
+
+def test_a_row_no_one_point_gives_is_not_consistent_and_says_not_decided(tmp_path):
+    # y = [x, x]: the two printed numbers of the row come from one x' in [0.95, 1.05]
+    assert not any(Fraction("1.035") <= x <= Fraction("1.045") and Fraction("0.955") <= x <= Fraction("0.965")
+                   for x in (Fraction(k, 1000) for k in range(950, 1051)))
+    recs = run(tmp_path, head() + '''
+[inputs]
+x = { value = [[1.0]], rounded = true }
+[[steps]]
+name = "y"
+expr = "x @ [[1, 1]]"
+''' + claims(("y", 0, "[1.04, 0.96]", 1), ("y", [0, 1], "0.96", 2)))
+    assert [r.verdict for r in recs] == ["wrong", "wrong", "consistent"]
+    assert all(r.diagnosis[0].startswith("not decided whether one point") for r in recs[:2])
+
+
+# -- the sign of a rounded zero ------------------------------------------------------------
+
+def test_minus_zero_input_is_searched_on_its_side_only(tmp_path):
+    # x printed -0.0000: x' in [-0.00005, 0], so y = 10000·x' in [-0.5, 0]
+    lo, hi = Fraction("-0.00005") * 10000, Fraction(0)
+    assert not lo <= Fraction("0.30") <= hi and lo <= Fraction("-0.30") <= hi
+    recs = run(tmp_path, head() + '''
+[inputs]
+x = { value = [[-0.0000]], rounded = true }
+[[steps]]
+name = "y"
+expr = "x * 10000"
+''' + claims(("y", [0, 0], "0.30", 1), ("y", [0, 0], "-0.30", 2)))
+    assert [r.verdict for r in recs] == ["wrong", "consistent"]
+    assert not any("not decided" in d for d in recs[0].diagnosis or [])
+
+
+def test_minus_zero_input_in_truncate_mode_is_the_negative_box(tmp_path):
+    # truncated, -0.0 is some x' in (-0.1, 0]; y = 10·x' = -0.5 (x' = -0.05) truncates to -0.5
+    x = Fraction("-0.05")
+    assert Fraction(-1, 10) < x <= 0 and int(x * 10 * 10) / Fraction(10) == Fraction("-0.5")
+    recs = run(tmp_path, head("truncate") + '''
+[inputs]
+x = { value = [[-0.0]], rounded = true }
+[[steps]]
+name = "y"
+expr = "x * 10"
+''' + claims(("y", [0, 0], "-0.5", 1), ("y", [0, 0], "0.5", 2)))
+    assert [r.verdict for r in recs] == ["consistent", "wrong"]
+
+
+# -- scientific notation in rounded inputs ---------------------------------------------------
+
+def test_scientific_notation_inputs_get_the_box_of_their_last_digit(tmp_path):
+    # 1.5e3 stands for [1450, 1550], 4.2e2 for [415, 425]
+    assert Fraction(1450) <= Fraction("15.4") * 100 <= Fraction(1550) < Fraction("15.6") * 100
+    assert Fraction(415) <= Fraction("42.4") * 10 <= Fraction(425)
+    recs = run(tmp_path, head() + '''
+[inputs]
+x = { value = [[1.5e3, 4.2e2]], rounded = true }
+[[steps]]
+name = "y"
+expr = "x * [[0.01, 0.1]]"
+''' + claims(("y", [0, 0], "15.4", 1), ("y", [0, 1], "42.4", 2), ("y", [0, 0], "15.6", 3)))
+    assert [r.verdict for r in recs] == ["consistent", "consistent", "wrong"]
