@@ -121,3 +121,53 @@ name = "y"
 expr = "x * [[0.01, 0.1]]"
 ''' + claims(("y", [0, 0], "15.4", 1), ("y", [0, 1], "42.4", 2), ("y", [0, 0], "15.6", 3)))
     assert [r.verdict for r in recs] == ["consistent", "consistent", "wrong"]
+
+
+# -- a diagnosis must reproduce every printed step it changes; and not depend on layout --------
+
+def test_a_mistake_refuted_by_a_step_printed_earlier_is_not_offered(tmp_path):
+    # h = x @ W = [7, 10]; with W transposed [5, 11]; y = 2h: [14, 20], transposed [10, 22]
+    x, W = [1, 2], [[1, 2], [3, 4]]
+    h = [sum(x[k] * W[k][j] for k in range(2)) for j in range(2)]
+    hT = [sum(x[k] * W[j][k] for k in range(2)) for j in range(2)]
+    assert (h, [2 * v for v in hT]) == ([7, 10], [10, 22])
+    body = head() + '''
+[inputs]
+x = [[1, 2]]
+W = [[1, 2], [3, 4]]
+[[steps]]
+name = "h"
+expr = "x @ W"
+[[steps]]
+name = "y"
+expr = "h * 2"
+'''
+    label = "W transposed (in step 'h')"
+    assert label in run(tmp_path, body + claims(("y", [0, 0], "10", 2)))[0].diagnosis
+    assert label in run(tmp_path, body + claims(("h", 0, "[7, 10]", 3), ("y", [0, 0], "10", 2)))[2].diagnosis
+    recs = run(tmp_path, body + claims(("h", 0, "[7, 10]", 1), ("y", [0, 0], "10", 2)))
+    assert [r.verdict for r in recs] == ["correct", "correct", "wrong"]
+    assert label not in (recs[2].diagnosis or [])
+
+
+def test_a_diagnosis_does_not_depend_on_the_layout(tmp_path):
+    # variance per row: row 0 printed with the biased divisor, rows 1 and 2 with the unbiased
+    X = [[1, 2, 4, 7], [2, 2, 3, 5], [0, 1, 1, 6]]
+
+    def var(r, d):
+        mu = Fraction(sum(r), len(r))
+        return sum((x - mu) ** 2 for x in r) / d
+    printed = [var(X[0], 4), var(X[1], 3), var(X[2], 3)]
+    text = [str((Decimal(p.numerator) / Decimal(p.denominator)).quantize(Decimal("0.0001"))) for p in printed]
+    assert text == ["5.2500", "2.0000", "7.3333"]
+    body = head() + '''
+[inputs]
+x = [[1, 2, 4, 7], [2, 2, 3, 5], [0, 1, 1, 6]]
+[[steps]]
+name = "v"
+expr = "mean((x - mean(x)) ** 2)"
+'''
+    column = run(tmp_path, body + claims(("v", [":", 0], "[[" + "], [".join(text) + "]]", 1)))
+    rows = run(tmp_path, body + claims(*[("v", [i, 0], text[i], i + 1) for i in range(3)]))
+    assert [r.verdict for r in column] == [r.verdict for r in rows] == ["correct", "wrong", "wrong"]
+    assert [r.diagnosis for r in column] == [r.diagnosis for r in rows]
