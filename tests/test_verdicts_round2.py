@@ -171,3 +171,81 @@ expr = "mean((x - mean(x)) ** 2)"
     rows = run(tmp_path, body + claims(*[("v", [i, 0], text[i], i + 1) for i in range(3)]))
     assert [r.verdict for r in column] == [r.verdict for r in rows] == ["correct", "wrong", "wrong"]
     assert [r.diagnosis for r in column] == [r.diagnosis for r in rows]
+
+
+# -- printing mistakes named only where they hold -----------------------------------------------
+
+CAUSAL = '''
+[inputs]
+Q = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+K = [[1.0, 0.5], [0.2, 1.0], [0.0, 0.0]]
+M = [[0, "-inf", "-inf"], [0, 0, "-inf"], [0, 0, 0]]
+S = [[0.2, 0.4]]
+[[steps]]
+name = "A"
+expr = "weights(Q, K, mask=M)"
+[[steps]]
+name = "B"
+expr = "softmax(S)"
+'''
+
+
+def _softmax(z):
+    e = [mpmath.exp(v) for v in z]
+    return [v / sum(e) for v in e]
+
+
+def test_sum_to_one_is_not_named_when_the_correct_row_sums_to_1(tmp_path):
+    # row 1 of A: scores [0.5, 1, 0] (q = [0, 1]); printed unscaled and unmasked: two mistakes
+    both = [half_up(w, 4) for w in _softmax([mpmath.mpf("0.5"), mpmath.mpf(1), mpmath.mpf(0)])]
+    assert sum(Decimal(x) for x in both) == 1
+    right = _softmax([mpmath.mpf("0.5") / mpmath.sqrt(2), 1 / mpmath.sqrt(2)])
+    assert Decimal(half_up(right[0], 4)) + Decimal(half_up(right[1], 4)) == 1
+    recs = run(tmp_path, head() + CAUSAL + claims(("A", 1, "[" + ", ".join(both) + "]", 1)))
+    last = recs[2]
+    assert last.verdict == "wrong"
+    assert not any("sums to exactly 1" in d for d in last.diagnosis)
+    assert "scaling 1/√d_k missing and 0 instead of −∞ in the mask" in last.diagnosis
+
+
+def test_one_zero_for_weights_near_a_half_is_not_the_neighbouring_cell(tmp_path):
+    # softmax([0.2, 0.4]) = [0.4502, 0.5498]: printed [1, 0] claims exactly 1 and 0
+    w = _softmax([mpmath.mpf("0.2"), mpmath.mpf("0.4")])
+    assert [half_up(x, 4) for x in w] == ["0.4502", "0.5498"] and half_up(w[1], 0) == "1"
+    recs = run(tmp_path, head() + CAUSAL + claims(("B", 0, "[1, 0]", 1)))
+    assert [r.verdict for r in recs] == ["wrong", "wrong"]
+    assert not any("neighbouring" in d for r in recs for d in r.diagnosis or [])
+
+
+def test_minus_zero_does_not_restate_a_correct_zero(tmp_path):
+    recs = run(tmp_path, head() + '''
+[inputs]
+x = [[0.0001]]
+[[steps]]
+name = "y"
+expr = "x"
+''' + claims(("y", [0, 0], "0.000", 1), ("y", [0, 0], "-0.000", 2), ("y", [0, 0], "-0.000", 3)))
+    assert Fraction("0.0001") > 0 and round(Fraction("0.0001"), 3) == 0
+    assert [r.verdict for r in recs] == ["correct", "wrong", "wrong"]
+    assert not any("restates" in d for d in recs[1].diagnosis)
+    assert "minus sign added (the value is positive)" in recs[1].diagnosis
+    assert "restates the number printed at line 2" in recs[2].diagnosis     # the wrong one, again
+
+
+def test_a_number_carried_from_a_step_printed_later_is_carried_not_a_digit_slip(tmp_path):
+    # h = 2x = 0.12345, printed 0.12 (line 5); y = 1000h = 123.45 → 123, from the print 120
+    h = Fraction("0.061725") * 2
+    assert h == Fraction("0.12345") and round(h * 1000) == 123 and Fraction("0.12") * 1000 == 120
+    recs = run(tmp_path, head() + '''
+[inputs]
+x = [[0.061725]]
+[[steps]]
+name = "h"
+expr = "x * 2"
+[[steps]]
+name = "y"
+expr = "h * 1000"
+''' + claims(("y", [0, 0], "120", 2), ("h", [0, 0], "0.12", 5)))
+    assert [r.verdict for r in recs] == ["carried", "correct"]
+    assert recs[0].carried_from == ["h [0, 0] (printed at line 5)"]
+    assert not any("digit slip" in d for d in recs[0].diagnosis or [])

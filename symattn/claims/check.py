@@ -183,6 +183,7 @@ class Checker:
         self.carrier = Carrier(self)
         self._records: dict = {}
         self.reach_memo: dict = {}             # id(claim) -> the claim's reached entries
+        self.last_line = max((c.line for c in spec.claims), default=0)
 
     def _index_printed(self) -> dict:
         """step -> (i, j) -> [Entry] of the printed numbers of each cell."""
@@ -361,10 +362,13 @@ class Checker:
     # -- carried -------------------------------------------------------------------
     def carried_match(self, e: Entry, sound: bool, mode: str | None = None) -> list | None:
         """The printed cells that, carried forward (one level, then all the way), give the
-        printed number; None if none do."""
-        for deep in (False, True):
+        printed number; None if none do. The prints up to the claim's line are tried first,
+        then every print (a number worked out from a table the article prints later)."""
+        later = self.last_line
+        lines = (e.claim.line,) if later <= e.claim.line else (e.claim.line, later)
+        for line, deep in ((line, deep) for line in lines for deep in (False, True)):
             deadline.check()
-            t = self.carrier.tensor(e.claim.step, e.claim.line, deep, sound)
+            t = self.carrier.tensor(e.claim.step, line, deep, sound)
             if t is self.spec.tensors[e.claim.step]:
                 continue
             if self.matches(t, e, mode):

@@ -30,15 +30,15 @@ def digit_slip(expected: str, number, decimals: int) -> str | None:
 
 
 def neighbour(checker, e, t) -> list[str]:
+    """A neighbouring cell's value, judged as the printed number claims (a weight printed
+    ``0`` or ``1`` claims exactly that, not a value rounded at 0 decimals)."""
+    import dataclasses
     out = []
     m, n = t.shape
     for di, dj in ((0, -1), (0, 1), (-1, 0), (1, 0)):
         i, j = e.i + di, e.j + dj
-        if 0 <= i < m and 0 <= j < n:
-            r = checker.ev.rounded(t, i, j, decimals=e.decimals, mode=e.mode, scale=e.scale) \
-                if not e.digits else checker.ev.rounded(t, i, j, digits=e.digits, mode=e.mode, scale=e.scale)
-            if r is not None and r.value == e.number.value:
-                out.append(f"the value of the neighbouring cell [{t.row_label(i)}, {t.col_label(j)}]")
+        if 0 <= i < m and 0 <= j < n and checker.matches(t, dataclasses.replace(e, i=i, j=j)):
+            out.append(f"the value of the neighbouring cell [{t.row_label(i)}, {t.col_label(j)}]")
     return out
 
 
@@ -55,16 +55,23 @@ def latest_in_row(checker, e) -> dict:
 
 def sum_to_one(checker, e, t) -> list[str]:
     """The printed row of weights (this number and the latest printed others of its row)
-    sums to exactly 1 while the correctly rounded entries do not: the last one was adjusted."""
+    sums to exactly 1 while the correctly rounded entries do not: the last one was adjusted.
+    When the correctly rounded row sums to 1 too, no adjustment explains a wrong entry."""
     if e.number.value is NEG_INF or e.j != t.shape[1] - 1 or t.shape[1] < 2 \
             or not is_probability(checker.spec, e.claim.step):
         return []
     others = latest_in_row(checker, e)
     if len(others) != t.shape[1] - 1 or any(o.value is NEG_INF for o in others.values()):
         return []
-    if sum((o.value for o in others.values()), Fraction(0)) + e.value == 1:
-        return ["last entry adjusted so the printed row sums to exactly 1"]
-    return []
+    if sum((o.value for o in others.values()), Fraction(0)) + e.value != 1:
+        return []
+    correct = Fraction(0)
+    for o in [*others.values(), e]:
+        r = checker.expected(t, o)
+        if r is None:
+            return []
+        correct += r.value / o.scale
+    return [] if correct == 1 else ["last entry adjusted so the printed row sums to exactly 1"]
 
 
 def earlier(checker, e) -> list[str]:
@@ -72,10 +79,11 @@ def earlier(checker, e) -> list[str]:
     (a different number, right there: a stale number from another run)."""
     prints = checker.printed.get(e.claim.step, {}).get((e.i, e.j), [])
     before = [p for p in prints if p.claim.line < e.claim.line]
-    same = [p.claim.line for p in before if p.value == e.value]
+    t = checker.spec.tensors[e.claim.step]
+    same = [p.claim.line for p in before if p.value == e.value and p.number.negative ==
+            e.number.negative and not checker.matches(t, p)]      # the same wrong number again
     if same:
         return [f"restates the number printed at line {max(same)}"]
-    t = checker.spec.tensors[e.claim.step]
     right = [p for p in before if p.value is not NEG_INF and checker.matches(t, p)
              and _differs(e, p)]
     if right:
