@@ -249,3 +249,26 @@ expr = "h * 1000"
     assert [r.verdict for r in recs] == ["carried", "correct"]
     assert recs[0].carried_from == ["h [0, 0] (printed at line 5)"]
     assert not any("digit slip" in d for d in recs[0].diagnosis or [])
+
+
+def test_rmsnorm_by_hand_gets_rmsnorm_mistakes_not_a_variance(tmp_path):
+    xs = [mpmath.mpf(v) for v in (1, 2, 3, 4)]
+    ms = sum(x * x for x in xs) / 4                                    # 7.5, a mean square
+    eps = mpmath.mpf("0.01")
+    outside = half_up(xs[0] / (mpmath.sqrt(ms) + eps), 4)
+    no_eps = half_up(xs[0] / mpmath.sqrt(ms), 4)
+    by_ms = half_up(xs[0] / (ms + eps), 4)
+    assert len({outside, no_eps, by_ms, half_up(xs[0] / mpmath.sqrt(ms + eps), 4)}) == 4
+    recs = run(tmp_path, head() + '''
+[inputs]
+x = [[1, 2, 3, 4]]
+eps = 0.01
+[[steps]]
+name = "y"
+expr = "x / sqrt(mean(x ** 2) + eps)"
+''' + claims(("y", [0, 0], outside, 1), ("y", [0, 0], no_eps, 2), ("y", [0, 0], by_ms, 3)))
+    assert "RMSNorm with eps outside the square root" in recs[0].diagnosis
+    assert "RMSNorm without eps" in recs[1].diagnosis
+    assert "divided by the mean square instead of the root mean square (RMS)" in recs[2].diagnosis
+    said = [d for r in recs for d in r.diagnosis]
+    assert not any("LayerNorm" in d or "variance" in d or "standard deviation" in d for d in said)

@@ -14,7 +14,7 @@ import dataclasses
 from fractions import Fraction
 from typing import Callable, Iterator
 
-from ..roles import sqrt_mistakes, divided_by_sqrt, is_statistic, _calls
+from ..roles import sqrt_mistakes, divided_by_sqrt, is_statistic, norm_name, _calls
 from ...ops import OPERATIONS
 from ...ops.masks import is_mask
 from ...spec import expr as E
@@ -92,10 +92,10 @@ def computation_mistakes(spec) -> Callable:
         if isinstance(node, E.Call) and node.name == "sqrt" and len(node.args) == 1:
             a = node.args[0]
             if isinstance(a, E.BinOp) and a.op == "+" and _is_eps(a.right):
-                norm = is_statistic(a.left, spec)
-                out.append(("LayerNorm without eps" if norm else "eps left out of the square root",
+                norm = norm_name(a.left, spec) if is_statistic(a.left, spec) else None
+                out.append((f"{norm} without eps" if norm else "eps left out of the square root",
                             E.Call("sqrt", (a.left,), ())))
-                out.append(("LayerNorm with eps outside the square root" if norm
+                out.append((f"{norm} with eps outside the square root" if norm
                             else "eps added outside the square root",
                             E.BinOp("+", E.Call("sqrt", (a.left,), ()), a.right)))
         return out
