@@ -1,5 +1,5 @@
 """Mistakes in the printing: another rounding mode, a dropped minus, a digit slip or swap,
-a neighbouring cell's value, a row of weights adjusted to sum to 1, a number restated or
+a one-term arithmetic slip in a product, a neighbouring cell's value, a row of weights adjusted to sum to 1, a number restated or
 contradicting what was printed for the same entry earlier."""
 
 from __future__ import annotations
@@ -39,6 +39,26 @@ def neighbour(checker, e, t) -> list[str]:
         i, j = e.i + di, e.j + dj
         if 0 <= i < m and 0 <= j < n and checker.matches(t, dataclasses.replace(e, i=i, j=j)):
             out.append(f"the value of the neighbouring cell [{t.row_label(i)}, {t.col_label(j)}]")
+    return out
+
+
+def term_slip(checker, e, t) -> list[str]:
+    """A one-entry arithmetic slip in a product (a projection x·W): the printed number is
+    the entry Σ_k a[i,k]·b[k,j] with one term left out or with its sign flipped."""
+    import dataclasses
+    from ...ops import primitives as P
+    if t.op != "matmul" or e.number.value is NEG_INF or e.exact:
+        return []
+    a, b = t.args
+    cell, one = P.take(t, [e.i], [e.j]), dataclasses.replace(e, i=0, j=0)
+    out = []
+    for k in range(a.shape[1]):
+        term = P.take(a, [e.i], [k]) * P.take(b, [k], [e.j])
+        for how, v in (("left out", cell - term), ("with its sign flipped", cell - term * 2)):
+            if checker.matches(v, one):
+                out.append(f"arithmetic slip: the term {a.name or 'a'}[{a.row_label(e.i)}, "
+                           f"{a.col_label(k)}]·{b.name or 'b'}[{b.row_label(k)}, "
+                           f"{b.col_label(e.j)}] {how}")
     return out
 
 
@@ -119,7 +139,8 @@ def printing_mistakes(checker, e, expected: R.Rounded, row_ok) -> list[str]:
         slip = digit_slip(str(expected), e.number, e.decimals)
         if slip:
             found.append(slip)
-    found += neighbour(checker, e, t)
+    slips = term_slip(checker, e, t)
+    found += slips or neighbour(checker, e, t)     # a slip explains it: not a neighbour's value
     found += sum_to_one(checker, e, t)
     found += earlier(checker, e)
     return found
