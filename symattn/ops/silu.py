@@ -48,9 +48,9 @@ def _show(v, a) -> list[str]:
 # -- the common mistake: the sigmoid alone ----------------------------------------------
 
 def sigmoid_tree(x):
-    """σ(x) = 1 / (1 + e^(−x)) as a spec tree."""
-    from ..spec import calls as C, expr as E
-    return E.BinOp("/", C.ONE, E.BinOp("+", C.ONE, E.Call("exp", (E.Neg(x),), ())))
+    """σ(x) as a spec tree."""
+    from ..spec import expr as E
+    return E.Call("sigmoid", (x,), ())
 
 
 def _mistakes(call, spec) -> list:
