@@ -101,8 +101,9 @@ def _show(v, a) -> list[str]:
     c = 1 << (h.bit_length() - 1)
     ds = v.Display()
     for k, m in enumerate(slopes, 1):
-        if "slope" in a:
-            ds.add(f"m_{{{k}}}", "=", v.tex(a["slope"]).text)
+        if "slope" in a:                           # given: its value, head by head
+            text, approx = v.result(m)
+            ds.add(f"m_{{{k}}}", v.rel(approx), text)
             continue
         e = (f"-8 \\cdot {k}/{h}" if schedule == "geometric" else f"-{k}" if schedule == "halving"
              else f"-8 \\cdot {k}/{c}" if k <= c else f"-4 \\cdot {2 * (k - c) - 1}/{c}")
