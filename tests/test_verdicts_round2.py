@@ -272,3 +272,22 @@ expr = "x / sqrt(mean(x ** 2) + eps)"
     assert "divided by the mean square instead of the root mean square (RMS)" in recs[2].diagnosis
     said = [d for r in recs for d in r.diagnosis]
     assert not any("LayerNorm" in d or "variance" in d or "standard deviation" in d for d in said)
+
+
+def test_one_point_for_everything_a_step_shows_on_one_line(tmp_path):
+    # the same impossible row [0.52, 0.52], printed as two claims on one article line; a
+    # masked score printed −∞ beside rounded inputs is kept as it is
+    assert Fraction("0.515") * 2 > 1
+    recs = run(tmp_path, head() + '''
+[inputs]
+S = { value = [[0.1, 0.1, "-inf"]], rounded = true }
+[[steps]]
+name = "A"
+expr = "softmax(S)"
+[[steps]]
+name = "Z"
+expr = "S * 1"
+''' + claims(("A", [0, 0], "0.52", 1), ("A", [0, 1], "0.52", 1), ("A", [0, 2], "0", 1),
+             ("Z", 0, "[0.14, 0.1, −∞]", 2)))
+    assert [r.verdict for r in recs] == ["wrong", "wrong", "correct", "consistent", "correct", "correct"]
+    assert all(r.diagnosis[0].startswith("reached alone, but not together") for r in recs[:2])

@@ -182,7 +182,7 @@ class Checker:
         self.printed = self._index_printed()
         self.carrier = Carrier(self)
         self._records: dict = {}
-        self.reach_memo: dict = {}             # id(claim) -> the claim's reached entries
+        self.reach_memo: dict = {}             # (step, line) -> the entries reached there
         self.last_line = max((c.line for c in spec.claims), default=0)
 
     def _index_printed(self) -> dict:

@@ -83,14 +83,17 @@ def _float_at(checker, spec, offsets, t, e) -> float:
 
 def reached(checker, e) -> tuple[bool | None, str | None]:
     """Is the printed number reached with the rounded inputs inside their intervals, at one
-    point that gives every number of its claim (a printed row or step) together? ``(True,
+    point that gives every number the step shows at that article line together? ``(True,
     None)``: proven at such a point (see the module's docstring); ``(False, note)``: proven
     not, the value over all of the intervals (ball arithmetic) misses the printed number's
     rounding interval, or a row of weights cannot sum to 1; ``(None, note)``: neither shown.
-    Decided once per claim."""
-    memo = checker.reach_memo.get(id(e.claim))
+    Decided once for everything the step shows at the claim's article line."""
+    key = (e.claim.step, e.claim.line)
+    memo = checker.reach_memo.get(key)
     if memo is None:
-        memo = checker.reach_memo[id(e.claim)] = _reach_claim(checker, e.siblings)
+        shown = [x for prints in checker.printed.get(e.claim.step, {}).values() for x in prints
+                 if x.claim.line == e.claim.line]
+        memo = checker.reach_memo[key] = _reach_claim(checker, shown or [e])
     return memo.get(id(e), (False, None))
 
 
@@ -99,7 +102,10 @@ def _reach_claim(checker, entries) -> dict:
     t = spec.tensors[entries[0].claim.step]
     status, points, cells = {}, {}, {}
     for s in entries:
-        if s.number.value is not NEG_INF and checker.matches(t, s):
+        if s.number.value is NEG_INF:              # a masked score: no interval moves it
+            status[id(s)] = "masked" if checker.matches(t, s) else False
+            continue
+        if checker.matches(t, s):
             status[id(s)] = "correct"
             continue
         cs = _cells_that_matter(checker, s)
@@ -114,13 +120,13 @@ def _reach_claim(checker, entries) -> dict:
             cells.setdefault(name, {}).update(c)
     group = [s for s in entries if status[id(s)] in ("correct", True)]
     alone = [s for s in group if status[id(s)] is True]
-    out = {id(s): (status[id(s)], None) for s in entries if status[id(s)] != "correct"}
+    out = {id(s): (status[id(s)], None) for s in entries if status[id(s)] in (True, False, None)}
     if len(group) < 2 or not alone:
         return out
     if any(_all_print(checker, group, p) for p in points.values() if p) \
             or _joint(checker, group, cells):
         return out
-    proven = _cannot_sum_to_one(checker, group)
+    proven = _cannot_sum_to_one(checker, group, entries)
     for s in alone:
         out[id(s)] = (False, NOT_SUM_1) if s.i in proven else (None, NOT_TOGETHER)
     return out
@@ -135,9 +141,9 @@ def _all_print(checker, group, moved: dict) -> bool:
         return False
 
 
-def _cannot_sum_to_one(checker, group) -> set:
-    """Rows of a step of weights whose printed numbers (every column printed) cannot sum to
-    1: the sum of their rounding intervals misses 1."""
+def _cannot_sum_to_one(checker, group, shown) -> set:
+    """Rows of ``group`` in a step of weights whose printed numbers (``shown``: every column
+    printed) cannot sum to 1: the sum of their rounding intervals misses 1."""
     from .roles import is_probability
     step = group[0].claim.step
     n = checker.spec.tensors[step].shape[1]
@@ -145,7 +151,7 @@ def _cannot_sum_to_one(checker, group) -> set:
         return set()
     out = set()
     for i in {s.i for s in group}:
-        row = [s for s in group[0].siblings if s.i == i and s.number.value is not NEG_INF]
+        row = [s for s in shown if s.i == i and s.number.value is not NEG_INF]
         if len({s.j for s in row}) != n or len(row) != n:
             continue
         ivs = [_printed_interval(s) for s in row]
@@ -185,6 +191,7 @@ def _joint(checker, group, cells) -> bool:
     from scipy.optimize import lsq_linear
     spec = checker.spec
     step = group[0].claim.step
+    full, group = group, [s for s in group if not s.exact] or group   # exact 0/1: verified only
     flat = [(name, ij, *_interval(num, spec.rounding)) for name, cs in cells.items()
             for ij, num in cs.items()]
     flat = [c for c in flat if c[2] != c[3]]
@@ -210,7 +217,7 @@ def _joint(checker, group, cells) -> bool:
             offsets: dict = {}
             for (name, ij, lo, hi), d in zip(flat, delta):
                 offsets.setdefault(name, {})[ij] = min(max(Fraction(float(d)).limit_denominator(10 ** 15), lo), hi)
-            if _all_print(checker, group, _moved(spec, offsets)):
+            if _all_print(checker, full, _moved(spec, offsets)):
                 return True
             y = pick(_floats_at(spec, offsets, Fraction(1), step))
             if not np.all(np.isfinite(y)):
