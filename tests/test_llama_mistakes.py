@@ -165,3 +165,17 @@ def test_a_slip_in_a_grouped_key_projection_is_a_slip_not_a_neighbour(tmp_path):
     assert bad.verdict == "wrong"
     assert "arithmetic slip: the term H[0, 3]·W_K[3, 1] left out" in bad.diagnosis
     assert not any("neighbouring" in d for d in bad.diagnosis)
+
+
+def test_a_slip_in_a_key_head_of_grouped_query_attention_names_the_weight(tmp_path):
+    # head 3 of 4 with 2 key/value heads uses W_K's column 1: K = H·W_K[:, 1]
+    x, wk = mpm(H_IN), mpm([["1", "0"], ["0", "1"], ["1", "0"], ["0", "1"]])
+    K = [sum(x[i][k] * wk[k][1] for k in range(4)) for i in range(3)]
+    assert [four(v) for v in K] == ["2.5000", "0.0000", "1.0000"] and K[2] - x[2][3] * wk[3][1] == mpmath.mpf("0.5")
+    inputs = ("H = [[1, 0.5, -0.5, 2], [0, 1, 1.5, -1], [0.5, 0.5, 0.5, 0.5]]\n"
+              "W_Q = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]]\n"
+              "W_K = [[1, 0], [0, 1], [1, 0], [0, 1]]\nW_V = [[0.5, 0], [0, 0.5], [1, 0], [0, 1]]\n")
+    recs = check(tmp_path, inputs, "multi_head(H, W_Q, W_K, W_V, n_heads=4, n_kv_heads=2, head=3, part='K')",
+                 {2: "[0.5]"})
+    assert recs[0].verdict == "wrong"
+    assert "arithmetic slip: the term H[2, 3]·W_K[3, 1] left out" in recs[0].diagnosis

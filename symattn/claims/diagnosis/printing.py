@@ -56,10 +56,17 @@ def term_slip(checker, e, t) -> list[str]:
         term = P.take(a, [e.i], [k]) * P.take(b, [k], [e.j])
         for how, v in (("left out", cell - term), ("with its sign flipped", cell - term * 2)):
             if checker.matches(v, one):
-                out.append(f"arithmetic slip: the term {a.name or 'a'}[{a.row_label(e.i)}, "
-                           f"{a.col_label(k)}]·{b.name or 'b'}[{b.row_label(k)}, "
-                           f"{b.col_label(e.j)}] {how}")
+                out.append(f"arithmetic slip: the term {_cell(a, e.i, k, 'a')}·"
+                           f"{_cell(b, k, e.j, 'b')} {how}")
     return out
+
+
+def _cell(t, i: int, j: int, default: str) -> str:
+    """An operand's entry by the name it has in the spec: a block of a weight (a head's
+    columns of W_K) is named by the weight and the entry's place in it."""
+    while t.name is None and t.op == "take":
+        i, j, t = t.params["rows"][i], t.params["cols"][j], t.args[0]
+    return f"{t.name or default}[{t.row_label(i)}, {t.col_label(j)}]"
 
 
 def latest_in_row(checker, e) -> dict:
