@@ -291,3 +291,26 @@ expr = "S * 1"
              ("Z", 0, "[0.14, 0.1, −∞]", 2)))
     assert [r.verdict for r in recs] == ["wrong", "wrong", "correct", "consistent", "correct", "correct"]
     assert all(r.diagnosis[0].startswith("reached alone, but not together") for r in recs[:2])
+
+
+def test_a_step_printed_correctly_then_skipped_is_named_as_skipped(tmp_path):
+    # scaled = s/√2 printed correctly; the weights are softmax(s): the step skipped, not changed
+    e = mpmath.e
+    assert half_up(e / (e + 1), 4) == "0.7311" and half_up(1 / mpmath.sqrt(2), 4) == "0.7071"
+    recs = run(tmp_path, head() + '''
+[inputs]
+q = [[1, 0]]
+K = [[1, 0], [0, 1]]
+[[steps]]
+name = "s"
+expr = "q @ K.T"
+[[steps]]
+name = "scaled"
+expr = "s / sqrt(2)"
+[[steps]]
+name = "w"
+expr = "softmax(scaled)"
+''' + claims(("scaled", 0, "[0.7071, 0]", 1), ("w", [0, 0], "0.7311", 2)))
+    d = recs[2].diagnosis
+    assert "scaling 1/√d_k missing (step 'scaled' skipped: s used in its place)" in d
+    assert "scaling 1/√d_k missing (in step 'scaled')" not in d
