@@ -78,6 +78,11 @@ def given_slopes(n_heads: int, slope, schedule: str = "paper") -> list[Tensor]:
     return [P.take(t, [0], [h]) for h in range(n_heads)]
 
 
+def _exponents(n: int, schedule: str) -> list:
+    """The slopes' exponents of 2 (to tell schedules that agree for this n: all do for 8)."""
+    return [m.params["k"] for m in alibi_slopes(n, schedule)]
+
+
 def _positive(v, what: str) -> int:
     if isinstance(v, Fraction) and v.denominator == 1:
         v = int(v)
@@ -125,8 +130,11 @@ def _mistakes(call, spec) -> list:
         mine = mine.value if isinstance(mine, E.Str) else "paper"
         said = {"paper": "the paper's slopes", "geometric": "slopes 2^(−8h/n) for every n",
                 "halving": "slopes 2^(−h)"}
+        n = call.args[0] if call.args else C.get(call, "n_heads")
+        n = int(n.value) if isinstance(n, E.Num) and n.value.denominator == 1 and n.value > 0 else None
         out += [(f"ALiBi with {said[s]} instead of {said[mine]}",
-                 C.with_kw(call, "schedule", C.text(s))) for s in SCHEDULES if s != mine]
+                 C.with_kw(call, "schedule", C.text(s))) for s in SCHEDULES
+                if s != mine and (n is None or _exponents(n, s) != _exponents(n, mine))]
     return out
 
 

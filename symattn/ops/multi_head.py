@@ -28,7 +28,7 @@ class Head(NamedTuple):
 
 
 def multi_head(X, W_Q, W_K, W_V=None, n_heads=None, n_kv_heads=None, W_O=None, mask=None,
-               scale=None, bias=None, kv_repeat: str = "interleave") -> Steps:
+               scale=None, bias=None, kv_repeat: str = "interleave", head=None, part=None):
     """Multi-head attention: per head Q, K, V, attention; the heads' outputs side by side
     (concat), then ·W_O (omitted when W_O is None). Two ways to give the heads:
 
@@ -47,7 +47,9 @@ def multi_head(X, W_Q, W_K, W_V=None, n_heads=None, n_kv_heads=None, W_O=None, m
     every head, or the heads' biases one above the other (h·T_q×T_k, as ``alibi_bias``).
     ``kv_repeat="tile"`` (query head i on key/value head i mod g, PyTorch's ``repeat``
     where ``repeat_interleave`` was meant) is the common mistake, kept for diagnosis.
-    Returns every step: ``["heads"][i]`` (Q, K, V, scores, weights, output), concat, output.
+    Returns every step: ``["heads"][i]`` (Q, K, V, scores, weights, output), concat, output;
+    with ``head=h`` (1 … n_heads, as articles number them) and/or ``part`` only that one
+    (:func:`head_part`), as a claim names it in a spec.
     """
     if _is_heads(W_K):
         if n_heads is not None or n_kv_heads is not None:
@@ -81,7 +83,7 @@ def multi_head(X, W_Q, W_K, W_V=None, n_heads=None, n_kv_heads=None, W_O=None, m
     st["heads"] = per_head
     st["concat"] = P.hcat([h["output"] for h in per_head])
     st["output"] = st["concat"] if W_O is None else st["concat"] @ W_O
-    return st
+    return st if head is None and part is None else head_part(st, head, part)
 
 
 def split_heads(W_Q, W_K, W_V, *, n_heads, n_kv_heads=None, kv_repeat="interleave") -> list[Head]:
@@ -160,19 +162,17 @@ def _is_heads(v) -> bool:
 HEAD_PARTS = ("Q", "K", "V", "raw_scores", "scores", "masked_scores", "weights", "output")
 
 
-def multi_head_part(X, W_Q, W_K, W_V=None, n_heads=None, n_kv_heads=None, W_O=None, mask=None,
-                    scale=None, bias=None, kv_repeat: str = "interleave", head=None,
-                    part=None) -> Tensor:
-    """What ``multi_head(...)`` is in the spec language: the output (T×d); with ``head=h``
-    (1 … n_heads, as articles number them) that head's ``part``: Q, K, V, raw_scores (Q·Kᵀ),
-    scores (scaled), masked_scores (mask and bias added), weights, or output (Z_h, the
-    default); ``part="concat"`` (no head): the heads' outputs side by side, before W_O."""
-    st = multi_head(X, W_Q, W_K, W_V, n_heads, n_kv_heads, W_O, mask, scale, bias, kv_repeat)
+def head_part(st: Steps, head=None, part=None) -> Tensor:
+    """One intermediate of multi-head attention's steps ``st``: the output (T×d); with
+    ``head=h`` (1 … n_heads) that head's ``part``: Q, K, V, raw_scores (Q·Kᵀ), scores
+    (scaled), masked_scores (mask and bias added), weights, or output (Z_h, the default);
+    ``part="concat"`` (no head): the heads' outputs side by side, before W_O."""
     if head is None:
         if part in (None, "output", "concat"):
             return st[part or "output"]
         raise InputError(f"multi_head: part={part!r} belongs to one head: give head= (1 … "
                          f"{len(st['heads'])})")
+    head = arguments.whole(head, "multi_head: head")
     if not 1 <= head <= len(st["heads"]):
         raise InputError(f"multi_head: head={head}: the heads are 1 … {len(st['heads'])}")
     part = part or "output"
@@ -248,7 +248,13 @@ def _mistakes(call, spec) -> list:
              C.with_kw(call, "kv_repeat", C.text(theirs)))]
 
 
-MULTI_HEAD = declare("multi_head", multi_head_part,
+def _value(*args, **kwargs) -> Tensor:
+    """What ``multi_head(...)`` is in the spec language: the output, or the part named."""
+    out = multi_head(*args, **kwargs)
+    return out["output"] if isinstance(out, Steps) else out
+
+
+MULTI_HEAD = declare("multi_head", multi_head,
                      convert={"n_heads": "whole", "n_kv_heads": "whole", "head": "whole"},
-                     steps=multi_head, latex=Presentation("MultiHead", _show),
+                     steps=multi_head, value=_value, latex=Presentation("MultiHead", _show),
                      mistakes=_mistakes)

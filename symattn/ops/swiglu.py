@@ -74,10 +74,12 @@ def _mistakes(call, spec) -> list:
         return []
     x, wg, wu, wd = (a[k] for k in ("x", "W_gate", "W_up", "W_down"))
     gate, up = E.BinOp("@", x, wg), E.BinOp("@", x, wu)
-    return [("GLU form σ(x·W_gate) ⊙ x·W_up instead of SiLU(x·W_gate) ⊙ x·W_up",
-             E.BinOp("@", E.BinOp("*", sigmoid_tree(gate), up), wd)),
-            ("SiLU on the up projection instead of the gate (W_gate and W_up swapped)",
-             E.Call(call.name, (x, wu, wg, wd), ()))]
+    out = [("GLU form σ(x·W_gate) ⊙ x·W_up instead of SiLU(x·W_gate) ⊙ x·W_up",
+            E.BinOp("@", E.BinOp("*", sigmoid_tree(gate), up), wd))]
+    if wg != wu:                                   # the same weight twice: nothing to swap
+        out.append(("SiLU on the up projection instead of the gate (W_gate and W_up swapped)",
+                    E.Call(call.name, (x, wu, wg, wd), ())))
+    return out
 
 
 SWIGLU = declare("swiglu", swiglu, steps=swiglu_steps,
