@@ -39,7 +39,7 @@ def load_ipython_extension(ipython) -> None:
 
 # The spec language's names for operations Python spells otherwise. They are served by
 # __getattr__ so that `from symattn import *` does not shadow the builtins sum, max, abs.
-SPEC_NAMES = {"sum": "row_sum", "max": "row_max", "abs": "abs_"}
+SPEC_NAMES = {"sum": "row_sum", "max": "row_max", "abs": "abs_", "round": "round_"}
 
 
 def __getattr__(name):

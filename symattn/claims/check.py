@@ -183,6 +183,8 @@ class Checker:
         self.printed = self._index_printed()
         self.carrier = Carrier(self)
         self._records: dict = {}
+        self.reach_memo: dict = {}             # (step, line) -> the entries reached there
+        self.last_line = max((c.line for c in spec.claims), default=0)
 
     def _index_printed(self) -> dict:
         """step -> (i, j) -> [Entry] of the printed numbers of each cell."""
@@ -239,14 +241,14 @@ class Checker:
 
     def _not_correct(self, rec: Record, e: Entry, r: R.Rounded) -> Record:
         from .carried import describe
-        undecided = False
+        note = None
         if self.spec_rounded():                  # a machine's printout: before carrying
             from .consistent import reached
-            got = reached(self, e)
+            got, note = reached(self, e)
             if got:
                 rec.verdict = "consistent"
                 return rec
-            undecided = got is None
+            note = note or (UNDECIDED if got is None else None)
         used = self.carried_match(e, sound=True)
         if used:
             rec.verdict, rec.carried_from = "carried", describe(used, self.spec.tensors)
@@ -260,8 +262,8 @@ class Checker:
         elif self.diagnose:
             from .diagnosis import diagnose
             rec.diagnosis = diagnose(self, e, r) or None
-        if undecided:
-            rec.diagnosis = [UNDECIDED] + (rec.diagnosis or [])
+        if note:
+            rec.diagnosis = [note] + (rec.diagnosis or [])
         return rec
 
     def _follows(self, rec: Record, used: list, wrong: list):
@@ -363,10 +365,13 @@ class Checker:
     # -- carried -------------------------------------------------------------------
     def carried_match(self, e: Entry, sound: bool, mode: str | None = None) -> list | None:
         """The printed cells that, carried forward (one level, then all the way), give the
-        printed number; None if none do."""
-        for deep in (False, True):
+        printed number; None if none do. The prints up to the claim's line are tried first,
+        then every print (a number worked out from a table the article prints later)."""
+        later = self.last_line
+        lines = (e.claim.line,) if later <= e.claim.line else (e.claim.line, later)
+        for line, deep in ((line, deep) for line in lines for deep in (False, True)):
             deadline.check()
-            t = self.carrier.tensor(e.claim.step, e.claim.line, deep, sound)
+            t = self.carrier.tensor(e.claim.step, line, deep, sound)
             if t is self.spec.tensors[e.claim.step]:
                 continue
             if self.matches(t, e, mode):

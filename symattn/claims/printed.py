@@ -156,3 +156,31 @@ def parse_printed(text: str) -> Printed:
         if len(r) != width:
             raise ParseError(f"'{shown(text)}': row {i} has {len(r)} entries, row 0 has {width}")
     return Printed(tuple(x for r in parsed for x in r), (len(parsed), width))
+
+
+def last_place(number: PrintedNumber):
+    """The value of one unit in the last printed place, in the printed unit: ``0.8188`` →
+    10⁻⁴, ``1.5e3`` (2 significant digits) → 100, ``0`` → 1. The one rule for the precision a
+    printed number claims, for a claim's number and for an input declared a printout."""
+    from fractions import Fraction
+    from ..evaluation.rounding import floor_log10
+    if number.digits and number.value:
+        return Fraction(10) ** (floor_log10(number.value) - number.digits + 1)
+    return Fraction(1, 10 ** number.decimals)
+
+
+def rounding_interval(number: PrintedNumber, mode: str, unit=None) -> tuple:
+    """The closed interval ``(lo, hi)`` of the values that print as ``number`` when rounded
+    with ``mode`` at ``unit`` (default :func:`last_place`); ``mode=None``: whatever the mode.
+    A zero printed with its sign (``-0.0``) stands for values on its side of 0 only."""
+    p = number.value
+    u = last_place(number) if unit is None else unit
+    if mode == "truncate":                 # toward zero: |x| in [|p|, |p| + u)
+        lo, hi = (p, p + u) if p > 0 else (p - u, p) if p < 0 else (-u, u)
+    elif mode is None:
+        lo, hi = p - u, p + u
+    else:
+        lo, hi = p - u / 2, p + u / 2
+    if p == 0 and number.negative:
+        hi = min(hi, 0)
+    return lo, hi

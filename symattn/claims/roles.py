@@ -69,6 +69,41 @@ def is_statistic(node, spec) -> bool:
     return bool(_calls(node, spec) & set(STATISTICS_CALLS))
 
 
+def _walk(node, spec, depth: int = 0):
+    """Every node of ``node``, step names followed a few levels."""
+    stack = [(node, 0)]
+    while stack:
+        n, d = stack.pop()
+        yield n
+        if isinstance(n, E.Name) and d < MAX_LOOKUP and spec.step(n.id) is not None:
+            stack.append((spec.step(n.id).tree, d + 1))
+        stack.extend((c, d) for c in E._children(n))
+
+
+def statistic_kind(node, spec) -> str | None:
+    """What the statistic ``node`` computes, read from its expression: "variance" (``var``,
+    or the mean of squared deviations from a mean: LayerNorm's), "mean square" (the mean of
+    squares of values not centred, ``mean(x ** 2)``: RMSNorm's, not a variance), "statistic"
+    (another var/mean/sum), None (none)."""
+    calls = _calls(node, spec)
+    if not calls & set(STATISTICS_CALLS):
+        return None
+    if "var" in calls:
+        return "variance"
+    nodes = list(_walk(node, spec))
+    centred = any(isinstance(n, E.BinOp) and n.op == "-" and "mean" in _calls(n.right, spec)
+                  for n in nodes)
+    if centred:
+        return "variance"
+    squares = any(isinstance(n, E.BinOp) and n.op == "**" and n.right == E.Num(2) for n in nodes)
+    return "mean square" if squares else "statistic"
+
+
+def norm_name(node, spec) -> str:
+    """The normalisation whose root ``sqrt(node)`` is: "RMSNorm" or "LayerNorm"."""
+    return "RMSNorm" if statistic_kind(node, spec) == "mean square" else "LayerNorm"
+
+
 def divided_by_sqrt(node, spec):
     """``(left, arg)`` when ``node`` is ``left / sqrt(arg)``, the root written there or as a
     step of its own (``std = sqrt(var(x) + eps)``); else None."""
@@ -95,6 +130,10 @@ def sqrt_mistakes(node: E.BinOp, spec) -> list[tuple[str, object]]:
     left, arg = divided_by_sqrt(node, spec)
     node = E.BinOp("/", left, E.Call("sqrt", (arg,), ()))
     role = sqrt_role(left, arg, spec)
+    if role == "norm" and statistic_kind(arg, spec) == "mean square":
+        return [("division by the RMS missing (the normalisation)", node.left),
+                ("divided by the mean square instead of the root mean square (RMS)",
+                 E.BinOp("/", node.left, arg))]
     if role == "norm":
         return [("division by the standard deviation missing (the normalisation)", node.left),
                 ("divided by the variance instead of the standard deviation",

@@ -1,6 +1,7 @@
 """Elementwise functions and row statistics, each a primitive or a short composition.
 
-The elementwise functions (exp, log, sqrt, sin, cos, abs_, relu, erf, tanh, ...) and
+The elementwise functions (exp, log, sqrt, sin, cos, abs_, relu, erf, tanh, sigmoid,
+floor, trunc, round_, ...) and
 constants (pi) are made from their declarations in :mod:`symattn.primitives`: a new one
 needs no line here.
 """

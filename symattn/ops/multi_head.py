@@ -28,7 +28,7 @@ class Head(NamedTuple):
 
 
 def multi_head(X, W_Q, W_K, W_V=None, n_heads=None, n_kv_heads=None, W_O=None, mask=None,
-               scale=None, bias=None, kv_repeat: str = "interleave") -> Steps:
+               scale=None, bias=None, kv_repeat: str = "interleave", head=None, part=None):
     """Multi-head attention: per head Q, K, V, attention; the heads' outputs side by side
     (concat), then ·W_O (omitted when W_O is None). Two ways to give the heads:
 
@@ -47,7 +47,9 @@ def multi_head(X, W_Q, W_K, W_V=None, n_heads=None, n_kv_heads=None, W_O=None, m
     every head, or the heads' biases one above the other (h·T_q×T_k, as ``alibi_bias``).
     ``kv_repeat="tile"`` (query head i on key/value head i mod g, PyTorch's ``repeat``
     where ``repeat_interleave`` was meant) is the common mistake, kept for diagnosis.
-    Returns every step: ``["heads"][i]`` (Q, K, V, scores, weights, output), concat, output.
+    Returns every step: ``["heads"][i]`` (Q, K, V, scores, weights, output), concat, output;
+    with ``head=h`` (1 … n_heads, as articles number them) and/or ``part`` only that one
+    (:func:`head_part`), as a claim names it in a spec.
     """
     if _is_heads(W_K):
         if n_heads is not None or n_kv_heads is not None:
@@ -81,7 +83,7 @@ def multi_head(X, W_Q, W_K, W_V=None, n_heads=None, n_kv_heads=None, W_O=None, m
     st["heads"] = per_head
     st["concat"] = P.hcat([h["output"] for h in per_head])
     st["output"] = st["concat"] if W_O is None else st["concat"] @ W_O
-    return st
+    return st if head is None and part is None else head_part(st, head, part)
 
 
 def split_heads(W_Q, W_K, W_V, *, n_heads, n_kv_heads=None, kv_repeat="interleave") -> list[Head]:
@@ -157,16 +159,35 @@ def _is_heads(v) -> bool:
         for h in v)
 
 
-def _output(*args, **kwargs) -> Tensor:
-    """What ``multi_head(...)`` is in the spec language: the output (T×d)."""
-    return multi_head(*args, **kwargs)["output"]
+HEAD_PARTS = ("Q", "K", "V", "raw_scores", "scores", "masked_scores", "weights", "output")
+
+
+def head_part(st: Steps, head=None, part=None) -> Tensor:
+    """One intermediate of multi-head attention's steps ``st``: the output (T×d); with
+    ``head=h`` (1 … n_heads) that head's ``part``: Q, K, V, raw_scores (Q·Kᵀ), scores
+    (scaled), masked_scores (mask and bias added), weights, or output (Z_h, the default);
+    ``part="concat"`` (no head): the heads' outputs side by side, before W_O."""
+    if head is None:
+        if part in (None, "output", "concat"):
+            return st[part or "output"]
+        raise InputError(f"multi_head: part={part!r} belongs to one head: give head= (1 … "
+                         f"{len(st['heads'])})")
+    head = arguments.whole(head, "multi_head: head")
+    if not 1 <= head <= len(st["heads"]):
+        raise InputError(f"multi_head: head={head}: the heads are 1 … {len(st['heads'])}")
+    part = part or "output"
+    hs = st["heads"][head - 1]
+    if part not in HEAD_PARTS or part not in hs:
+        have = [p for p in HEAD_PARTS if p in hs]
+        raise InputError(f"multi_head: part={part!r}: a head has {', '.join(have)}")
+    return hs[part]
 
 
 # -- LaTeX: each head's Q, its key/value head's K and V, weights and output; concat ------
 
 def _show(v, a) -> list[str]:
     order = a["kv_repeat"].value if "kv_repeat" in a else "interleave"      # a label
-    given = {k: v.value(node) for k, node in a.items() if k != "kv_repeat"}
+    given = {k: v.value(node) for k, node in a.items() if k not in ("kv_repeat", "head", "part")}
     for k in ("n_heads", "n_kv_heads"):
         if k in given:
             given[k] = arguments.whole(given[k], k)
@@ -174,27 +195,43 @@ def _show(v, a) -> list[str]:
     x = v.tex(a["X"]).text
     h = given["n_heads"]
     g_all = given.get("n_kv_heads") or h
+    chosen = arguments.whole(v.value(a["head"]), "head") if "head" in a else None
+    part = a["part"].value if "part" in a else ("output" if chosen else None)     # a label
     d = v.Display().add(v.lhs, "=", rf"{v.operator('multi_head')}\left({x}\right)")
-    concat = rf"\operatorname{{Concat}}\left(Z^{{(1)}}, \ldots, Z^{{({h})}}\right)"
-    d.cont("=", concat + (f" {v.tex(a['W_O']).text}" if "W_O" in a else ""))
+    if chosen is not None:                         # one head's intermediate, as printed
+        g = kv_head(chosen - 1, h, g_all, order) + 1
+        d.cont("=", rf"{_part_symbol(part, chosen, g, a, v)} \text{{ (head {chosen})}}")
+    else:
+        concat = rf"\operatorname{{Concat}}\left(Z^{{(1)}}, \ldots, Z^{{({h})}}\right)"
+        d.cont("=", concat + (f" {v.tex(a['W_O']).text}" if "W_O" in a and part != "concat" else ""))
     out = [v.finish(d, own=True).latex()]
     for i, hs in enumerate(st["heads"]):
+        if chosen is not None and i != chosen - 1:
+            continue
         g = kv_head(i, h, g_all, order) + 1
         di = v.Display().add(f"Q^{{({i + 1})}}", "=", rf"{x} W_{{Q}}^{{({i + 1})}}")
         v.finish(di, hs["Q"])
-        if g - 1 not in (kv_head(j, h, g_all, order) for j in range(i)):   # first used here
-            for name in ("K", "V"):
+        if chosen is not None or g - 1 not in (kv_head(j, h, g_all, order) for j in range(i)):
+            for name in ("K", "V"):                # first used here (or the head shown alone)
                 di.add(f"{name}^{{({g})}}", "=", rf"{x} W_{{{name}}}^{{({g})}}")
                 v.finish(di, hs[name])
-        added = (" + M" if "mask" in a else "") + (f" + B^{{({i + 1})}}" if "bias" in a else "")
-        qk = rf"Q^{{({i + 1})}} K^{{({g})\top}}"
-        scaled = (rf"\frac{{{qk}}}{{\sqrt{{d_{{k}}}}}}" if "scale" not in a
-                  else rf"{qk} \cdot {v.tex(a['scale']).text}")
-        di.add(f"A^{{({i + 1})}}", "=", rf"{v.operator('softmax')}\left({scaled}{added}\right)")
+        di.add(f"A^{{({i + 1})}}", "=",
+               rf"{v.operator('softmax')}\left({_part_symbol('masked_scores', i + 1, g, a, v)}\right)")
         v.finish(di, hs["weights"])
         di.add(f"Z^{{({i + 1})}}", "=", f"A^{{({i + 1})}} V^{{({g})}}")
         out.append(v.finish(di, hs["output"]).latex())
     return out
+
+
+def _part_symbol(part: str, i: int, g: int, a, v) -> str:
+    """A head's intermediate in symbols: Q^{(i)}, Q^{(i)} K^{(g)⊤}/√d_k + M + B^{(i)}, A^{(i)} …"""
+    qk = rf"Q^{{({i})}} K^{{({g})\top}}"
+    scaled = (rf"\frac{{{qk}}}{{\sqrt{{d_{{k}}}}}}" if "scale" not in a
+              else rf"{qk} \cdot {v.tex(a['scale']).text}")
+    added = (" + M" if "mask" in a else "") + (f" + B^{{({i})}}" if "bias" in a else "")
+    return {"Q": f"Q^{{({i})}}", "K": f"K^{{({g})}}", "V": f"V^{{({g})}}", "raw_scores": qk,
+            "scores": scaled, "masked_scores": scaled + added, "weights": f"A^{{({i})}}",
+            "output": f"Z^{{({i})}}"}[part]
 
 
 # -- the common mistake: key/value heads tiled where they are grouped (or the reverse) -----
@@ -211,6 +248,13 @@ def _mistakes(call, spec) -> list:
              C.with_kw(call, "kv_repeat", C.text(theirs)))]
 
 
-MULTI_HEAD = declare("multi_head", multi_head, convert={"n_heads": "whole", "n_kv_heads": "whole"},
-                     steps=multi_head, value=_output, latex=Presentation("MultiHead", _show),
+def _value(*args, **kwargs) -> Tensor:
+    """What ``multi_head(...)`` is in the spec language: the output, or the part named."""
+    out = multi_head(*args, **kwargs)
+    return out["output"] if isinstance(out, Steps) else out
+
+
+MULTI_HEAD = declare("multi_head", multi_head,
+                     convert={"n_heads": "whole", "n_kv_heads": "whole", "head": "whole"},
+                     steps=multi_head, value=_value, latex=Presentation("MultiHead", _show),
                      mistakes=_mistakes)

@@ -148,24 +148,30 @@ def take(a, rows: Sequence[int] | None = None, cols: Sequence[int] | None = None
 
 
 def index(a: Tensor, key) -> Tensor:
-    """``a[row]``, ``a[row, col]``, ``a[:, col]`` with labels or 0-based indices."""
+    """``a[row]``, ``a[row, col]``, ``a[:, col]`` with labels or 0-based indices, and
+    slices ``a[0, 0:2]``, ``a[:, 2:]`` (0-based, the stop left out, as Python)."""
     if isinstance(key, tuple):
         if len(key) != 2:
             raise ShapeError(f"index with {len(key)} keys: a matrix takes [row] or [row, col]")
         rk, ck = key
     else:
         rk, ck = key, slice(None)
-    rows = None if _is_all(rk) else [a.row_index(rk)]
-    cols = None if _is_all(ck) else [a.col_index(ck)]
-    return take(a, rows, cols)
+    return take(a, _positions(rk, a.shape[0], a.row_index), _positions(ck, a.shape[1], a.col_index))
 
 
-def _is_all(k) -> bool:
-    if isinstance(k, slice):
-        if k != slice(None):
-            raise InputError("only ':' slices are supported")
-        return True
-    return False
+def _positions(k, n: int, lookup):
+    """The positions a key takes along an axis of n (None: all of them)."""
+    if not isinstance(k, slice):
+        return [lookup(k)]
+    if k == slice(None):
+        return None
+    if k.step is not None or not all(b is None or isinstance(b, int) for b in (k.start, k.stop)):
+        raise InputError("a slice is start:stop with whole numbers")
+    out = list(range(*k.indices(n)))
+    if not out:
+        raise ShapeError(f"the slice {k.start if k.start is not None else ''}:"
+                         f"{k.stop if k.stop is not None else ''} of {n} positions is empty")
+    return out
 
 
 def hcat(parts: Sequence) -> Tensor:

@@ -77,5 +77,38 @@ def _show(v, a) -> list[str]:
     return out
 
 
+# -- the common mistakes: another divisor (the L2 norm, the standard deviation), ε, γ -------
+
+def _mistakes(call, spec) -> list:
+    """RMSNorm done wrong, each written out in the spec language: x divided by the L2 norm
+    √Σx², by the population standard deviation (LayerNorm without subtracting the mean), by
+    √mean(x²) + ε (ε outside the root), or without the gain γ."""
+    from ..spec import calls as C, expr as E
+    try:
+        a = RMS_NORM.bind(call.args, dict(call.kwargs))
+    except TypeError:
+        return []
+    x, gamma = a["x"], a.get("gamma")
+    eps = a.get("eps", C.num(RMS_EPS))
+
+    def gained(y):
+        return y if gamma is None else E.BinOp("*", y, gamma)
+
+    def root(z):
+        return E.Call("sqrt", (z,), ())
+    square_mean = E.Call("mean", (E.BinOp("**", x, C.num(2)),), ())
+    out = [("RMSNorm dividing by the L2 norm √(Σx²) instead of the RMS √(mean(x²) + ε)",
+            gained(E.BinOp("/", x, root(E.Call("sum", (E.BinOp("**", x, C.num(2)),), ()))))),
+           ("RMSNorm dividing by the standard deviation (LayerNorm without subtracting the mean)",
+            gained(E.BinOp("/", x, root(E.BinOp("+", E.Call("var", (x,), ()), eps))))),
+           ("RMSNorm with eps outside the square root",
+            gained(E.BinOp("/", x, E.BinOp("+", root(square_mean), eps))))]
+    if gamma is not None:
+        kept = tuple((k, v) for k, v in call.kwargs if k != "gamma")
+        args = call.args[:2]
+        out.append(("RMSNorm without the gain γ", E.Call(call.name, args, kept)))
+    return out
+
+
 RMS_NORM = declare("rms_norm", rms_norm, steps=rms_norm_steps,
-                   latex=Presentation("RMSNorm", _show, rows="first"))
+                   latex=Presentation("RMSNorm", _show, rows="first"), mistakes=_mistakes)

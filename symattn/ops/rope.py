@@ -27,12 +27,15 @@ from ..tensor import Tensor
 LAYOUTS = ("pairs", "halves")
 
 
-def rope_steps(x, base=10000, layout: str = "pairs", positions=None) -> Steps:
+def rope_steps(x, base=10000, layout: str = "pairs", positions=None, theta=None,
+               start=0) -> Steps:
     """Each step of RoPE on the rows of x (T×d, d even):
 
     frequencies θ_k = base^(−2k/d) (1×d/2), angles position·θ_k (T×d/2), their cos and
     sin, and the output (T×d, the labels of x). ``positions``: a T×1 column of positions
-    (numbers or symbols) in place of 0 … T − 1.
+    (numbers or symbols) in place of start … start + T − 1 (``start``: 0, or 1 for an
+    article counting from 1). ``theta``: the frequencies given in place of base^(−2k/d),
+    one number for every pair (one angle per position, θ = 0.1·m) or a 1×d/2 row.
     """
     x = P.as_tensor(x)
     T, d = x.shape
@@ -42,12 +45,12 @@ def rope_steps(x, base=10000, layout: str = "pairs", positions=None) -> Steps:
         raise ShapeError(f"rope: a row of width {d} has no pairs: the width must be even")
     check_base(base, "rope")
     half = d // 2
-    pos = P.const([[i] for i in range(T)]) if positions is None else P.as_tensor(positions)
+    pos = P.const([[start + i] for i in range(T)]) if positions is None else P.as_tensor(positions)
     if pos.shape != (T, 1):
         raise ShapeError(f"rope: {T} rows need a {T}×1 column of positions, "
                          f"not {pos.shape[0]}×{pos.shape[1]}")
     st = Steps()
-    st["frequencies"] = P.hcat([P.power(base, -Fraction(2 * k, d)) for k in range(half)])
+    st["frequencies"] = _frequencies(base, d, theta)
     st["angles"] = pos @ st["frequencies"]
     st["cos"], st["sin"] = cos(st["angles"]), sin(st["angles"])
     if layout == "pairs":
@@ -62,14 +65,28 @@ def rope_steps(x, base=10000, layout: str = "pairs", positions=None) -> Steps:
     return st
 
 
-def rope(x, base=10000, layout: str = "pairs", positions=None) -> Tensor:
-    """x with the k-th pair of row i rotated by the angle i·base^(−2k/d).
+def _frequencies(base, d: int, theta) -> Tensor:
+    """θ_k = base^(−2k/d), k = 0 … d/2 − 1, or the ``theta`` given (1×1: every pair)."""
+    half = d // 2
+    if theta is None:
+        return P.hcat([P.power(base, -Fraction(2 * k, d)) for k in range(half)])
+    t = P.as_tensor(theta)
+    if t.shape == (1, 1):
+        return P.hcat([t] * half)
+    if t.shape != (1, half):
+        raise ShapeError(f"rope: theta is {t.shape[0]}×{t.shape[1]}: give one number or a "
+                         f"1×{half} row (one frequency per pair)")
+    return t
+
+
+def rope(x, base=10000, layout: str = "pairs", positions=None, theta=None, start=0) -> Tensor:
+    """x with the k-th pair of row i rotated by the angle i·base^(−2k/d) (or i·theta).
 
     >>> import symattn
     >>> symattn.rope(symattn.matrix([[1, 0], [1, 0]])).exact()
     Matrix([[1, 0], [cos(1), sin(1)]])
     """
-    return rope_steps(x, base, layout, positions)["output"]
+    return rope_steps(x, base, layout, positions, theta, start)["output"]
 
 
 # -- LaTeX: the frequencies, the angles, each pair of a written-out row rotated ---------
@@ -79,17 +96,21 @@ def _show(v, a) -> list[str]:
     base = v.value(a["base"]) if "base" in a else 10000
     layout = a["layout"].value if "layout" in a else "pairs"      # a label: "pairs"
     positions = v.value(a["positions"]) if "positions" in a else None
-    st = v.steps(rope_steps, X, base, layout, positions)
+    theta = v.value(a["theta"]) if "theta" in a else None
+    start = int(v.value(a["start"]).params["entries"][0][0]) if "start" in a else 0
+    st = v.steps(rope_steps, X, base, layout, positions, theta, start)
     xs, d, f = v.tex(a["x"]).text, X.shape[1], v.f
     b = v.tex(a["base"]).text if "base" in a else "10000"
     pair = r"x_{2k}, x_{2k+1}" if layout == "pairs" else rf"x_{{k}}, x_{{k+{d // 2}}}"
+    m = "m" if positions is not None else "i"
+    at = r" \text{ at position } m" if positions is not None else ""
     head = v.Display().add(v.lhs, "=", rf"{v.operator('rope')}\left({xs}\right)")
-    head.cont("=", rf"\text{{pairs }} ({pair}) \text{{ of row }} i \text{{ rotated by }} "
-                   rf"i\,\theta_{{k}}")
-    head.add(r"\theta_{k}", "=", rf"{b}^{{-2k/{d}}}")
+    head.cont("=", rf"\text{{pairs }} ({pair}) \text{{ of row }} i{at} \text{{ rotated by }} "
+                   rf"{m}\,\theta_{{k}}")
+    head.add(r"\theta_{k}", "=", v.tex(a["theta"]).text if theta is not None else rf"{b}^{{-2k/{d}}}")
     v.finish(head, st["frequencies"])
     angles, approx = v.result(st["angles"])
-    head.add(r"\left[i\,\theta_{k}\right]_{i,k}", v.rel(approx), angles)
+    head.add(rf"\left[{m}\,\theta_{{k}}\right]_{{i,k}}", v.rel(approx), angles)
     out = [head.latex()]
     for i, key in v.rows():
         xc = v.row_cells(X, i, a["x"])
@@ -100,7 +121,10 @@ def _show(v, a) -> list[str]:
             c, s = cs[k], sn[k]
             ents[p] = f.Tex(f"{f.times(xc[p], c).text} - {f.times(xc[q], s).text}", f.ADD)
             ents[q] = f.Tex(f"{f.times(xc[p], s).text} + {f.times(xc[q], c).text}", f.ADD)
-        di = v.Display().add_lines(v.row_lhs(key), "=", v.row_lines(ents))
+        di = v.Display()
+        if positions is not None:
+            di.add("m", "=", v.row_cells(positions, i, a["positions"])[0].text)
+        di.add_lines(v.row_lhs(key), "=", v.row_lines(ents))
         out.append(v.finish(di, row=i, own=True).latex())
     return out
 
@@ -108,15 +132,32 @@ def _show(v, a) -> list[str]:
 # -- the common mistake: the other layout ----------------------------------------------
 
 def _mistakes(call, spec) -> list:
-    """RoPE in the other layout: adjacent pairs (2k, 2k+1) and halves (k, k + d/2) mixed up."""
-    from ..spec import calls as C
+    """RoPE done wrong: the other layout (adjacent pairs (2k, 2k+1) and halves (k, k + d/2)
+    mixed up), the positions off by one, another base (1000 for 10000, or 10000 for the
+    base given)."""
+    from ..spec import calls as C, expr as E
     given = C.get(call, "layout")
     mine = "halves" if given == C.text("halves") else "pairs"
     theirs = "pairs" if mine == "halves" else "halves"
     named = {"pairs": "adjacent pairs (2k, 2k+1)", "halves": "halves (k, k+d/2)"}
-    return [(f"RoPE rotating {named[theirs]} instead of {named[mine]}",
-             C.with_kw(call, "layout", C.text(theirs)))]
+    out = [(f"RoPE rotating {named[theirs]} instead of {named[mine]}",
+            C.with_kw(call, "layout", C.text(theirs)))]
+    pos = C.get(call, "positions")
+    if pos is not None:
+        out += [(f"RoPE positions off by one (m {op} 1)",
+                 C.with_kw(call, "positions", E.BinOp(op, pos, C.ONE))) for op in ("+", "-")]
+    elif C.get(call, "start") is None and len(call.args) < 4:
+        out.append(("RoPE positions counted from 1 instead of 0",
+                    C.with_kw(call, "start", C.ONE)))
+    if C.get(call, "theta") is None:
+        base = C.get(call, "base") or (call.args[1] if len(call.args) > 1 else None)
+        if base is None or base == C.num(10000):
+            out.append(("RoPE with base 1000 instead of 10000", C.with_kw(call, "base", C.num(1000))))
+        elif isinstance(base, E.Num):
+            out.append((f"RoPE with base 10000 instead of {base.value}",
+                        C.with_kw(call, "base", C.num(10000))))
+    return out
 
 
-ROPE = declare("rope", rope, steps=rope_steps, latex=Presentation("RoPE", _show),
+ROPE = declare("rope", rope, steps=rope_steps, convert={"start": "whole"}, latex=Presentation("RoPE", _show),
                mistakes=_mistakes)

@@ -45,5 +45,19 @@ def _show(v, a) -> list[str]:
     return out
 
 
+# -- the common mistake: the sigmoid alone ----------------------------------------------
+
+def sigmoid_tree(x):
+    """σ(x) as a spec tree."""
+    from ..spec import expr as E
+    return E.Call("sigmoid", (x,), ())
+
+
+def _mistakes(call, spec) -> list:
+    if len(call.args) != 1 or call.kwargs:
+        return []
+    return [("σ(x) instead of SiLU x·σ(x)", sigmoid_tree(call.args[0]))]
+
+
 SILU = declare("silu", silu, steps=silu_steps,
-               latex=Presentation("SiLU", _show, rows="first"))
+               latex=Presentation("SiLU", _show, rows="first"), mistakes=_mistakes)

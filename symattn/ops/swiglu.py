@@ -61,5 +61,26 @@ def _show(v, a) -> list[str]:
     return out
 
 
+# -- the common mistakes: GLU's sigmoid for SiLU, the SiLU on the other projection -------
+
+def _mistakes(call, spec) -> list:
+    """SwiGLU done wrong: the GLU form σ(x·W_gate) ⊙ x·W_up (the sigmoid, not SiLU), and
+    SiLU on the up projection instead of the gate (gate and up swapped: the same numbers)."""
+    from ..spec import expr as E
+    from .silu import sigmoid_tree
+    try:
+        a = SWIGLU.bind(call.args, dict(call.kwargs))
+    except TypeError:
+        return []
+    x, wg, wu, wd = (a[k] for k in ("x", "W_gate", "W_up", "W_down"))
+    gate, up = E.BinOp("@", x, wg), E.BinOp("@", x, wu)
+    out = [("GLU form σ(x·W_gate) ⊙ x·W_up instead of SiLU(x·W_gate) ⊙ x·W_up",
+            E.BinOp("@", E.BinOp("*", sigmoid_tree(gate), up), wd))]
+    if wg != wu:                                   # the same weight twice: nothing to swap
+        out.append(("SiLU on the up projection instead of the gate (W_gate and W_up swapped)",
+                    E.Call(call.name, (x, wu, wg, wd), ())))
+    return out
+
+
 SWIGLU = declare("swiglu", swiglu, steps=swiglu_steps,
-                 latex=Presentation("SwiGLU", _show, rows="first"))
+                 latex=Presentation("SwiGLU", _show, rows="first"), mistakes=_mistakes)

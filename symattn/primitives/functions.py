@@ -113,3 +113,33 @@ declare(name="tanh", arity=1, kind="function", builder="tanh",
         neg_inf=Fraction(-1),                 # tanh(−∞) = −1
         derivative=_d_tanh, size=size_plus_one, cost="function", rational=False, atom=True,
         latex=Tex(fn=r"\tanh"))
+
+
+def _sigmoid_exact(ctx, x):
+    import sympy
+    return 1 / (1 + sympy.exp(-x))
+
+
+def _sigmoid_ball(ctx, x):
+    return 1 / (1 + (-x).exp())
+
+
+def _sigmoid_float(ctx, a):
+    import numpy as np
+    with np.errstate(over="ignore"):
+        return (1 / (1 + np.exp(-a))).astype(a.dtype)
+
+
+def _d_sigmoid(bp, v, x, o, arg, i, j):
+    """d σ(x)/dx = σ(x)·(1 − σ(x))."""
+    s = bp.ctx
+    return s.s_mul(v, s.s_mul(o, s.s_sub(s.one, o)))
+
+
+declare(name="sigmoid", arity=1, kind="function", builder="sigmoid",
+        doc="The logistic sigmoid σ(x) = 1/(1 + e^(−x)), elementwise (SwiGLU's GLU form, gates).",
+        exact=_sigmoid_exact, ball=_sigmoid_ball, float=_sigmoid_float,
+        fold=lambda c: type(c)(1, 2) if c == 0 else None,      # σ(0) = 1/2
+        neg_inf=Fraction(0),                  # σ(−∞) = 0
+        derivative=_d_sigmoid, size=size_plus_one, cost="function", rational=False, atom=True,
+        latex=Tex(fn=r"\sigma"))

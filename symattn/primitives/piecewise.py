@@ -1,4 +1,5 @@
-"""The piecewise elementwise functions: |x|, ReLU and the finite-entry indicator.
+"""The piecewise elementwise functions: |x|, ReLU, the finite-entry indicator and the
+integer parts floor, trunc and round.
 
 They keep rationals rational (``fold`` is total on rationals). Where they have no
 derivative (|x| and ReLU at exactly 0) the rule takes slope 0 and says so, as PyTorch does.
@@ -84,3 +85,93 @@ declare(name="finite", arity=1, kind="function", builder="finite",
         derivative=lambda bp, v, x, o, arg, i, j: None,      # piecewise constant
         size=same_size, cost="entry", rational=True, atom=False,
         latex=Tex(fn=r"\mathbb{1}_{\mathrm{finite}}"))
+
+
+# -- the integer parts: floor, trunc, round (an integer-dtype computation) --------------------
+# Piecewise constant: the derivative is 0 almost everywhere and does not exist at a jump
+# (an integer for floor and trunc, a half-integer for round); 0 is taken, and said.
+
+def _integer_part(name: str, of_fraction, exact_rule, ball_rule, float_name: str, tex, doc: str,
+                  builder: str | None = None):
+    def derivative(bp, v, x, o, arg, i, j):
+        bp.note(f"{name}: derivative 0 almost everywhere (it does not exist where {name} "
+                "jumps): 0 taken")
+        return None
+
+    def fold(c):
+        return of_fraction(Fraction(int(c.p), int(c.q)))
+
+    def float_rule(ctx, a):
+        import numpy as np
+        return getattr(np, float_name)(a)
+
+    declare(name=name, arity=1, kind="function", builder=builder or name, doc=doc,
+            exact=exact_rule, ball=ball_rule, float=float_rule, fold=fold,
+            neg_inf=REFUSE, derivative=derivative,
+            size=size_plus_one, cost="entry", rational=True, atom=True, latex=tex)
+
+
+def _half_even(q: Fraction) -> int:
+    return round(q)                           # Python's round of a Fraction: ties to even
+
+
+def _trunc(q: Fraction) -> int:
+    return int(q)                             # toward zero
+
+
+def _exact_of(of_fraction, symbolic):
+    def rule(ctx, x):
+        if x.is_Rational:
+            import sympy
+            return sympy.Integer(of_fraction(Fraction(int(x.p), int(x.q))))
+        return symbolic(ctx, x)
+    return rule
+
+
+def _floor_sym(ctx, x):
+    import sympy
+    return sympy.floor(x)
+
+
+def _trunc_sym(ctx, x):
+    import sympy
+    s = ctx.s_sign(x)
+    if s is None:
+        return sympy.sign(x) * sympy.floor(sympy.Abs(x))
+    return sympy.floor(x) if s >= 0 else sympy.ceiling(x)
+
+
+def _round_sym(ctx, x):
+    import sympy
+    if not x.is_number:
+        raise CertificationError(f"round of {x}: the tie rule needs a number, not a symbol")
+    return sympy.floor(x + sympy.Rational(1, 2))     # an irrational number has no tie
+
+
+def _floor_ball(ctx, x):
+    return x.floor()
+
+
+def _trunc_ball(ctx, x):
+    if x > 0:
+        return x.floor()
+    if x < 0:
+        return x.ceil()
+    return x.floor().union(x.ceil())          # around 0: an enclosure of both sides
+
+
+def _round_ball(ctx, x):
+    half = type(x)(1) / 2
+    return (x + half).floor().union((x - half).ceil())   # both tie directions enclosed
+
+
+_integer_part("floor", lambda q: q.__floor__(), _exact_of(lambda q: q.__floor__(), _floor_sym),
+              _floor_ball, "floor", Tex(wrap=r"\left\lfloor %s \right\rfloor"),
+              "⌊x⌋, the largest integer ≤ x, elementwise.")
+_integer_part("trunc", _trunc, _exact_of(_trunc, _trunc_sym), _trunc_ball, "trunc",
+              Tex(fn=r"\operatorname{trunc}"),
+              "x with its fraction dropped (toward zero), elementwise: an integer cast.")
+_integer_part("round", _half_even, _exact_of(_half_even, _round_sym), _round_ball, "rint",
+              Tex(fn=r"\operatorname{round}"),
+              "x to the nearest integer, ties to even (torch.round, numpy.rint), elementwise.",
+              builder="round_")                  # Python's round stays the builtin

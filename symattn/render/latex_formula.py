@@ -53,6 +53,24 @@ def _op(name: str) -> str:
     return r"\operatorname{" + text.replace("_", r"\_") + "}"
 
 
+def _inline(node) -> str | None:
+    """An exponent as articles write it on one line (``-2i/d`` for ``-2 * i / d``), or None
+    when it is not a product or quotient of numbers and one-letter names."""
+    if isinstance(node, E.Num) and node.value.denominator == 1:
+        return str(node.value)
+    if isinstance(node, E.Name) and len(node.id) == 1:
+        return node.id
+    if isinstance(node, E.Neg):
+        inner = _inline(node.operand)
+        return None if inner is None or inner.startswith("-") else "-" + inner
+    if isinstance(node, E.BinOp) and node.op in ("*", "/"):
+        a, b = _inline(node.left), _inline(node.right)
+        if a is None or b is None or b.startswith("-") or (node.op == "*" and b[0].isdigit()):
+            return None
+        return f"{a}{b}" if node.op == "*" else f"{a}/{b}"
+    return None
+
+
 def is_constant(node) -> bool:
     """A subtree without names: numbers, labels and literal lists only."""
     return not E.names(node)
@@ -75,7 +93,10 @@ class Formula:
         if isinstance(node, E.Name):
             return self._leaf(node, values, row)
         if isinstance(node, E.ListLit):
-            return self._value_leaf(node, row)
+            if values or all(isinstance(x, (E.Num, E.ListLit, E.Neg)) and is_constant(x)
+                             for x in node.items):
+                return self._value_leaf(node, row)
+            return self._literal(node)
         if isinstance(node, (E.Index, E.Transpose)) and values and self._plain(node):
             return self._value_leaf(node, row)
         if isinstance(node, E.Index):
@@ -94,6 +115,15 @@ class Formula:
                 return self._value_leaf(node, row)
             return self._call(node, values, row)
         return Tex(r"\text{?}")
+
+    def _literal(self, node: E.ListLit) -> Tex:
+        """A literal matrix with expressions, in symbols: a rotation matrix as the article
+        writes it, not the concatenations it is built from."""
+        rows = [r.items if isinstance(r, E.ListLit) else (r,) for r in node.items] \
+            if all(isinstance(r, E.ListLit) for r in node.items) else [node.items]
+        cells = [[self.show(x, False) for x in r] for r in rows]
+        body = r" \\ ".join(" & ".join(c.text for c in r) for r in cells)
+        return Tex(rf"\begin{{bmatrix}} {body} \end{{bmatrix}}", ATOM, sum(len(r) for r in cells))
 
     def _plain(self, node) -> bool:
         """An index or transpose of a name (shown as its values when substituting)."""
@@ -142,6 +172,9 @@ class Formula:
         for axis, k in enumerate(node.keys):
             if k is E.ALL:
                 keys.append(":")
+            elif isinstance(k, E.Slice):                  # 0-based a:b, shown 1-based a+1 … b
+                lo, hi = self._slice_ends(k, tv.shape[axis])
+                keys.append(f"{lo}{{:}}{hi}")
             elif isinstance(k, E.Str):
                 keys.append(label_text(k.value))
             elif isinstance(k, E.Num) and k.value.denominator == 1:
@@ -161,6 +194,13 @@ class Formula:
         text = rf"\left({base.text}\right)_{{{','.join(keys)}}}"
         return self._restrict(Tex(text, POW, base.leaves), node, row)
 
+    def _slice_ends(self, k: E.Slice, n: int) -> tuple:
+        ends = [None if b is None else self.scope.value(b) for b in (k.start, k.stop)]
+        ends = [None if v is None else int(v.params["entries"][0][0]) if hasattr(v, "params")
+                else int(v) for v in ends]
+        r = range(*slice(*ends).indices(n))
+        return r.start + 1, r[-1] + 1 if len(r) else r.start
+
     def _binop(self, node: E.BinOp, values: bool, row) -> Tex:
         op = node.op
         if op == "@":
@@ -169,7 +209,8 @@ class Formula:
             return Tex(f"{paren(a, MUL)} {paren(b, MUL)}", MUL, a.leaves + b.leaves)
         a = self.show(node.left, values, row)
         if op == "**":
-            b = self.show(node.right, values)
+            inline = None if values else _inline(node.right)
+            b = Tex(inline) if inline else self.show(node.right, values)
             return Tex(f"{{{paren(a, FRAC)}}}^{{{b.text}}}", POW, a.leaves + b.leaves)
         b = self.show(node.right, values, row)
         leaves = a.leaves + b.leaves
@@ -274,6 +315,9 @@ class Formula:
                 return [t.row_index(k.value) if axis == 0 else t.col_index(k.value)]
             if isinstance(k, E.Num):
                 return [int(k.value) % n]
+            if isinstance(k, E.Slice):
+                lo, hi = self._slice_ends(k, n)
+                return list(range(lo - 1, hi))
             return list(range(n))
         return resolve(rk, 0), resolve(ck, 1)
 
@@ -295,7 +339,7 @@ class Formula:
             return join_sum(terms)
         a = self.entry(node.left, *self._bcast(node.left, i, j))
         if op == "**":
-            b = self.entry(node.right, 0, 0)
+            b = self.entry(node.right, *self._bcast(node.right, i, j))
             if a is None or b is None:
                 return None
             return Tex(f"{{{paren(a, FRAC)}}}^{{{b.text}}}", POW, a.leaves + b.leaves)

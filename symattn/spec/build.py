@@ -48,10 +48,14 @@ def as_tensor(v) -> Tensor:
     if isinstance(v, Fraction) or v is NEG_INF:
         return P.scalar(v)
     if isinstance(v, list):
-        return P.const(_literal(v))
+        return _matrix(v)
     if isinstance(v, str):
         raise SpecError(f"the label \"{shown(v)}\" is not a number")
     raise SpecError(f"{shown(repr(v))} is not a matrix")
+
+
+class _NotNumbers(Exception):
+    pass
 
 
 def _literal(v):
@@ -64,8 +68,36 @@ def _literal(v):
         elif isinstance(x, Tensor) and x.op == "const" and x.shape == (1, 1):
             out.append(x.params["entries"][0][0])
         else:
-            raise SpecError("a literal matrix holds numbers only")
+            raise _NotNumbers
     return out
+
+
+def _matrix(v: list) -> Tensor:
+    """A literal matrix: of numbers a constant; with expressions (``[[cos(t), -sin(t)],
+    [sin(t), cos(t)]]``) each entry a 1×1 value, the rows side by side, one above the other."""
+    try:
+        return P.const(_literal(v))
+    except _NotNumbers:
+        pass
+    rows = v if v and all(isinstance(r, list) for r in v) else [v]
+    out = []
+    for r in rows:
+        if not isinstance(r, list) or not r:
+            raise SpecError("a literal matrix is a list of rows of the same length")
+        cells = []
+        for x in r:
+            if isinstance(x, list):
+                raise SpecError("a literal matrix has rows of entries, not deeper lists")
+            t = as_tensor(x)
+            if t.shape != (1, 1):
+                raise SpecError(f"an entry of a literal matrix is one number, not a "
+                                f"{t.shape[0]}×{t.shape[1]} matrix",
+                                hint="index it (x[0, 1]) or build the matrix with concat/stack")
+            cells.append(t)
+        out.append(P.hcat(cells))
+    if len({r.shape[1] for r in out}) != 1:
+        raise SpecError("the rows of a literal matrix differ in length")
+    return out[0] if len(out) == 1 else P.vcat(out)
 
 
 def _build(node, env):
@@ -99,9 +131,21 @@ def _build(node, env):
         return call(node.name, args, kwargs)
     if isinstance(node, E.Index):
         t = as_tensor(_build(node.target, env))
-        keys = tuple(slice(None) if k is E.ALL else _key(_build(k, env)) for k in node.keys)
+        keys = tuple(slice(None) if k is E.ALL else _slice(k, env) if isinstance(k, E.Slice)
+                     else _key(_build(k, env)) for k in node.keys)
         return t[keys[0]] if len(keys) == 1 else t[keys]
     raise SpecError(f"cannot interpret {type(node).__name__}")
+
+
+def _slice(k: E.Slice, env) -> slice:
+    def bound(b):
+        if b is None:
+            return None
+        v = _build(b, env)
+        if isinstance(v, Fraction) and v.denominator == 1:
+            return int(v)
+        raise SpecError(f"a slice runs between whole numbers, not {shown(repr(v))}")
+    return slice(bound(k.start), bound(k.stop))
 
 
 def _key(v):
@@ -126,9 +170,37 @@ def _binop(op, a, b):
     if isinstance(a, str) or isinstance(b, str):
         raise SpecError(f"'{op}' between a label and a number")
     if op == "**":
-        return P.power(as_tensor(a), b if isinstance(b, Fraction) else b)
+        if isinstance(b, Fraction) or (isinstance(b, Tensor) and b.op == "const" and b.shape == (1, 1)):
+            return P.power(as_tensor(a), b)
+        return _tensor_power(as_tensor(a), as_tensor(b))
     ta, tb = as_tensor(a), as_tensor(b)
     return {"+": P.add, "-": P.sub, "*": P.mul, "/": P.div, "@": P.matmul}[op](ta, tb)
+
+
+def _tensor_power(a: Tensor, b: Tensor) -> Tensor:
+    """``a ** b`` entry by entry with a matrix exponent (``base ** (-2*i/d)``): each exponent
+    an exact rational (computed exactly), a 1×1 side broadcast to the other's shape."""
+    shape = b.shape if a.shape == (1, 1) else a.shape
+    if b.shape not in ((1, 1), shape):
+        raise SpecError(f"** between a {a.shape[0]}×{a.shape[1]} and a {b.shape[0]}×{b.shape[1]} "
+                        "matrix: the shapes must agree (or one side be a single number)")
+    P.check_entries(*shape)
+    ks = b.exact()
+    if not all(k.is_Rational for k in ks):
+        raise SpecError("** with a matrix exponent needs exponents that are exact rational numbers",
+                        hint="the exponent here has irrational entries; write exp(b * log(a))")
+
+    def entry(t, i, j):
+        return P.take(t, [0 if t.shape[0] == 1 else i], [0 if t.shape[1] == 1 else j])
+    rows = []
+    for i in range(shape[0]):
+        cells = []
+        for j in range(shape[1]):
+            k = ks[0 if b.shape[0] == 1 else i, 0 if b.shape[1] == 1 else j]
+            cells.append(P.power(entry(a, i, j), Fraction(int(k.p), int(k.q))))
+        rows.append(P.hcat(cells))
+    out = rows[0] if len(rows) == 1 else P.vcat(rows)
+    return out.named(None, b.rows if b.shape == shape else a.rows, b.cols if b.shape == shape else a.cols)
 
 
 def _bits(a: Fraction) -> int:

@@ -72,6 +72,12 @@ class All:
 
 ALL = All()
 
+@dataclass(frozen=True)
+class Slice:
+    """``a:b``, ``a:`` or ``:b`` in an index: positions a … b − 1 (0-based, as Python)."""
+    start: object     # a node or None
+    stop: object
+
 _TOKEN = re.compile(r"""
     (?P<ws>\s+)
   | (?P<num>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)
@@ -230,11 +236,13 @@ class _Parser:
         self.enter()
         keys = []
         while True:
+            start = None if self.peek(":") else self.additive()
             if self.peek(":"):
                 self.take()
-                keys.append(ALL)
+                stop = None if self.peek(",") or self.peek("]") else self.additive()
+                keys.append(ALL if start is None and stop is None else Slice(start, stop))
             else:
-                keys.append(self.additive())
+                keys.append(start)
             if not self.peek(","):
                 break
             self.take()
@@ -308,6 +316,8 @@ def _children(n) -> list:
         return list(n.args) + [v for _, v in n.kwargs]
     if isinstance(n, Index):
         return [n.target] + [k for k in n.keys if k is not ALL]
+    if isinstance(n, Slice):
+        return [k for k in (n.start, n.stop) if k is not None]
     if isinstance(n, ListLit):
         return list(n.items)
     return []
@@ -360,6 +370,8 @@ def unparse(node) -> str:
     if isinstance(node, Index):
         keys = ", ".join(":" if k is ALL else unparse(k) for k in node.keys)
         return f"{_wrapped(node.target)}[{keys}]"
+    if isinstance(node, Slice):
+        return ":".join("" if k is None else unparse(k) for k in (node.start, node.stop))
     if isinstance(node, ListLit):
         return "[" + ", ".join(unparse(i) for i in node.items) + "]"
     return "?"

@@ -16,7 +16,7 @@ from .build import build, as_tensor
 from .files import MAX_FILE_BYTES, read_text, read_regular, decode  # noqa: F401 (their old home)
 from .toml_lines import table_lines, key_lines, Where, deepest_line, long_number_line
 from .values import (DecimalText, text_field, matrix, labels, check_keys, aliases,
-                     int_field, latex_field, printout_of, entry_decimals)
+                     int_field, latex_field, printout_of, entry_printouts)
 from ..errors import SymattnError, SpecError, LimitError
 from ..suggest import with_suggestion
 from ..numbers import shown, MAX_DIGITS
@@ -68,7 +68,7 @@ class Spec:
     lines: tuple | None = None                        # ((first, last), …) of the article
     inputs: dict = field(default_factory=dict)        # name -> Tensor
     input_lines: dict = field(default_factory=dict)   # name -> spec line
-    rounded: dict = field(default_factory=dict)       # name -> decimals of each entry (a printout)
+    rounded: dict = field(default_factory=dict)       # name -> each entry as printed (a printout)
     steps: list = field(default_factory=list)         # [Step]
     claims: list = field(default_factory=list)        # [Claim]
     tensors: dict = field(default_factory=dict)       # name -> Tensor (inputs and steps)
@@ -179,7 +179,7 @@ def _load_inputs(spec: Spec, inputs, text: str, top: Where):
         spec.inputs[name] = spec.tensors[name] = t
         spec.input_lines[name] = line
         if printout is not None:
-            spec.rounded[name] = entry_decimals(v, entries, printout)
+            spec.rounded[name] = entry_printouts(v, entries, printout)
 
 
 def _line_ranges(v, where: str) -> tuple | None:

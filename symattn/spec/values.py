@@ -146,9 +146,12 @@ def printout_of(d: dict, where: str):
     return "printed" if rounded else None
 
 
-def entry_decimals(raw, entries: list, printout) -> list:
-    """Decimals of each entry of a printout input (None: an exact entry such as −∞)."""
-    from ..claims.printed import parse_number
+def entry_printouts(raw, entries: list, printout) -> list:
+    """Each entry of a printout input as the :class:`~symattn.claims.printed.PrintedNumber`
+    it was printed as (its precision and sign; None: an exact entry such as −∞); with
+    ``decimals = k`` declared, at k places."""
+    import dataclasses
+    from ..claims.printed import parse_number, PrintedNumber
     if not isinstance(raw, list):
         raw = [raw]
     if raw and not isinstance(raw[0], list):
@@ -159,14 +162,13 @@ def entry_decimals(raw, entries: list, printout) -> list:
         for x, v in zip(raw_row, row):
             if v is NEG_INF:
                 r.append(None)
-            elif isinstance(printout, int):
-                r.append(printout)
-            elif isinstance(x, int):
-                r.append(0)
-            else:
-                try:
-                    r.append(parse_number(str(x)).decimals)
-                except SymattnError:
-                    r.append(None)
+                continue
+            try:
+                num = parse_number(str(x))
+            except SymattnError:
+                num = None if not isinstance(printout, int) else PrintedNumber(str(x), v, printout)
+            if num is not None and isinstance(printout, int):
+                num = dataclasses.replace(num, decimals=printout, digits=None)
+            r.append(num)
         out.append(r)
     return out

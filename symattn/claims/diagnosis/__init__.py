@@ -12,8 +12,9 @@ Pairs: a computation mistake or carried numbers then rounded another way; two co
 mistakes (at most ``MAX_PAIRS`` tried).
 
 A mistake is offered only if it reproduces the printed number exactly (certified) and
-leaves every other printed entry of the same row (this print and earlier ones) that is
-correct as printed: a mistake that would change a correct neighbour is ruled out. When
+leaves every other printed number of the step (up to its line, whatever the layout) and of
+the steps it changes (printed before) that is correct as printed: a mistake that would
+change a correct number is ruled out. When
 nothing reproduces the number the diagnosis is None. Nothing is guessed.
 """
 
@@ -46,8 +47,9 @@ def _ancestors(spec, name: str) -> list[str]:
     return order
 
 
-def rebuild(spec, changes: dict, target: str):
-    """The target step when the steps in ``changes`` (name -> tree) are rewritten."""
+def rebuild(spec, changes: dict, target: str, out: dict | None = None):
+    """The target step when the steps in ``changes`` (name -> tree) are rewritten; ``out``
+    receives every step that changes with them (name -> tensor)."""
     env = dict(spec.tensors)
     dirty = set(changes)
     for s in spec.steps:
@@ -56,6 +58,8 @@ def rebuild(spec, changes: dict, target: str):
         elif E.names(s.tree) & dirty:
             env[s.name] = build_step(spec, s, env)
             dirty.add(s.name)
+        if out is not None and s.name in dirty:
+            out[s.name] = env[s.name]
         if s.name == target:
             return env[s.name]
     return env[target]
@@ -77,20 +81,30 @@ def _close(checker, t, e) -> bool:
 
 
 class _Row:
-    """The other printed entries that a mistake must leave as printed: those of e's row
-    (this print and earlier) and those of its step printed earlier, that are correct."""
+    """The other printed numbers that a mistake must leave as printed, those that are
+    correct: every print of e's step up to e's line (whatever the layout: a column on one
+    line or one row per line) and, for a mistake that changes steps before it, every
+    earlier print of those steps (a mistake must reproduce every printed step it changes)."""
 
     def __init__(self, checker, e):
-        self.checker = checker
-        t = checker.spec.tensors[e.claim.step]
-        line = e.claim.line
-        self.others = [o for (i, j), prints in checker.printed.get(e.claim.step, {}).items()
-                       for o in prints
-                       if o is not e and (o.claim.line < line or (i == e.i and o.claim.line == line))
-                       and o.value is not NEG_INF and checker.matches(t, o)]
+        self.checker, self.e = checker, e
+        self.others = self._correct(e.claim.step)
 
-    def ok(self, t, mode=None) -> bool:
-        return all(self.checker.matches(t, o, mode) for o in self.others)
+    def _correct(self, step: str) -> list:
+        t = self.checker.spec.tensors[step]
+        return [o for prints in self.checker.printed.get(step, {}).values() for o in prints
+                if o is not self.e and o.claim.line <= self.e.claim.line
+                and o.value is not NEG_INF and self.checker.matches(t, o)]
+
+    def ok(self, t, mode=None, changed: dict | None = None) -> bool:
+        if not all(self.checker.matches(t, o, mode) for o in self.others):
+            return False
+        for step, v in (changed or {}).items():
+            if step != self.e.claim.step and not all(
+                    self.checker.matches(v, o) or (mode and self.checker.matches(v, o, mode))
+                    for o in self._correct(step)):
+                return False
+        return True
 
 
 def _mode_text(mode: str, was: str) -> str:
@@ -123,14 +137,15 @@ def diagnose(checker, e, expected: R.Rounded) -> list[str]:
             label = desc if name == e.claim.step else f"{desc} (in step '{name}')"
             singles.append((label, name, tree))
             try:
-                v = rebuild(spec, {name: tree}, e.claim.step)
+                changed: dict = {}
+                v = rebuild(spec, {name: tree}, e.claim.step, changed)
                 if not _close(checker, v, e):
                     continue
-                if checker.matches(v, e) and row.ok(v):
+                if checker.matches(v, e) and row.ok(v, changed=changed):
                     add(label)
                     continue
                 for m in other_modes:
-                    if checker.matches(v, e, m) and row.ok(v, m):
+                    if checker.matches(v, e, m) and row.ok(v, m, changed):
                         add(f"{label}, {_mode_text(m, e.mode)}")
             except SymattnError:
                 continue
@@ -156,8 +171,9 @@ def _pairs(checker, e, singles, mutate, row):
             deadline.check()
             changes = {n1: t2} if n2 == n1 else {n1: t1, n2: t2}
             try:
-                v = rebuild(spec, changes, e.claim.step)
-                if _close(checker, v, e) and checker.matches(v, e) and row.ok(v):
+                changed = {}
+                v = rebuild(spec, changes, e.claim.step, changed)
+                if _close(checker, v, e) and checker.matches(v, e) and row.ok(v, changed=changed):
                     yield f"{l1} and {l2}"
             except SymattnError:
                 continue

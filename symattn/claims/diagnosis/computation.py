@@ -5,7 +5,8 @@ Each mistake is a variant of one node of a step's tree. A call of a declared ope
 its declaration lists (:attr:`symattn.ops.operation.Operation.mistakes`, beside the
 operation); here are those of the same math written out by hand (``exp(S) / sum(exp(S))``,
 ``x / sqrt(var(x) + eps)``, a mask added, a weight transposed), named by the role of what
-they change (:mod:`symattn.claims.roles`).
+they change (:mod:`symattn.claims.roles`); a step used by name may be skipped (its numerator
+in its place), which leaves a correct print of that step standing.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import dataclasses
 from fractions import Fraction
 from typing import Callable, Iterator
 
-from ..roles import sqrt_mistakes, divided_by_sqrt, is_statistic, _calls
+from ..roles import sqrt_mistakes, divided_by_sqrt, is_statistic, norm_name, _calls
 from ...ops import OPERATIONS
 from ...ops.masks import is_mask
 from ...spec import expr as E
@@ -66,6 +67,18 @@ def _hand_variance(node: E.Call) -> list:
              E.BinOp("/", E.Call("sum", (sq,), ()), E.BinOp("-", d, ONE)))]
 
 
+def _skipped(node: E.Name, spec) -> list:
+    """A step of a division by a root used by name, skipped: its numerator in its place
+    (``softmax(s)`` for ``softmax(scaled)``). The skipped step itself is unchanged, so a
+    correct print of it does not refute the mistake."""
+    tree = spec.step(node.id).tree
+    if divided_by_sqrt(tree, spec) is None:
+        return []
+    left = divided_by_sqrt(tree, spec)[0]
+    label = sqrt_mistakes(tree, spec)[0][0]
+    return [(f"{label} (step '{node.id}' skipped: {E.unparse(left)} used in its place)", left)]
+
+
 def computation_mistakes(spec) -> Callable:
     """The mutation function for one spec (it needs the inputs' shapes)."""
 
@@ -86,16 +99,18 @@ def computation_mistakes(spec) -> Callable:
             w = spec.inputs.get(node.right.id)
             if w is not None and w.shape[0] == w.shape[1] and w.shape[0] > 1:
                 out.append((f"{node.right.id} transposed", E.BinOp("@", node.left, E.Transpose(node.right))))
+        if isinstance(node, E.Name) and spec.step(node.id) is not None:
+            out += _skipped(node, spec)
         op = OPERATIONS.get(node.name) if isinstance(node, E.Call) else None
         if op is not None and op.mistakes is not None:     # declared beside the operation
             out += op.mistakes(node, spec)
         if isinstance(node, E.Call) and node.name == "sqrt" and len(node.args) == 1:
             a = node.args[0]
             if isinstance(a, E.BinOp) and a.op == "+" and _is_eps(a.right):
-                norm = is_statistic(a.left, spec)
-                out.append(("LayerNorm without eps" if norm else "eps left out of the square root",
+                norm = norm_name(a.left, spec) if is_statistic(a.left, spec) else None
+                out.append((f"{norm} without eps" if norm else "eps left out of the square root",
                             E.Call("sqrt", (a.left,), ())))
-                out.append(("LayerNorm with eps outside the square root" if norm
+                out.append((f"{norm} with eps outside the square root" if norm
                             else "eps added outside the square root",
                             E.BinOp("+", E.Call("sqrt", (a.left,), ()), a.right)))
         return out

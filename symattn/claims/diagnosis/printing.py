@@ -1,5 +1,5 @@
 """Mistakes in the printing: another rounding mode, a dropped minus, a digit slip or swap,
-a neighbouring cell's value, a row of weights adjusted to sum to 1, a number restated or
+a one-term arithmetic slip in a product, a neighbouring cell's value, a row of weights adjusted to sum to 1, a number restated or
 contradicting what was printed for the same entry earlier."""
 
 from __future__ import annotations
@@ -30,16 +30,43 @@ def digit_slip(expected: str, number, decimals: int) -> str | None:
 
 
 def neighbour(checker, e, t) -> list[str]:
+    """A neighbouring cell's value, judged as the printed number claims (a weight printed
+    ``0`` or ``1`` claims exactly that, not a value rounded at 0 decimals)."""
+    import dataclasses
     out = []
     m, n = t.shape
     for di, dj in ((0, -1), (0, 1), (-1, 0), (1, 0)):
         i, j = e.i + di, e.j + dj
-        if 0 <= i < m and 0 <= j < n:
-            r = checker.ev.rounded(t, i, j, decimals=e.decimals, mode=e.mode, scale=e.scale) \
-                if not e.digits else checker.ev.rounded(t, i, j, digits=e.digits, mode=e.mode, scale=e.scale)
-            if r is not None and r.value == e.number.value:
-                out.append(f"the value of the neighbouring cell [{t.row_label(i)}, {t.col_label(j)}]")
+        if 0 <= i < m and 0 <= j < n and checker.matches(t, dataclasses.replace(e, i=i, j=j)):
+            out.append(f"the value of the neighbouring cell [{t.row_label(i)}, {t.col_label(j)}]")
     return out
+
+
+def term_slip(checker, e, t) -> list[str]:
+    """A one-entry arithmetic slip in a product (a projection x·W): the printed number is
+    the entry Σ_k a[i,k]·b[k,j] with one term left out or with its sign flipped."""
+    import dataclasses
+    from ...ops import primitives as P
+    if t.op != "matmul" or e.number.value is NEG_INF or e.exact:
+        return []
+    a, b = t.args
+    cell, one = P.take(t, [e.i], [e.j]), dataclasses.replace(e, i=0, j=0)
+    out = []
+    for k in range(a.shape[1]):
+        term = P.take(a, [e.i], [k]) * P.take(b, [k], [e.j])
+        for how, v in (("left out", cell - term), ("with its sign flipped", cell - term * 2)):
+            if checker.matches(v, one):
+                out.append(f"arithmetic slip: the term {_cell(a, e.i, k, 'a')}·"
+                           f"{_cell(b, k, e.j, 'b')} {how}")
+    return out
+
+
+def _cell(t, i: int, j: int, default: str) -> str:
+    """An operand's entry by the name it has in the spec: a block of a weight (a head's
+    columns of W_K) is named by the weight and the entry's place in it."""
+    while t.name is None and t.op == "take":
+        i, j, t = t.params["rows"][i], t.params["cols"][j], t.args[0]
+    return f"{t.name or default}[{t.row_label(i)}, {t.col_label(j)}]"
 
 
 def latest_in_row(checker, e) -> dict:
@@ -55,16 +82,23 @@ def latest_in_row(checker, e) -> dict:
 
 def sum_to_one(checker, e, t) -> list[str]:
     """The printed row of weights (this number and the latest printed others of its row)
-    sums to exactly 1 while the correctly rounded entries do not: the last one was adjusted."""
+    sums to exactly 1 while the correctly rounded entries do not: the last one was adjusted.
+    When the correctly rounded row sums to 1 too, no adjustment explains a wrong entry."""
     if e.number.value is NEG_INF or e.j != t.shape[1] - 1 or t.shape[1] < 2 \
             or not is_probability(checker.spec, e.claim.step):
         return []
     others = latest_in_row(checker, e)
     if len(others) != t.shape[1] - 1 or any(o.value is NEG_INF for o in others.values()):
         return []
-    if sum((o.value for o in others.values()), Fraction(0)) + e.value == 1:
-        return ["last entry adjusted so the printed row sums to exactly 1"]
-    return []
+    if sum((o.value for o in others.values()), Fraction(0)) + e.value != 1:
+        return []
+    correct = Fraction(0)
+    for o in [*others.values(), e]:
+        r = checker.expected(t, o)
+        if r is None:
+            return []
+        correct += r.value / o.scale
+    return [] if correct == 1 else ["last entry adjusted so the printed row sums to exactly 1"]
 
 
 def earlier(checker, e) -> list[str]:
@@ -72,10 +106,11 @@ def earlier(checker, e) -> list[str]:
     (a different number, right there: a stale number from another run)."""
     prints = checker.printed.get(e.claim.step, {}).get((e.i, e.j), [])
     before = [p for p in prints if p.claim.line < e.claim.line]
-    same = [p.claim.line for p in before if p.value == e.value]
+    t = checker.spec.tensors[e.claim.step]
+    same = [p.claim.line for p in before if p.value == e.value and p.number.negative ==
+            e.number.negative and not checker.matches(t, p)]      # the same wrong number again
     if same:
         return [f"restates the number printed at line {max(same)}"]
-    t = checker.spec.tensors[e.claim.step]
     right = [p for p in before if p.value is not NEG_INF and checker.matches(t, p)
              and _differs(e, p)]
     if right:
@@ -111,7 +146,8 @@ def printing_mistakes(checker, e, expected: R.Rounded, row_ok) -> list[str]:
         slip = digit_slip(str(expected), e.number, e.decimals)
         if slip:
             found.append(slip)
-    found += neighbour(checker, e, t)
+    slips = term_slip(checker, e, t)
+    found += slips or neighbour(checker, e, t)     # a slip explains it: not a neighbour's value
     found += sum_to_one(checker, e, t)
     found += earlier(checker, e)
     return found
