@@ -391,3 +391,11 @@ expr = "sum(x)"
     assert [(c["step"], c["printed"], c["verdict"]) for c in out["claims"]] == [
         ("balanced", "-1.5", "correct"), ("balanced", "-0.5", "correct"),
         ("balanced", "0.5", "correct"), ("balanced", "1.4", "wrong")]
+
+
+def test_an_operations_usual_symbol_names_the_step_it_computes(tmp_path):
+    """`\\alpha_{love,ML} = 0.40` names the softmax step (called `w` here, no aliases): the
+    weights' declared symbols A, α, P; a wrong 0.45 there is wrong, not unmatched."""
+    spec = SOFTMAX.replace('name = "A"', 'name = "w"')
+    out = check(tmp_path, spec, "$\\alpha_{love,ML} = 0.45$\n")
+    assert at(out, 1) == [("w", ["love", "ML"], "0.45", "wrong")]

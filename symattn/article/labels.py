@@ -143,6 +143,12 @@ def resolve(name: Name, spec) -> list[Target]:
             row, col = _indices(spec.tensors[t_name], name.sub)
             if row is not False:
                 out.append(Target(t_name, row, col, name.transposed, True))
+    named = {t.tensor for t in out}
+    for t_name, symbols in _op_symbols(spec).items():   # A, α, P: what computes it
+        if t_name not in named and (name.name in symbols or joined in symbols):
+            row, col = _indices(spec.tensors[t_name], () if joined in symbols else name.sub)
+            if row is not False:
+                out.append(Target(t_name, row, col, name.transposed, False))
     for t_name in spec.tensors:                     # X for the steps X_toy, X_pe: weaker
         if joined and t_name.startswith(joined + "_"):      # weighted_values: _key1, _key2
             out.append(Target(t_name, None, None, name.transposed, False))
@@ -168,6 +174,21 @@ def _symbols(spec) -> dict:
             sym.update(aliases.get(t_name, ()))
             got[t_name] = sym
         spec._label_symbols = got
+    return got
+
+
+def _op_symbols(spec) -> dict:
+    """Step -> the names articles write for what its operation computes (the operation's
+    declared ``symbols``: attention weights are also A, α, P)."""
+    got = getattr(spec, "_op_label_symbols", None)
+    if got is None:
+        from ..ops import OPERATIONS
+        got = {}
+        for step in spec.steps:
+            op = OPERATIONS.get(getattr(step.tree, "name", None) or "")
+            if op is not None and op.symbols:
+                got[step.name] = set(op.symbols)
+        spec._op_label_symbols = got
     return got
 
 

@@ -15,7 +15,7 @@ from . import primitives as P
 from .elementwise import sqrt
 from .masks import causal_mask, padding_mask  # noqa: F401  (their old home)
 from .operation import declare, Presentation
-from .softmax import softmax, softmax_steps, show_rows, mistakes_of as softmax_mistakes
+from .softmax import WEIGHT_SYMBOLS, softmax, softmax_steps, show_rows, mistakes_of as softmax_mistakes
 from ..errors import ShapeError
 from ..steps import Steps
 from ..tensor import Tensor
@@ -216,9 +216,10 @@ def _mistakes(call, spec) -> list:
 
 
 _GROUP = frozenset({"attention"})
+SCORE_SYMBOLS = ("S", "scores", "attn_scores", "attention_scores")   # names articles write
 SCORES = declare("scores", scores, steps=scores_steps, latex=Presentation("scores", _show, rows="first"),
-                 mistakes=_mistakes, groups=_GROUP)
+                 mistakes=_mistakes, groups=_GROUP, symbols=SCORE_SYMBOLS)
 WEIGHTS = declare("weights", weights, steps=weights_steps, latex=Presentation("weights", _show, rows="first"),
-                  mistakes=_mistakes, groups=_GROUP | {"weights"})
+                  mistakes=_mistakes, groups=_GROUP | {"weights"}, symbols=WEIGHT_SYMBOLS)
 ATTENTION = declare("attention", attention, steps=attention_steps, value=attention_output,
                     latex=Presentation("Attention", _show, rows="first"), mistakes=_mistakes, groups=_GROUP)

@@ -112,4 +112,4 @@ EMBED = declare("embed", embed, convert={"ids": "labels", "scale": "flag"},
                 latex=Presentation("Embed"))
 POSITIONAL_ENCODING = declare("positional_encoding", positional_encoding,
                               convert={"n": "whole", "d": "whole"}, mistakes=_pe_mistakes,
-                              latex=Presentation("PE"))
+                              latex=Presentation("PE"), symbols=("PE", "P", "pe"))

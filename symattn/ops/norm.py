@@ -142,4 +142,5 @@ def _mistakes(call, spec) -> list:
 
 LAYER_NORM = declare(
     "layer_norm", layer_norm, steps=layer_norm_steps, convert={"eps_inside": "flag"},
-    latex=Presentation("LayerNorm", _show, rows="first"), mistakes=_mistakes)
+    latex=Presentation("LayerNorm", _show, rows="first"), mistakes=_mistakes,
+    symbols=("LN", "LayerNorm", "layernorm", "normalized"))

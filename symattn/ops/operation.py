@@ -14,7 +14,9 @@ As a JAX primitive carries its evaluation, shape, differentiation and lowering r
   :mod:`symattn.render` supplies the layout, never the math);
 - ``mistakes``: the common mistakes that belong to it: ``mistakes(call, spec)`` gives
   ``(description, rewritten call)`` pairs for a call node of a spec tree;
-- ``groups``: families other modules ask for (``"attention"``, ``"softmax"``, ``"mask"``).
+- ``groups``: families other modules ask for (``"attention"``, ``"softmax"``, ``"mask"``);
+- ``symbols``: the names articles write for what it computes (attention weights are also
+  ``A``, ``α``, ``P``, ``attn_weights``): an article's label may name a step by them.
 
 :mod:`symattn.ops` imports every module of its package and collects each declaration
 (:data:`symattn.ops.OPERATIONS`): a new operation is one new module, listed nowhere else.
@@ -84,15 +86,16 @@ class Presentation:
 class Operation:
     """One operation of the articles, everything about it in one place (see the module)."""
 
-    __slots__ = ("name", "function", "params", "steps", "value", "latex", "mistakes", "groups")
+    __slots__ = ("name", "function", "params", "steps", "value", "latex", "mistakes", "groups",
+                 "symbols")
 
     def __init__(self, name: str, function: Callable, params: tuple = (), *,
                  steps: Callable | None = None, value: Callable | None = None,
                  latex: Presentation | None = None, mistakes: Callable | None = None,
-                 groups=frozenset()):
+                 groups=frozenset(), symbols=()):
         self.name, self.function, self.params = name, function, tuple(params)
         self.steps, self.value, self.latex, self.mistakes = steps, value, latex, mistakes
-        self.groups = frozenset(groups)
+        self.groups, self.symbols = frozenset(groups), tuple(symbols)
 
     def __repr__(self) -> str:
         return f"Operation({self.name!r})"

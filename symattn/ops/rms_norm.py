@@ -111,4 +111,5 @@ def _mistakes(call, spec) -> list:
 
 
 RMS_NORM = declare("rms_norm", rms_norm, steps=rms_norm_steps,
-                   latex=Presentation("RMSNorm", _show, rows="first"), mistakes=_mistakes)
+                   latex=Presentation("RMSNorm", _show, rows="first"), mistakes=_mistakes,
+                   symbols=("RMSNorm", "rmsnorm", "normalized"))

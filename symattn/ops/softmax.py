@@ -171,8 +171,12 @@ def _mistakes(call, spec) -> list:
     return mistakes_of(arg, None, call.kwargs, spec)
 
 
+# The names articles write for attention weights (a label naming one names such a step;
+# values choose among several).
+WEIGHT_SYMBOLS = ("A", "α", "P", "weights", "attn_weights", "attention_weights", "attn")
 SOFTMAX = declare("softmax", softmax, steps=softmax_steps, convert={"axis": "axis"},
                   latex=Presentation("softmax", _show, _formula), mistakes=_mistakes,
-                  groups=frozenset({"softmax", "weights"}))
+                  groups=frozenset({"softmax", "weights"}), symbols=WEIGHT_SYMBOLS + ("p", "probs"))
 PROBABILITIES = declare("probabilities", probabilities, steps=softmax_steps,
-                        latex=Presentation("softmax", _show, _formula), groups=frozenset({"softmax", "weights"}))
+                        latex=Presentation("softmax", _show, _formula), groups=frozenset({"softmax", "weights"}),
+                        symbols=("P", "p", "probs", "probabilities"))
