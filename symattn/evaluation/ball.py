@@ -26,6 +26,7 @@ from flint import arb, arb_mat, fmpq, fmpq_mat
 
 from ..errors import InputError, CertificationError
 from ..tensor import NEG_INF
+from ..scaled import Scaled
 from ..primitives import PRIMITIVES, REFUSE
 from .base import ListContext
 
@@ -215,6 +216,9 @@ class BallContext(ListContext):
 
     # -- leaves --------------------------------------------------------------------
     def op_const(self, node):
+        entries = node.params["entries"]
+        if type(entries) is Scaled:
+            return scaled_fmpq(entries)
         out = []
         prev = c = None
         for row in node.params["entries"]:
@@ -294,6 +298,21 @@ class BallContext(ListContext):
         if _has_neg_inf(a) or _has_neg_inf(b):
             self._no_mask(node, a, b)
         return (arb_mat(a) * arb_mat(b)).tolist()
+
+
+LOOKUP = 1 << 16           # a numerator range this small is read through a table of fmpq
+
+
+def scaled_fmpq(s: Scaled) -> list:
+    """A ``Scaled`` matrix as rows of ``fmpq`` (equal entries share one object)."""
+    if not s.common:
+        return [[fmpq(q.numerator, q.denominator) for q in row] for row in s]
+    f, d = s.scale()
+    lo, hi = int(s.num.min()), int(s.num.max())
+    if hi - lo < min(LOOKUP, s.num.size):
+        table = [fmpq(k * f, d) for k in range(lo, hi + 1)]
+        return [list(map(table.__getitem__, r)) for r in (s.num.astype("int64") - lo).tolist()]
+    return [[fmpq(k * f, d) for k in r] for r in s.num.tolist()]
 
 
 def sympy_to_arb(expr) -> arb:

@@ -13,7 +13,8 @@ from fractions import Fraction
 from typing import Sequence
 
 from ..errors import ShapeError, InputError, LimitError
-from ..numbers import exact
+from ..numbers import exact, parse_exact_array
+from ..scaled import Scaled
 from ..tensor import Tensor, NEG_INF, describe, provide
 from .. import primitives as DECLARED
 from ..evaluation.size import max_entries, entry_bytes, format_bytes, MEMORY_BYTES
@@ -36,7 +37,13 @@ def as_tensor(x) -> Tensor:
 
 
 def const(rows, row_labels=None, col_labels=None, name: str | None = None) -> Tensor:
-    """An exact constant matrix from nested lists (a flat list is one row)."""
+    """An exact constant matrix from nested lists (a flat list is one row) or a ``Scaled``.
+
+    Rows of decimal strings or of ints are read at once into a ``Scaled`` (integers with a
+    power of ten, :mod:`symattn.scaled`); other entries one by one (Fractions kept)."""
+    if isinstance(rows, Scaled):
+        check_entries(*rows.shape)
+        return _const(rows, rows.shape, row_labels, col_labels, name)
     if not isinstance(rows, (list, tuple)):
         rows = [[rows]]
     elif not rows:
@@ -47,19 +54,41 @@ def const(rows, row_labels=None, col_labels=None, name: str | None = None) -> Te
     if width == 0:
         raise ShapeError("an empty row has no entries")
     check_entries(len(rows), width)
-    entries = []
+    kinds = set()
     for i, row in enumerate(rows):
         if not isinstance(row, (list, tuple)):
             raise ShapeError(f"row {i} is not a list: mixed rows and numbers")
         if len(row) != width:
             raise ShapeError(f"ragged matrix: row 0 has {width} entries, row {i} has {len(row)}")
-        if set(map(type, row)) <= _READY:            # exact already (a mask): no Python loop
-            entries.append(tuple(row))
-        else:
-            entries.append(tuple(v if v is NEG_INF or type(v) is Fraction else exact(v)
-                                 for v in row))
-    shape = (len(entries), width)
-    t = Tensor("const", (), {"entries": tuple(entries)}, shape, name=name)
+        kinds.update(map(type, row))
+    entries = _read_at_once(rows, kinds)
+    if entries is None:
+        entries = tuple(tuple(row) if kinds <= _READY else
+                        tuple(v if v is NEG_INF or type(v) is Fraction else exact(v) for v in row)
+                        for row in rows)
+    return _const(entries, (len(rows), width), row_labels, col_labels, name)
+
+
+AT_ONCE = 256       # entries from which rows are read at once (smaller: no NumPy to import)
+
+
+def _read_at_once(rows, kinds: set):
+    """Rows all of ``str`` (the one number parser, vectorised) or all of ``int``, else None."""
+    if len(rows) * len(rows[0]) < AT_ONCE:
+        return None
+    if kinds == {str}:
+        return parse_exact_array(rows)
+    if kinds == {int}:
+        import numpy as np
+        try:
+            return Scaled(np.array(rows, dtype=np.int64), 10, 0)
+        except OverflowError:                   # larger ints: one by one, with their limit
+            return None
+    return None
+
+
+def _const(entries, shape, row_labels, col_labels, name) -> Tensor:
+    t = Tensor("const", (), {"entries": entries}, shape, name=name)
     if row_labels is not None or col_labels is not None:
         t = t.named(name, row_labels, col_labels)
     return t
