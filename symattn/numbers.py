@@ -135,10 +135,10 @@ def parse_exact_array(texts):
     import numpy as np
     from .scaled import Scaled, common_exponent
     a = texts if isinstance(texts, np.ndarray) else text_array(texts)
-    if a.dtype.kind != "U" or a.ndim != 2:
+    if a.dtype.kind not in "UO" or a.ndim != 2:
         raise InputError("parse_exact_array takes a 2-D array of text")
     flat = a.ravel()
-    if flat.dtype.itemsize == 0:
+    if flat.dtype.kind == "O" or flat.dtype.itemsize == 0:
         ok = np.zeros(flat.shape, dtype=bool)
         num = exp = np.zeros(flat.shape, dtype=np.int64)
     else:
