@@ -205,3 +205,26 @@ def test_a_value_read_at_once_pickles_and_indexes_as_rows():
     assert [list(r) for r in pickle.loads(pickle.dumps(e))] == entries(x)
     with pytest.raises(SymattnError):
         sa.matrix(grid(["0.25", "x"]))
+
+
+def test_a_product_by_a_large_constant_read_block_by_block_is_exact_and_certified():
+    import mpmath
+    from symattn.evaluation.products import SCALED_MIN, scaled_operand
+    rng = np.random.default_rng(11)
+    x = rng.integers(-99, 100, (2, 256))
+    w = rng.integers(-99, 100, (256, 256))
+    X, W = sa.matrix(x.tolist()) / 100, sa.from_numpy(w / 100, decimals=2)
+    assert W.shape[0] * W.shape[1] >= SCALED_MIN and scaled_operand(X @ W)
+    truth = [[sum(Fraction(int(x[i, k]), 100) * Fraction(int(w[k, j]), 100) for k in range(256))
+              for j in range(256)] for i in range(2)]
+    got = sa.evaluate(X @ W, decimals=4)             # entries are whole counts of 10^-4
+    assert [[Fraction(Decimal(g)) for g in r] for r in got] == truth
+    with mpmath.workdps(60):
+        rms = [mpmath.sqrt(sum(mpmath.mpf(int(v)) ** 2 for v in r) / 256 / 10 ** 4 + mpmath.mpf("1e-6"))
+               for r in x]
+        want = [[mpmath.nstr(sum(mpmath.mpf(int(x[i, k])) / 100 / rms[i] * int(w[k, j]) / 100
+                                 for k in range(256)), 30, min_fixed=-99, max_fixed=99)
+                 for j in range(0, 256, 37)] for i in range(2)]
+    got = sa.evaluate(sa.rms_norm(X, eps="1e-6") @ W, digits=30)
+    assert [[Fraction(Decimal(g)) for g in r[::37]] for r in got] == \
+        [[Fraction(Decimal(s)) for s in r] for r in want]

@@ -29,6 +29,7 @@ from ..tensor import NEG_INF
 from ..scaled import Scaled
 from ..primitives import PRIMITIVES, REFUSE
 from .base import ListContext
+from .products import scaled_product
 
 Q0 = fmpq(0)
 Q1 = fmpq(1)
@@ -135,7 +136,8 @@ class BallContext(ListContext):
     def __init__(self, prec: int, fuse=None):
         self.prec = prec
         if fuse is not None:  # large attention row by row (not for gradients: they need A)
-            self.fuse = lambda node, memo: fuse(self, node, memo)
+            self.fuse = lambda node, memo: (scaled_product(self, node, memo)
+                                            or fuse(self, node, memo))
 
     def scalar(self, x):
         if type(x) is Fraction:
