@@ -561,17 +561,23 @@ def parse(argv=None):
     p.add_argument("--real-size", action="store_true",
                    help="only the real-size figures of issue 16 (about 10 minutes): the "
                         "Transformer-base layer against the floor, causal heads up to T = 4096")
-    p.add_argument("--real-only", default="layer,head", help="comma list: layer, head")
+    p.add_argument("--real-only", default="read,layer,llama,head",
+                   help="comma list: read, layer, llama, head")
+    p.add_argument("--real-llama", type=ints, default=[8], help="T of the LLaMA-style block")
     p.add_argument("--real-heads", type=ints, default=[1024, 2048, 4096], help="T of the heads")
     p.add_argument("--real-digits", type=int, default=30)
     p.add_argument("--real-repeat", type=int, default=2, help="interleaved runs of the layer")
     p.add_argument("--_real-head", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--_real-llama", type=int, help=argparse.SUPPRESS)
     p.add_argument("--_paper-child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--paper-no-error", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     a.only = {x.strip() for x in a.only.split(",") if x.strip()}
     a.real_only = {x.strip() for x in a.real_only.split(",") if x.strip()}
     a.skip = {x.strip() for x in a.skip.split(",") if x.strip()}
+    if a.quick and a.real_size:          # the quick real-size form: no heads, one layer run
+        a.real_only.discard("head")
+        a.real_repeat = 1
     if a.quick:
         a.sizes = [s for s in a.sizes if s <= 16] or [2, 4, 8, 16]
         a.digits = [50]
@@ -583,6 +589,9 @@ def main(argv=None) -> int:
     args = parse(argv)
     if args._paper_child:
         print(json.dumps(paper_child(args)))
+        return 0
+    if args._real_llama:
+        print(json.dumps(real_size.llama_child(args._real_llama, args.real_digits, args.clock)))
         return 0
     if args._real_head:
         print(json.dumps(real_size.head_child(args._real_head, args.real_digits, args.clock)))
@@ -624,7 +633,8 @@ def main(argv=None) -> int:
 
 def real_size_main(args, res: dict, prog: Progress) -> int:
     """``--real-size``: only the figures of issue 16 (see real_size.py)."""
-    res["settings"].update(real_heads=args.real_heads, real_digits=args.real_digits,
+    res["settings"].update(real_heads=args.real_heads, real_llama=args.real_llama,
+                           real_only=sorted(args.real_only), real_digits=args.real_digits,
                            real_repeat=args.real_repeat, load_average=os.getloadavg())
     try:
         res["real_size"] = real_size.run(args, prog)

@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from .errors import InputError, ShapeError, LimitError
 from .tensor import Tensor, NEG_INF, provide
-from .numbers import parse_exact_array
+from .numbers import parse_exact_array, CHUNK
 from .scaled import Scaled, from_binary, rounded_decimals
 from .evaluation.rounding import round_units
 
@@ -41,11 +41,14 @@ def _numpy(a):
 
 
 def _matrix(a):
-    """The array as 2-D (1-D: one row), after the size and dimension checks."""
+    """The array as 2-D (1-D: one row), after the size and dimension checks (numbers and
+    text are read into the compact form, so their limit is the compact one)."""
     from .ops import primitives as P
-    if a.size > P.MAX_ENTRIES:                 # before any entry is converted
+    if a.dtype.kind not in "iufUS" and a.size > P.MAX_ENTRIES:   # before any entry is converted
         raise LimitError(f"an array of {a.size} entries has more than {P.MAX_ENTRIES}",
                          hint="raise symattn.ops.primitives.MAX_ENTRIES on purpose")
+    if a.ndim <= 2:
+        P.check_entries(*(a.reshape(1, -1) if a.ndim < 2 else a).shape, compact=True)
     if a.ndim > 2:
         raise ShapeError(f"a {a.ndim}-dimensional array: a matrix has at most 2 dimensions",
                          hint="index or reshape it to rows × columns first")
@@ -107,8 +110,13 @@ def float_entries(a, decimals: int | None):
         return [[float_entry(x, decimals) for x in row] for row in a.tolist()]
     if decimals is None:
         return from_binary(a)
-    s = rounded_decimals(a, decimals, lambda x: round_units(Fraction(x), decimals, "half-even"))
-    return s if s is not None else [[float_entry(x, decimals) for x in row] for row in a.tolist()]
+    step = max(1, CHUNK // a.shape[1])             # bounds the temporary arrays
+    parts = [rounded_decimals(a[i:i + step], decimals,
+                              lambda x: round_units(Fraction(x), decimals, "half-even"))
+             for i in range(0, a.shape[0], step)]
+    if any(p is None for p in parts):
+        return [[float_entry(x, decimals) for x in row] for row in a.tolist()]
+    return Scaled(np.concatenate([p.num for p in parts]), 10, -decimals)
 
 
 def from_numpy(a, decimals: int | None = None, rows=None, cols=None,

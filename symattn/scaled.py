@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+ENTRY_BYTES = 16                    # the most a Scaled costs an entry (8 + 2, rounded up)
 INT64_DIGITS = 18                   # decimal digits every int64 holds
 INT64_BITS = 62                     # bits of |numerator| kept in an int64, with room to spare
 

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from ..errors import ShapeError, InputError, LimitError
 from ..numbers import exact, parse_exact_array
-from ..scaled import Scaled
+from ..scaled import Scaled, ENTRY_BYTES
 from ..tensor import Tensor, NEG_INF, describe, provide
 from .. import primitives as DECLARED
 from ..evaluation.size import max_entries, entry_bytes, format_bytes, MEMORY_BYTES
@@ -42,7 +42,7 @@ def const(rows, row_labels=None, col_labels=None, name: str | None = None) -> Te
     Rows of decimal strings or of ints are read at once into a ``Scaled`` (integers with a
     power of ten, :mod:`symattn.scaled`); other entries one by one (Fractions kept)."""
     if isinstance(rows, Scaled):
-        check_entries(*rows.shape)
+        check_entries(*rows.shape, compact=True)
         return _const(rows, rows.shape, row_labels, col_labels, name)
     if not isinstance(rows, (list, tuple)):
         rows = [[rows]]
@@ -94,9 +94,19 @@ def _const(entries, shape, row_labels, col_labels, name) -> Tensor:
     return t
 
 
-def check_entries(m: int, n: int) -> None:
-    """Refuse an m×n matrix beyond :data:`MAX_ENTRIES`, saying what its balls would take."""
-    if m * n > MAX_ENTRIES:
+def check_entries(m: int, n: int, compact: bool = False) -> None:
+    """Refuse an m×n matrix beyond :data:`MAX_ENTRIES`, saying what its balls would take.
+
+    A ``compact`` matrix (a ``Scaled``, at most :data:`~symattn.scaled.ENTRY_BYTES` an
+    entry) may have as many entries as fit in the memory that limit allows for balls: a
+    product reads it block by block and never holds it as balls (the evaluation's own
+    estimate counts what it does expand)."""
+    limit = MAX_ENTRIES * (entry_bytes(139) // ENTRY_BYTES) if compact else MAX_ENTRIES
+    if m * n > limit:
+        if compact:
+            raise LimitError(f"a {m}×{n} matrix has more than {limit} entries (the memory of "
+                             f"{MAX_ENTRIES} entries as balls)",
+                             hint="raise symattn.ops.primitives.MAX_ENTRIES on purpose")
         need = m * n * entry_bytes(139)
         raise LimitError(f"a {m}×{n} matrix has more than {MAX_ENTRIES} entries "
                          f"(as balls about {format_bytes(need)} a copy; an evaluation may use "
