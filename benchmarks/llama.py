@@ -71,7 +71,7 @@ def symattn_block(m: dict, h: int = H, h_kv: int = H_KV):
 def torch_block(T: int, dtype: str, seed: int = 25, **shape):
     """The same block in PyTorch, every input rounded to ``dtype`` and every operation in it
     (``F.rms_norm``, RoPE as Hugging Face's LLaMA, ``scaled_dot_product_attention`` with
-    ``enable_gqa``): its output as a float64 NumPy array."""
+    ``enable_gqa``): its output tensor (of that dtype, as ``sa.compare`` reads it)."""
     import torch
     F = torch.nn.functional
     dt = getattr(torch, dtype)
@@ -99,4 +99,4 @@ def torch_block(T: int, dtype: str, seed: int = 25, **shape):
         x2 = x + torch.cat(list(z), dim=-1) @ t["W_O"]
         n2 = rms(x2, t["g2"])
         out = x2 + (F.silu(n2 @ t["W_gate"]) * (n2 @ t["W_up"])) @ t["W_down"]
-        return out.to(torch.float64).numpy()
+        return out

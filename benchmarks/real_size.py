@@ -177,7 +177,9 @@ def llama_child(T: int, digits: int, clock_kind: str) -> dict:
             ref = L.torch_block(T, dt)
             sm = compare(Z, ref, digits=digits, evaluator=ev).summary()
             out[f"torch_{dt}"] = {k: sm[k] for k in ("dtype", "max_abs_err", "mean_abs_err",
-                                                    "min_digits", "median_digits", "nonfinite")}
+                                                    "max_eps", "mean_eps", "min_digits",
+                                                    "median_digits", "nonfinite")}
+            del ref
     except ImportError:
         out["torch_version"] = None
     return out
@@ -341,7 +343,8 @@ def print_report(res: dict, w) -> None:
             sm = r.get(f"torch_{dt}")
             if sm:
                 w(f"    PyTorch {dt:9} {sm['min_digits']:5.2f} / {sm['median_digits']:5.2f} correct "
-                  f"digits (fewest / median), max abs error {sm['max_abs_err']:.3g}\n")
+                  f"digits (fewest / median), max abs error {sm['max_abs_err']:.3g}, "
+                  f"mean {sm['mean_eps']:.3g} ε\n")
     heads = res.get("heads")
     if heads:
         w(f"\nReal size: one causal head, d = {HEAD_D}, 30 certified digits, row by row\n")
