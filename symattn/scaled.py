@@ -73,7 +73,10 @@ class Scaled:
         """A float array, each entry the correctly rounded value of its exact rational."""
         import numpy as np
         num, e = self.num, self.exp
-        if self.common and np.all(np.abs(num) < 2 ** 53):
+        small = num.dtype != object and bool(np.all(np.abs(num) < 2 ** 53))
+        if self.base == 2 and small and not self.common:      # floats at their binary value
+            return np.ldexp(num.astype(np.float64), e.astype(np.int32)).astype(dtype)
+        if self.common and small:
             if self.base == 2 and -1000 <= e <= 1000:
                 return np.ldexp(num.astype(np.float64), e).astype(dtype)   # exact, then one rounding
             if self.base == 10 and -22 <= e <= 22:

@@ -112,6 +112,7 @@ def test_float_arrays_are_their_exact_binary_values():
     rng = np.random.default_rng(25)
     a = random_floats(rng, N * N).reshape(N, N)
     assert entries(sa.from_numpy(a)) == [[Fraction(x) for x in r] for r in a.tolist()]
+    assert sa.from_numpy(a).numpy().tolist() == a.tolist()      # the float path: the same floats
     b = rng.standard_normal((N, N)).astype(np.float32)   # one power of two fits: a Scaled
     e = sa.from_numpy(b).params["entries"]
     assert isinstance(e, Scaled) and e.common

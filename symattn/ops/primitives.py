@@ -39,8 +39,9 @@ def as_tensor(x) -> Tensor:
 def const(rows, row_labels=None, col_labels=None, name: str | None = None) -> Tensor:
     """An exact constant matrix from nested lists (a flat list is one row) or a ``Scaled``.
 
-    Rows of decimal strings or of ints are read at once into a ``Scaled`` (integers with a
-    power of ten, :mod:`symattn.scaled`); other entries one by one (Fractions kept)."""
+    Rows of decimal strings or of ints (:data:`AT_ONCE` entries or more) are read at once
+    into a ``Scaled`` (integers with a power of ten, :mod:`symattn.scaled`); other entries,
+    and small matrices (no NumPy to import), one by one, to the same values."""
     if isinstance(rows, Scaled):
         check_entries(*rows.shape, compact=True)
         return _const(rows, rows.shape, row_labels, col_labels, name)
