@@ -229,3 +229,25 @@ def test_a_product_by_a_large_constant_read_block_by_block_is_exact_and_certifie
     got = sa.evaluate(sa.rms_norm(X, eps="1e-6") @ W, digits=30)
     assert [[Fraction(Decimal(g)) for g in r[::37]] for r in got] == \
         [[Fraction(Decimal(s)) for s in r] for r in want]
+
+
+def test_random_text_over_the_number_alphabet_reads_as_decimal_reads_it():
+    from decimal import InvalidOperation
+    rng = random.Random(2025)
+    texts = ["".join(rng.choice("0123456789.+-eE") for _ in range(rng.randint(1, 9)))
+             for _ in range(4000)]
+
+    def decimal_value(t):
+        try:
+            d = Decimal(t)
+        except InvalidOperation:
+            return None
+        return Fraction(d) if abs(d.as_tuple().exponent + len(d.as_tuple().digits)) < 900 \
+            else "limit"
+    truth = [decimal_value(t) for t in texts]
+    good = [(t, v) for t, v in zip(texts, truth) if isinstance(v, Fraction)]
+    got = sa.matrix(np.array([[t for t, _ in good]])).params["entries"][0]
+    assert list(got) == [v for _, v in good]
+    for t in [t for t, v in zip(texts, truth) if v is None][:100]:
+        with pytest.raises(SymattnError):
+            sa.matrix(np.array([[t]]))
