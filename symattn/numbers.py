@@ -133,7 +133,7 @@ def parse_exact_array(texts):
     and reads their digits; every other entry, and every error, is :func:`parse_exact`'s.
     """
     import numpy as np
-    from .scaled import Scaled, common_exponent
+    from .scaled import Scaled, common_exponent, INT64_DIGITS
     a = texts if isinstance(texts, np.ndarray) else text_array(texts)
     if a.dtype.kind not in "UO" or a.ndim != 2:
         raise InputError("parse_exact_array takes a 2-D array of text")
@@ -145,7 +145,7 @@ def parse_exact_array(texts):
         parts = [_plain(flat[k:k + CHUNK]) for k in range(0, flat.size, CHUNK)]
         ok, num, exp = (np.concatenate(p) for p in zip(*parts))
     if ok.all():
-        num, exp = common_exponent(num, exp, _decimal_digits, 18, 10)
+        num, exp = common_exponent(num, exp, _decimal_digits, INT64_DIGITS, 10)
         return Scaled(num.reshape(a.shape), 10,
                       exp if isinstance(exp, int) else exp.reshape(a.shape))
     values = [Fraction(n, 10 ** -e) if e < 0 else Fraction(n * 10 ** e)
@@ -180,6 +180,7 @@ def _plain(s):
     plain ASCII decimal text, its value numerator · 10^exponent. One pass over the
     characters' columns, each a vector operation over all entries."""
     import numpy as np
+    from .scaled import INT64_DIGITS
     n, w = s.size, s.dtype.itemsize // 4
     c = s.view(np.uint32).reshape(n, w)
     false = np.zeros(n, dtype=bool)
@@ -213,7 +214,7 @@ def _plain(s):
         ok &= isd | dot | e | sign | end
         seen_e |= e
         last_e = e
-    ok &= (nm >= 1) & (nm <= 18) & (~seen_e | ((nx >= 1) & (nx <= 4)))
+    ok &= (nm >= 1) & (nm <= INT64_DIGITS) & (~seen_e | ((nx >= 1) & (nx <= 4)))
     x = np.where(xneg, -x, x)
     ok &= np.abs(x) <= MAX_EXPONENT
     num = np.where(neg, -num, num)
