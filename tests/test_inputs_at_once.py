@@ -251,3 +251,16 @@ def test_random_text_over_the_number_alphabet_reads_as_decimal_reads_it():
     for t in [t for t, v in zip(texts, truth) if v is None][:100]:
         with pytest.raises(SymattnError):
             sa.matrix(np.array([[t]]))
+
+
+def test_the_benchmarks_llama_block_is_pytorchs_at_a_small_width():
+    """benchmarks/llama.py computes the same block in symattn and in PyTorch (float64 here)."""
+    pytest.importorskip("torch")
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import llama
+    shape = dict(d=64, d_ff=96, h=4, h_kv=2)
+    Z = llama.symattn_block(llama.symattn_inputs(5, **shape), h=4, h_kv=2)
+    s = sa.compare(Z, llama.torch_block(5, "float64", **shape), digits=30).summary()
+    assert s["min_digits"] > 12 and s["nonfinite"] == 0
