@@ -6,7 +6,9 @@ PyTorch on a paper-sized layer. One run measures everything and prints ratios.
     python benchmarks/run.py --quick         # T = d in {2, 4, 8, 16}, 50 digits, no paper layer
     python benchmarks/run.py --json > bench.json
     python benchmarks/run.py --sizes 16,64 --digits 50 --only head,cli
-    python benchmarks/run.py --real-size     # issue 16: Transformer-base layer, heads to T = 4096
+    python benchmarks/run.py --real-size     # issues 16, 25: reading inputs, Transformer-base
+                                             # layer, LLaMA-style block, heads to T = 4096
+    python benchmarks/run.py --real-size --quick   # the same without the heads, one layer run
 
 Times are medians over repeated runs (at least ``--repeat`` runs and ``--min-time``
 seconds per figure; naive SymPy runs once past a second). ``--clock cpu`` times the
@@ -559,8 +561,9 @@ def parse(argv=None):
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--json-out", metavar="FILE", help="also write the JSON to FILE")
     p.add_argument("--real-size", action="store_true",
-                   help="only the real-size figures of issue 16 (about 10 minutes): the "
-                        "Transformer-base layer against the floor, causal heads up to T = 4096")
+                   help="only the real-size figures of issues 16 and 25 (an hour here): reading "
+                        "inputs, the Transformer-base layer against the floor, a LLaMA-style "
+                        "block at 7B width, causal heads up to T = 4096 (--quick: no heads)")
     p.add_argument("--real-only", default="read,layer,llama,head",
                    help="comma list: read, layer, llama, head")
     p.add_argument("--real-llama", type=ints, default=[8], help="T of the LLaMA-style block")
