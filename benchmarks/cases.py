@@ -64,15 +64,37 @@ def symattn_head_graph(inp: dict):
     return Z
 
 
-def symattn_layer_graph(inp: dict):
+def symattn_layer_graph(inp: dict, read=None):
+    """The layer's graph, each input matrix read by ``read`` (``sa.matrix`` by default; the
+    inputs may be rows of Fractions or of decimal strings, or NumPy arrays)."""
     import symattn as sa
-    X = sa.matrix(inp["X"])
-    heads = [sa.Head(sa.matrix(q), sa.matrix(k), sa.matrix(v)) for q, k, v in inp["heads"]]
-    p = sa.EncoderLayerParams(heads=heads, W_O=sa.matrix(inp["W_O"]),
-                              ffn=sa.FFNParams(sa.matrix(inp["W1"]), sa.matrix(inp["b1"]),
-                                               sa.matrix(inp["W2"]), sa.matrix(inp["b2"])),
+    read = read or sa.matrix
+    X = read(inp["X"])
+    heads = [sa.Head(read(q), read(k), read(v)) for q, k, v in inp["heads"]]
+    p = sa.EncoderLayerParams(heads=heads, W_O=read(inp["W_O"]),
+                              ffn=sa.FFNParams(read(inp["W1"]), read(inp["b1"]),
+                                               read(inp["W2"]), read(inp["b2"])),
                               eps=EPS)
     return sa.encoder_layer(X, p)["output"]
+
+
+def decimal_text(x: Fraction, places: int = 2) -> str:
+    """An exact decimal Fraction with ``places`` places as the text a user writes: -0.04."""
+    units = x.numerator * 10 ** places // x.denominator
+    if Fraction(units, 10 ** places) != x:
+        raise ValueError(f"{x} has more than {places} decimals")
+    sign, units = ("-" if units < 0 else ""), abs(units)
+    return f"{sign}{units // 10 ** places}.{units % 10 ** places:0{places}d}"
+
+
+def text_inputs(inp: dict) -> dict:
+    """The inputs as rows of decimal strings (the values unchanged)."""
+    def t(rows):
+        return [[decimal_text(x) for x in r] for r in rows]
+    out = {k: (t(v) if isinstance(v, list) and k != "heads" else v) for k, v in inp.items()}
+    if "heads" in inp:
+        out["heads"] = [tuple(t(w) for w in h) for h in inp["heads"]]
+    return out
 
 
 def symattn_head(inp: dict, digits: int) -> list:
@@ -80,9 +102,9 @@ def symattn_head(inp: dict, digits: int) -> list:
     return sa.evaluate(symattn_head_graph(inp), digits=digits)
 
 
-def symattn_layer(inp: dict, digits: int) -> list:
+def symattn_layer(inp: dict, digits: int, read=None) -> list:
     import symattn as sa
-    return sa.evaluate(symattn_layer_graph(inp), digits=digits)
+    return sa.evaluate(symattn_layer_graph(inp, read), digits=digits)
 
 
 # -- python-flint written directly (the floor) ----------------------------------------------

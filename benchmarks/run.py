@@ -6,7 +6,9 @@ PyTorch on a paper-sized layer. One run measures everything and prints ratios.
     python benchmarks/run.py --quick         # T = d in {2, 4, 8, 16}, 50 digits, no paper layer
     python benchmarks/run.py --json > bench.json
     python benchmarks/run.py --sizes 16,64 --digits 50 --only head,cli
-    python benchmarks/run.py --real-size     # issue 16: Transformer-base layer, heads to T = 4096
+    python benchmarks/run.py --real-size     # issues 16, 25: reading inputs, Transformer-base
+                                             # layer, LLaMA-style block, heads to T = 4096
+    python benchmarks/run.py --real-size --quick   # the same without the heads, one layer run
 
 Times are medians over repeated runs (at least ``--repeat`` runs and ``--min-time``
 seconds per figure; naive SymPy runs once past a second). ``--clock cpu`` times the
@@ -559,19 +561,26 @@ def parse(argv=None):
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument("--json-out", metavar="FILE", help="also write the JSON to FILE")
     p.add_argument("--real-size", action="store_true",
-                   help="only the real-size figures of issue 16 (about 10 minutes): the "
-                        "Transformer-base layer against the floor, causal heads up to T = 4096")
-    p.add_argument("--real-only", default="layer,head", help="comma list: layer, head")
+                   help="only the real-size figures of issues 16 and 25 (an hour here): reading "
+                        "inputs, the Transformer-base layer against the floor, a LLaMA-style "
+                        "block at 7B width, causal heads up to T = 4096 (--quick: no heads)")
+    p.add_argument("--real-only", default="read,layer,llama,head",
+                   help="comma list: read, layer, llama, head")
+    p.add_argument("--real-llama", type=ints, default=[8], help="T of the LLaMA-style block")
     p.add_argument("--real-heads", type=ints, default=[1024, 2048, 4096], help="T of the heads")
     p.add_argument("--real-digits", type=int, default=30)
     p.add_argument("--real-repeat", type=int, default=2, help="interleaved runs of the layer")
     p.add_argument("--_real-head", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--_real-llama", type=int, help=argparse.SUPPRESS)
     p.add_argument("--_paper-child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--paper-no-error", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     a.only = {x.strip() for x in a.only.split(",") if x.strip()}
     a.real_only = {x.strip() for x in a.real_only.split(",") if x.strip()}
     a.skip = {x.strip() for x in a.skip.split(",") if x.strip()}
+    if a.quick and a.real_size:          # the quick real-size form: no heads, one layer run
+        a.real_only.discard("head")
+        a.real_repeat = 1
     if a.quick:
         a.sizes = [s for s in a.sizes if s <= 16] or [2, 4, 8, 16]
         a.digits = [50]
@@ -583,6 +592,9 @@ def main(argv=None) -> int:
     args = parse(argv)
     if args._paper_child:
         print(json.dumps(paper_child(args)))
+        return 0
+    if args._real_llama:
+        print(json.dumps(real_size.llama_child(args._real_llama, args.real_digits, args.clock)))
         return 0
     if args._real_head:
         print(json.dumps(real_size.head_child(args._real_head, args.real_digits, args.clock)))
@@ -624,7 +636,8 @@ def main(argv=None) -> int:
 
 def real_size_main(args, res: dict, prog: Progress) -> int:
     """``--real-size``: only the figures of issue 16 (see real_size.py)."""
-    res["settings"].update(real_heads=args.real_heads, real_digits=args.real_digits,
+    res["settings"].update(real_heads=args.real_heads, real_llama=args.real_llama,
+                           real_only=sorted(args.real_only), real_digits=args.real_digits,
                            real_repeat=args.real_repeat, load_average=os.getloadavg())
     try:
         res["real_size"] = real_size.run(args, prog)

@@ -17,6 +17,9 @@ from fractions import Fraction
 
 from .errors import InputError, ShapeError, LimitError
 from .tensor import Tensor, NEG_INF, provide
+from .numbers import parse_exact_array, CHUNK
+from .scaled import Scaled, from_binary, rounded_decimals
+from .evaluation.rounding import round_units
 
 
 def is_array(x) -> bool:
@@ -37,40 +40,49 @@ def _numpy(a):
     return a
 
 
-def _rows(a) -> list:
+def _matrix(a):
+    """The array as 2-D (1-D: one row), after the size and dimension checks (numbers and
+    text are read into the compact form, so their limit is the compact one)."""
     from .ops import primitives as P
-    if a.size > P.MAX_ENTRIES:                 # before any entry is converted
+    if a.dtype.kind not in "iufUS" and a.size > P.MAX_ENTRIES:   # before any entry is converted
         raise LimitError(f"an array of {a.size} entries has more than {P.MAX_ENTRIES}",
                          hint="raise symattn.ops.primitives.MAX_ENTRIES on purpose")
+    if a.ndim <= 2:
+        P.check_entries(*(a.reshape(1, -1) if a.ndim < 2 else a).shape, compact=True)
     if a.ndim > 2:
         raise ShapeError(f"a {a.ndim}-dimensional array: a matrix has at most 2 dimensions",
                          hint="index or reshape it to rows × columns first")
-    if a.ndim == 0:
-        return [[a.item()]]
-    if a.ndim == 1:
-        return [a.tolist()]
-    return a.tolist()
+    if a.size == 0:
+        raise ShapeError("an empty array has no entries")
+    return a.reshape(1, -1) if a.ndim < 2 else a
 
 
-def exact_entries(a) -> list:
-    """Nested lists of exact entries from an integer or decimal-string array (for ``matrix``).
+def exact_entries(a):
+    """The exact entries of an integer or decimal-string array (for ``matrix``): a
+    ``Scaled`` read at once (integers, text of plain decimals), else rows of entries.
 
     Float arrays are refused, as binary floats are everywhere: use :func:`from_numpy`.
     """
+    import numpy as np
     a = _numpy(a)
     kind = a.dtype.kind
     if kind == "f":
         raise InputError(f"a {a.dtype} array holds binary floats, not the decimals they print as",
                          hint="sa.from_numpy(a) takes their exact binary values, "
                               "sa.from_numpy(a, decimals=4) the values as printed to 4 places")
+    if kind not in "iuUSO":
+        raise InputError(f"a {a.dtype} array is not made of numbers",
+                         hint="use integers, decimal strings or sa.from_numpy for floats")
+    a = _matrix(a)
     if kind in "iu":
-        return _rows(a)
+        if kind == "i" or a.dtype.itemsize < 8 or int(a.max()) < 2 ** 63:
+            return Scaled(a, 10, 0)
+        return a.tolist()                      # uint64 beyond int64: Python ints
+    if kind == "S":
+        a = np.char.decode(a, "utf-8")
     if kind in "US":
-        return [[x.decode() if isinstance(x, bytes) else x for x in row] for row in _rows(a)]
-    if kind == "O":
-        return _rows(a)
-    raise InputError(f"a {a.dtype} array is not made of numbers",
-                     hint="use integers, decimal strings or sa.from_numpy for floats")
+        return parse_exact_array(a)
+    return a.tolist()
 
 
 def float_entry(x: float, decimals: int | None):
@@ -82,8 +94,29 @@ def float_entry(x: float, decimals: int | None):
     q = Fraction(x)                                  # the exact binary value
     if decimals is None:
         return q
-    from .evaluation.rounding import round_units
     return Fraction(round_units(q, decimals, "half-even"), 10 ** decimals)
+
+
+def float_entries(a, decimals: int | None):
+    """A float array's exact entries: a ``Scaled`` read at once (vectorised) when every
+    entry is finite, else rows of :func:`float_entry` (−∞ the mask; NaN, +∞ refused)."""
+    import numpy as np
+    a = np.asarray(a, dtype=np.float64)
+    finite = np.isfinite(a)
+    if not finite.all():
+        bad = np.flatnonzero(~finite & ~np.isneginf(a))
+        if bad.size:
+            float_entry(float(a.ravel()[bad[0]]), decimals)   # raises its one-line error
+        return [[float_entry(x, decimals) for x in row] for row in a.tolist()]
+    if decimals is None:
+        return from_binary(a)
+    step = max(1, CHUNK // a.shape[1])             # bounds the temporary arrays
+    parts = [rounded_decimals(a[i:i + step], decimals,
+                              lambda x: round_units(Fraction(x), decimals, "half-even"))
+             for i in range(0, a.shape[0], step)]
+    if any(p is None for p in parts):
+        return [[float_entry(x, decimals) for x in row] for row in a.tolist()]
+    return Scaled(np.concatenate([p.num for p in parts]), 10, -decimals)
 
 
 def from_numpy(a, decimals: int | None = None, rows=None, cols=None,
@@ -94,6 +127,7 @@ def from_numpy(a, decimals: int | None = None, rows=None, cols=None,
     13421773/134217728), or with ``decimals=N`` rounded half-even to N decimal places,
     which is what ``print`` showed at that precision. ``-inf`` becomes the mask value;
     NaN and +inf are refused. Integer and decimal-string arrays are exact as they are.
+    All are read at once into integers with a power of two or ten (:mod:`symattn.scaled`).
     """
     from .ops.primitives import const
     a = _numpy(a)
@@ -102,8 +136,7 @@ def from_numpy(a, decimals: int | None = None, rows=None, cols=None,
         raise InputError(f"decimals={decimals!r}: give a whole number of places, 0 to 1000")
     if a.dtype.kind != "f":
         return const(exact_entries(a), rows, cols, name=name)
-    entries = [[float_entry(float(x), decimals) for x in row] for row in _rows(a.astype("float64"))]
-    return const(entries, rows, cols, name=name)
+    return const(float_entries(_matrix(a), decimals), rows, cols, name=name)
 
 
 def from_torch(t, decimals: int | None = None, rows=None, cols=None,

@@ -115,3 +115,107 @@ def _sympy_basic():
     import sys
     mod = sys.modules.get("sympy")
     return mod.Basic if mod is not None else None
+
+
+# -- many numbers at once ------------------------------------------------------------------
+
+CHUNK = 1 << 20            # entries read at once (bounds the temporary arrays)
+
+
+def parse_exact_array(texts):
+    """A matrix of number text read at once: a ``Scaled`` (integers with one power of ten,
+    or one each) when every entry is plain ASCII decimal text of at most 18 digits, else
+    rows of Fractions. ``texts``: a 2-D NumPy array of ``str``, or rows of ``str``.
+
+    This is :func:`parse_exact` for a matrix, not a second grammar: a vectorised pass only
+    *recognises* the entries that are plainly ``[+-]digits[.digits][e[+-]digits]`` (the
+    pattern ``_DECIMAL`` without Unicode digits, spaces or minus signs, within the limits)
+    and reads their digits; every other entry, and every error, is :func:`parse_exact`'s.
+    """
+    import numpy as np
+    from .scaled import Scaled, common_exponent, INT64_DIGITS
+    a = texts if isinstance(texts, np.ndarray) else text_array(texts)
+    if a.dtype.kind not in "UO" or a.ndim != 2:
+        raise InputError("parse_exact_array takes a 2-D array of text")
+    flat = a.ravel()
+    if flat.dtype.kind == "O" or flat.dtype.itemsize == 0:
+        ok = np.zeros(flat.shape, dtype=bool)
+        num = exp = np.zeros(flat.shape, dtype=np.int64)
+    else:
+        parts = [_plain(flat[k:k + CHUNK]) for k in range(0, flat.size, CHUNK)]
+        ok, num, exp = (np.concatenate(p) for p in zip(*parts))
+    if ok.all():
+        num, exp = common_exponent(num, exp, _decimal_digits, INT64_DIGITS, 10)
+        return Scaled(num.reshape(a.shape), 10,
+                      exp if isinstance(exp, int) else exp.reshape(a.shape))
+    values = [Fraction(n, 10 ** -e) if e < 0 else Fraction(n * 10 ** e)
+              for n, e in zip(num.tolist(), exp.tolist())]
+    for k in np.flatnonzero(~ok).tolist():
+        values[k] = parse_exact(str(flat[k]))
+    n = a.shape[1]
+    return tuple(tuple(values[i:i + n]) for i in range(0, len(values), n))
+
+
+def text_array(rows):
+    """A NumPy ``str`` array of rows of ``str``. NumPy drops a string's trailing NUL
+    characters, which :func:`parse_exact` refuses, so such text is kept as objects."""
+    import numpy as np
+    if any("\x00" in "".join(r) for r in rows):
+        return np.array(rows, dtype=object)
+    return np.array(rows, dtype=str)
+
+
+_POW10 = [10 ** k for k in range(19)]
+
+
+def _decimal_digits(n):
+    """Decimal digits of each |n| (below 10^18), counted exactly in integers."""
+    import numpy as np
+    return np.searchsorted(np.array(_POW10, dtype=np.int64), np.abs(n.astype(np.int64)),
+                           side="right")
+
+
+def _plain(s):
+    """(ok, numerator, exponent) of each entry of a 1-D ``str`` array: ok where the text is
+    plain ASCII decimal text, its value numerator · 10^exponent. One pass over the
+    characters' columns, each a vector operation over all entries."""
+    import numpy as np
+    from .scaled import INT64_DIGITS
+    n, w = s.size, s.dtype.itemsize // 4
+    c = s.view(np.uint32).reshape(n, w)
+    false = np.zeros(n, dtype=bool)
+    ok, ended, seen_e, after_dot, last_e, neg, xneg = (false.copy() for _ in range(7))
+    ok[:] = True
+    num, x = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    nm, nx, frac = (np.zeros(n, dtype=np.int32) for _ in range(3))
+    for j in range(w):
+        ch = c[:, j]
+        d = ch.astype(np.int64) - 48
+        isd = (d >= 0) & (d <= 9)
+        end = ch == 0
+        ok &= ~(ended & ~end)                # a NUL inside the text (NumPy keeps those)
+        ended |= end
+        m, xd = isd & ~seen_e, isd & seen_e
+        num = np.where(m, num * 10 + d, num)
+        nm += m
+        frac += m & after_dot
+        x = np.where(xd, x * 10 + d, x)
+        nx += xd
+        dot = ch == 46
+        ok &= ~(dot & (seen_e | after_dot))
+        after_dot |= dot
+        e = (ch == 101) | (ch == 69)
+        ok &= ~(e & seen_e)
+        sign = (ch == 43) | (ch == 45)
+        ok &= ~sign | (j == 0) | last_e
+        if j == 0:
+            neg = ch == 45
+        xneg |= last_e & (ch == 45)
+        ok &= isd | dot | e | sign | end
+        seen_e |= e
+        last_e = e
+    ok &= (nm >= 1) & (nm <= INT64_DIGITS) & (~seen_e | ((nx >= 1) & (nx <= 4)))
+    x = np.where(xneg, -x, x)
+    ok &= np.abs(x) <= MAX_EXPONENT
+    num = np.where(neg, -num, num)
+    return ok, np.where(ok, num, 0), np.where(ok, x - frac, 0)

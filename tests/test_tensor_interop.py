@@ -137,9 +137,14 @@ def test_a_huge_array_is_refused_before_it_is_converted(monkeypatch):
     from symattn.ops import primitives
     monkeypatch.setattr(primitives, "MAX_ENTRIES", 100)
     with pytest.raises(LimitError, match="101 entries"):
-        sa.from_numpy(np.zeros(101))
+        sa.from_numpy(np.zeros(101, dtype=object))
+    # numbers and text are read into integers (at most 16 bytes an entry, not a ball's 72):
+    # as many entries as the memory of MAX_ENTRIES balls holds (4 to 7 times as many)
+    assert sa.from_numpy(np.zeros(400)).shape == (1, 400)
+    with pytest.raises(LimitError, match="1×1000 matrix"):
+        sa.from_numpy(np.zeros(1000))
     with pytest.raises(LimitError):
-        sa.matrix(np.zeros((11, 11), dtype=int))
+        sa.matrix(np.zeros((32, 32), dtype=int))
 
 
 @pytest.mark.torch

@@ -22,12 +22,14 @@ import functools
 from fractions import Fraction
 
 import flint
-from flint import arb, arb_mat, fmpq, fmpq_mat
+from flint import arb, arb_mat, fmpq, fmpq_mat, fmpz_mat
 
 from ..errors import InputError, CertificationError
-from ..tensor import NEG_INF
+from ..tensor import NEG_INF, Tensor
+from ..scaled import Scaled
 from ..primitives import PRIMITIVES, REFUSE
-from .base import ListContext
+from .base import ListContext, run
+from .products import scaled_operand, block_rows
 
 Q0 = fmpq(0)
 Q1 = fmpq(1)
@@ -134,7 +136,8 @@ class BallContext(ListContext):
     def __init__(self, prec: int, fuse=None):
         self.prec = prec
         if fuse is not None:  # large attention row by row (not for gradients: they need A)
-            self.fuse = lambda node, memo: fuse(self, node, memo)
+            self.fuse = lambda node, memo: (scaled_product(self, node, memo)
+                                            or fuse(self, node, memo))
 
     def scalar(self, x):
         if type(x) is Fraction:
@@ -215,6 +218,9 @@ class BallContext(ListContext):
 
     # -- leaves --------------------------------------------------------------------
     def op_const(self, node):
+        entries = node.params["entries"]
+        if type(entries) is Scaled:
+            return scaled_fmpq(entries)
         out = []
         prev = c = None
         for row in node.params["entries"]:
@@ -294,6 +300,42 @@ class BallContext(ListContext):
         if _has_neg_inf(a) or _has_neg_inf(b):
             self._no_mask(node, a, b)
         return (arb_mat(a) * arb_mat(b)).tolist()
+
+
+def scaled_product(ctx, node: Tensor, memo: dict):
+    """``node``'s value (x·W, W a large ``Scaled``) block by block, or None when it is not
+    such a product or x holds −∞ (the general path refuses that with its message)."""
+    if not scaled_operand(node):
+        return None
+    a = run(ctx, node.args[0], memo)
+    if _has_neg_inf(a):
+        return None
+    w = node.args[1].params["entries"]
+    rational = _all_rational(a)
+    step, acc = block_rows(w.shape[1]), None
+    for k in range(0, w.shape[0], step):
+        z = fmpz_mat(w.num[k:k + step].tolist())
+        part = [r[k:k + step] for r in a]
+        p = fmpq_mat(part) * z if rational else arb_mat(part) * arb_mat(z)
+        acc = p if acc is None else acc + p
+    f, d = w.scale()
+    out = (acc * fmpq(f, d)).tolist()
+    return arb_mat(out).tolist() if rational and _any_tall(out) else out
+
+
+LOOKUP = 1 << 16           # a numerator range this small is read through a table of fmpq
+
+
+def scaled_fmpq(s: Scaled) -> list:
+    """A ``Scaled`` matrix as rows of ``fmpq`` (equal entries share one object)."""
+    if not s.common:
+        return [[fmpq(q.numerator, q.denominator) for q in row] for row in s]
+    f, d = s.scale()
+    lo, hi = int(s.num.min()), int(s.num.max())
+    if hi - lo < min(LOOKUP, s.num.size):
+        table = [fmpq(k * f, d) for k in range(lo, hi + 1)]
+        return [list(map(table.__getitem__, r)) for r in (s.num.astype("int64") - lo).tolist()]
+    return [[fmpq(k * f, d) for k in r] for r in s.num.tolist()]
 
 
 def sympy_to_arb(expr) -> arb:

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import DomainError, InputError, MaskError
 from ..tensor import NEG_INF, walk
+from ..scaled import Scaled
 from ..primitives import PRIMITIVES
 
 # Converted constants, per node and dtype: a node's entries never change, so a graph
@@ -78,9 +79,12 @@ class FloatContext:
             cached = _CONSTS[node] = {}
         a = cached.get(self.dtype)
         if a is None:
-            F, f = Fraction, self._to_float
-            a = np.array([[x.numerator / x.denominator if type(x) is F else f(x) for x in row]
-                          for row in node.params["entries"]], dtype=self.dtype)
+            F, f, entries = Fraction, self._to_float, node.params["entries"]
+            if type(entries) is Scaled:
+                a = entries.floats(self.dtype)
+            else:
+                a = np.array([[x.numerator / x.denominator if type(x) is F else f(x) for x in row]
+                              for row in entries], dtype=self.dtype)
             a.flags.writeable = False
             cached[self.dtype] = a
             if not np.isneginf(a).any():

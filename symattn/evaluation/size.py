@@ -116,6 +116,7 @@ def estimate(root: Tensor, prec: int | None = None, digits: int | None = 30) -> 
     """
     from .certified import start_precision
     from .rowwise import attention_pattern, streamed_nodes, ROWWISE_MIN, BLOCK_ENTRIES
+    from .products import scaled_operand, block_rows
     prec = prec or start_precision(digits=digits)
     per = entry_bytes(prec)
     nodes, streamed, fused = list(walk(root)), set(), []
@@ -124,7 +125,14 @@ def estimate(root: Tensor, prec: int | None = None, digits: int | None = 30) -> 
         if p is not None and p.weights.shape[0] * p.weights.shape[1] >= ROWWISE_MIN:
             fused.append(p)
             streamed.update(id(x) for x in streamed_nodes(p))
-    held = seconds = 0.0
+    held = seconds = block = 0.0
+    for t in nodes:                       # a large constant operand: compact, block by block
+        if scaled_operand(t) and id(t.args[1]) not in streamed:
+            streamed.add(id(t.args[1]))
+            w = t.args[1].params["entries"]
+            held += w.nbytes
+            block = max(block, block_rows(w.shape[1]) * w.shape[1] * (per + 8))
+    held += block                         # one product's block at a time
     madd, fn, entry = _madd_s(prec), _function_s(prec), _entry_s(prec)
     for t in nodes:
         if id(t) in streamed:

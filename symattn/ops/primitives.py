@@ -13,7 +13,8 @@ from fractions import Fraction
 from typing import Sequence
 
 from ..errors import ShapeError, InputError, LimitError
-from ..numbers import exact
+from ..numbers import exact, parse_exact_array
+from ..scaled import Scaled, ENTRY_BYTES
 from ..tensor import Tensor, NEG_INF, describe, provide
 from .. import primitives as DECLARED
 from ..evaluation.size import max_entries, entry_bytes, format_bytes, MEMORY_BYTES
@@ -36,7 +37,14 @@ def as_tensor(x) -> Tensor:
 
 
 def const(rows, row_labels=None, col_labels=None, name: str | None = None) -> Tensor:
-    """An exact constant matrix from nested lists (a flat list is one row)."""
+    """An exact constant matrix from nested lists (a flat list is one row) or a ``Scaled``.
+
+    Rows of decimal strings or of ints (:data:`AT_ONCE` entries or more) are read at once
+    into a ``Scaled`` (integers with a power of ten, :mod:`symattn.scaled`); other entries,
+    and small matrices (no NumPy to import), one by one, to the same values."""
+    if isinstance(rows, Scaled):
+        check_entries(*rows.shape, compact=True)
+        return _const(rows, rows.shape, row_labels, col_labels, name)
     if not isinstance(rows, (list, tuple)):
         rows = [[rows]]
     elif not rows:
@@ -47,27 +55,59 @@ def const(rows, row_labels=None, col_labels=None, name: str | None = None) -> Te
     if width == 0:
         raise ShapeError("an empty row has no entries")
     check_entries(len(rows), width)
-    entries = []
+    kinds = set()
     for i, row in enumerate(rows):
         if not isinstance(row, (list, tuple)):
             raise ShapeError(f"row {i} is not a list: mixed rows and numbers")
         if len(row) != width:
             raise ShapeError(f"ragged matrix: row 0 has {width} entries, row {i} has {len(row)}")
-        if set(map(type, row)) <= _READY:            # exact already (a mask): no Python loop
-            entries.append(tuple(row))
-        else:
-            entries.append(tuple(v if v is NEG_INF or type(v) is Fraction else exact(v)
-                                 for v in row))
-    shape = (len(entries), width)
-    t = Tensor("const", (), {"entries": tuple(entries)}, shape, name=name)
+        kinds.update(map(type, row))
+    entries = _read_at_once(rows, kinds)
+    if entries is None:
+        entries = tuple(tuple(row) if kinds <= _READY else
+                        tuple(v if v is NEG_INF or type(v) is Fraction else exact(v) for v in row)
+                        for row in rows)
+    return _const(entries, (len(rows), width), row_labels, col_labels, name)
+
+
+AT_ONCE = 256       # entries from which rows are read at once (smaller: no NumPy to import)
+
+
+def _read_at_once(rows, kinds: set):
+    """Rows all of ``str`` (the one number parser, vectorised) or all of ``int``, else None."""
+    if len(rows) * len(rows[0]) < AT_ONCE:
+        return None
+    if kinds == {str}:
+        return parse_exact_array(rows)
+    if kinds == {int}:
+        import numpy as np
+        try:
+            return Scaled(np.array(rows, dtype=np.int64), 10, 0)
+        except OverflowError:                   # larger ints: one by one, with their limit
+            return None
+    return None
+
+
+def _const(entries, shape, row_labels, col_labels, name) -> Tensor:
+    t = Tensor("const", (), {"entries": entries}, shape, name=name)
     if row_labels is not None or col_labels is not None:
         t = t.named(name, row_labels, col_labels)
     return t
 
 
-def check_entries(m: int, n: int) -> None:
-    """Refuse an m×n matrix beyond :data:`MAX_ENTRIES`, saying what its balls would take."""
-    if m * n > MAX_ENTRIES:
+def check_entries(m: int, n: int, compact: bool = False) -> None:
+    """Refuse an m×n matrix beyond :data:`MAX_ENTRIES`, saying what its balls would take.
+
+    A ``compact`` matrix (a ``Scaled``, at most :data:`~symattn.scaled.ENTRY_BYTES` an
+    entry) may have as many entries as fit in the memory that limit allows for balls: a
+    product reads it block by block and never holds it as balls (the evaluation's own
+    estimate counts what it does expand)."""
+    limit = MAX_ENTRIES * (entry_bytes(139) // ENTRY_BYTES) if compact else MAX_ENTRIES
+    if m * n > limit:
+        if compact:
+            raise LimitError(f"a {m}×{n} matrix has more than {limit} entries (the memory of "
+                             f"{MAX_ENTRIES} entries as balls)",
+                             hint="raise symattn.ops.primitives.MAX_ENTRIES on purpose")
         need = m * n * entry_bytes(139)
         raise LimitError(f"a {m}×{n} matrix has more than {MAX_ENTRIES} entries "
                          f"(as balls about {format_bytes(need)} a copy; an evaluation may use "

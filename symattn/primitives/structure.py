@@ -10,6 +10,7 @@ from fractions import Fraction
 
 from ..errors import InputError, DomainError
 from ..tensor import NEG_INF, describe
+from ..scaled import Scaled
 from . import Tex, declare, same_size
 
 
@@ -118,7 +119,9 @@ def _d_matmul(bp, node, g, out, args, need):
 
 def _const_rational(node) -> bool:
     """Every entry an exact rational (or −∞): SymPy values and symbols are not."""
-    return all(v is NEG_INF or type(v) is Fraction for row in node.params["entries"] for v in row)
+    entries = node.params["entries"]
+    return type(entries) is Scaled or all(v is NEG_INF or type(v) is Fraction
+                                          for row in entries for v in row)
 
 
 def _no_operands(bp, node, g, out, args, need):
