@@ -27,7 +27,9 @@ _OUTPUT_MARK = re.compile(r"\s*(?:\*\*|_)?(?:Out\s*\[\s*\d*\s*\]\s*:?|Output\s*:
 def _parser():
     from markdown_it import MarkdownIt
     from mdit_py_plugins.dollarmath import dollarmath_plugin
-    return MarkdownIt("commonmark").enable("table").use(dollarmath_plugin)
+    # Only the blocks are wanted: the inline rules (emphasis over a 4 MB run of `*`) are
+    # not run, so their work and recursion never happen.
+    return MarkdownIt("commonmark").enable("table").use(dollarmath_plugin).disable("inline")
 
 
 def kinds(lines: list[str]) -> list[str]:

@@ -86,7 +86,9 @@ class Spec:
 
 def load(path: str, text: str | None = None) -> Spec:
     """Read and validate a spec; build every input and step into engine Tensors."""
+    from .. import deadline
     path = str(path)
+    deadline.check(f"{shown(path, 200)}:1")    # the file an error with no line of its own names
     if text is None:
         text = read_text(path)
     try:
