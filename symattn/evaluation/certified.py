@@ -47,18 +47,9 @@ def exponent_limit() -> LimitError:
                       "MAX_EXPONENT_BITS on purpose")
 
 
-def _max_decimal_exponent() -> int:
+def max_decimal_exponent() -> int:
     """The decimal exponent of 2^MAX_EXPONENT_BITS (78,913)."""
     return MAX_EXPONENT_BITS * 1233 // 4096 + 1
-
-
-def _in_range(r: R.Rounded, digits: int) -> R.Rounded:
-    """A rounding to significant digits, refused when its value lies beyond
-    2^±MAX_EXPONENT_BITS: Arb tells e^-5e29's decimal exponent at no cost, but 10^(2e29)
-    is no number anything after could hold."""
-    if abs(r.decimals) > digits + _max_decimal_exponent():
-        raise exponent_limit()
-    return r
 
 
 def beyond_exponent_limit(x) -> bool:
@@ -107,7 +98,7 @@ def round_entry(x, decimals, digits, mode, scale):
     if type(scale) is int and scale > 0:
         r = _round_decimal_enclosure(x, scale, decimals, digits, mode)
         if r is not None:
-            return _in_range(r, digits) if decimals is None else r
+            return r
     if beyond_exponent_limit(x):         # huge: every digit needed; tiny: refine the ball
         if decimals is not None:
             raise exponent_limit()
@@ -196,7 +187,7 @@ def _round_significant_fast(x, digits: int, mode: str):
     d = digits - k - int(e)
     if q1 == P[digits]:                                    # 9.995 -> 10.0
         q1, d = q1 // 10, d - 1
-    return _in_range(R.Rounded(-q1 if neg else q1, d), digits)
+    return R.Rounded(-q1 if neg else q1, d)
 
 
 def _round_decimal_enclosure(x, scale: int, decimals, digits, mode):

@@ -153,6 +153,11 @@ class Rounded(NamedTuple):
 
     @property
     def value(self) -> Fraction:
+        """The rounded value; refused beyond 2^±MAX_EXPONENT_BITS in size (Arb gives the
+        digits of e^-5e29 at no cost, but 10^(2e29) is no number to hold)."""
+        from .certified import exponent_limit, max_decimal_exponent
+        if abs(self.decimals) > max_decimal_exponent() + len(str(abs(self.units))):
+            raise exponent_limit()
         return Fraction(self.units) / Fraction(10) ** self.decimals
 
     def __str__(self) -> str:
