@@ -356,3 +356,18 @@ def test_hand_written_claims_are_checked_when_the_source_is_absent(tmp_path: Pat
     _article_and_spec(tmp_path, source="gone.md", claims=claim)
     r = run_capped(["check", "s.toml"], tmp_path, timeout=120)
     assert r.returncode == 0 and b"1 printed number: 1 correct" in r.stdout.replace(b"numbers", b"number"), r.stdout
+
+
+# -- reading is linear: 60 kB of unclosed tags ------------------------------------------------
+
+@pytest.mark.parametrize("tags", ["<a href=x ", "<a 1.5 ", "<a \n"], ids=["href", "number", "lines"])
+def test_unclosed_tags_are_read_in_linear_time(tmp_path: Path, tags):
+    """The standard HTML parser rescans to the end of the file from every tag that never
+    closes (a minute for 60 kB); read as it would read them (text), within the bound."""
+    body = tags * (60_000 // len(tags))
+    (tmp_path / "a.html").write_text(f"<p>{WEIGHTS}</p>\n" + body, encoding="utf-8")
+    (tmp_path / "s.toml").write_text(spec(source="a.html"), encoding="utf-8")
+    r = run_capped(["check", "s.toml"], tmp_path)                 # BOUND: 30 s
+    assert r.returncode == 0 and b"4 printed numbers: 4 correct" in r.stdout, (r.stdout[-300:], r.stderr)
+    from symattn.article.html import read
+    assert read("<p>1.5 <a href=x 2.5 <a")[0].text == "1.5 <a href=x 2.5 <a"   # the tags as text
