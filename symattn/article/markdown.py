@@ -14,8 +14,14 @@ from __future__ import annotations
 import functools
 import re
 
+from ..errors import LimitError
 from .latex import math_flags, source_lines
 from .source import Line
+
+# markdown-it's list rule is quadratic in the items of one list and keeps a token object
+# per block: 2 million one-line items ran out of memory under a 1.5 GB cap. An article has
+# a few thousand lines; this bound keeps the parse within seconds and a few hundred MB.
+MAX_LINES = 100_000
 
 _PRINTOUT = re.compile(r"\s*(?:tensor\(|array\(|\[\s*\[|Out\s*\[\s*\d*\s*\]\s*:)")
 _OUTPUT_INFO = {"output", "text", "console", "out", "stdout", "result", "plaintext"}
@@ -34,6 +40,9 @@ def _parser():
 
 def kinds(lines: list[str]) -> list[str]:
     """The kind of each source line (0-based list, one entry per line)."""
+    if len(lines) > MAX_LINES:
+        raise LimitError(f"a Markdown text of {len(lines)} lines, more than {MAX_LINES}",
+                         hint="split it, or raise symattn.article.markdown.MAX_LINES on purpose")
     out = ["text"] * len(lines)
     for tok in _parser().parse("\n".join(lines)):
         if not tok.map:
