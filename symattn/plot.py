@@ -174,6 +174,7 @@ def sweep_values(y: Tensor, x: Tensor, xs, entries, cell=None) -> Sweep:
     """Entries ``entries`` ((i, j) of ``y``) at every value of ``xs``, with the input node
     ``x`` replaced (the whole 1×1 input, or its ``cell`` (r, c))."""
     from .gradients import substitute
+    from .evaluation.certified import value_of
     from .evaluation.evaluator import Evaluator
     from .ops.primitives import const
     if cell is None and x.shape != (1, 1):
@@ -194,7 +195,7 @@ def sweep_values(y: Tensor, x: Tensor, xs, entries, cell=None) -> Sweep:
         ev = Evaluator()
         for i, j in entries:
             r = ev.rounded(t, i, j, digits=CURVE_DIGITS, mode="half-even")
-            ys[(i, j)].append(None if r is None else r.value)
+            ys[(i, j)].append(None if r is None else value_of(r))
     return Sweep(list(xs), ys)
 
 

@@ -60,7 +60,7 @@ def run(args) -> int:
     specs = load_specs(spec_paths(args.paths), show=not args.json)
     articles = articles_to_read(specs, args.article)
     records, unmatched = check_all(specs, articles, diagnose=not args.no_diagnosis)
-    checked_something(specs, records, articles)
+    checked_something(specs, records, articles, unmatched)
     summary, per_example = Summary(examples=len(specs)), {s.id: Summary(examples=1) for s in specs}
     for r in records:
         summary.add(r)

@@ -153,11 +153,8 @@ class Rounded(NamedTuple):
 
     @property
     def value(self) -> Fraction:
-        """The rounded value; refused beyond 2^±MAX_EXPONENT_BITS in size (Arb gives the
-        digits of e^-5e29 at no cost, but 10^(2e29) is no number to hold)."""
-        from .certified import exponent_limit, max_decimal_exponent
-        if abs(self.decimals) > max_decimal_exponent() + len(str(abs(self.units))):
-            raise exponent_limit()
+        """The rounded value (see :func:`symattn.evaluation.certified.value_of`, which
+        refuses one beyond 2^±MAX_EXPONENT_BITS before 10^decimals is computed)."""
         return Fraction(self.units) / Fraction(10) ** self.decimals
 
     def __str__(self) -> str:
