@@ -89,7 +89,9 @@ def _parts(specs: list[Spec], articles: dict) -> list[tuple[Spec, str | None]]:
     out = []
     for spec in specs:
         paths = article_for(spec, articles)
-        if len(paths) <= 1:
+        if len(paths) == 1 and Path(paths[0]).name != Path(spec.source).name:
+            out.append((replace(spec, source=Path(paths[0]).name), paths[0]))   # x.part2 of x
+        elif len(paths) <= 1:
             out.append((spec, paths[0] if paths else None))
         else:
             out += [(replace(spec, source=Path(p).name, claims=spec.claims if k == 0 else []), p)
