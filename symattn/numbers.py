@@ -23,6 +23,7 @@ from .errors import InputError, LimitError
 
 MAX_DIGITS = 1000          # digits in one number's text
 MAX_EXPONENT = 1000        # |e| in 1.5e-3
+MAX_NUMBER_BITS = 100_000  # numerator or denominator of one exact number computed (any command)
 
 _MINUSES = "\u2212\u2012\u2013\ufe63\uff0d"
 SHOWN = 60                 # characters of input text an error message quotes
@@ -109,6 +110,66 @@ def exact(value) -> object:
         return value
     raise InputError(f"{shown(repr(value))} ({type(value).__name__}) is not an exact number",
                      hint="use a decimal string, an int, a Fraction or a SymPy number or symbol")
+
+
+def check_bits(numerator: int, denominator: int = 1) -> None:
+    """Refuse an exact number whose numerator or denominator has more than
+    :data:`MAX_NUMBER_BITS` bits: the one guard on the growth of exact numbers (powers,
+    products, chains of squarings), in the expression builder and in the exact context of
+    every command, so that no number is computed that cannot then be written out."""
+    bits = max(abs(numerator).bit_length(), denominator.bit_length())
+    if bits > MAX_NUMBER_BITS:
+        raise LimitError(f"a number of {bits} bits, more than {MAX_NUMBER_BITS}",
+                         hint="raise symattn.numbers.MAX_NUMBER_BITS on purpose")
+
+
+def check_power_bits(bits: int, k) -> None:
+    """Refuse x**k before it is computed when x has ``bits`` bits and the result would
+    pass :data:`MAX_NUMBER_BITS` (the size of a power is known from its exponent)."""
+    import math
+    size = math.ceil(max(bits, 1) * abs(k))
+    if size > MAX_NUMBER_BITS:
+        raise LimitError(f"a power of about {size} bits, more than {MAX_NUMBER_BITS}",
+                         hint="raise symattn.numbers.MAX_NUMBER_BITS on purpose")
+
+
+def max_written_digits() -> int:
+    """Digits of the largest whole number symattn computes (:data:`MAX_NUMBER_BITS` bits):
+    the interpreter's limit on integer-string conversion while a command runs."""
+    import math
+    return math.ceil(MAX_NUMBER_BITS * math.log10(2)) + 1
+
+
+class conversion_limit:
+    """While a command runs, Python's limit on integer-string conversion
+    (``sys.set_int_max_str_digits``, 4,300 digits by default) is :func:`max_written_digits`:
+    every number the exact path may compute can be written, and a larger one (a whole number
+    of 50,000 digits in a notebook's JSON) is the one-line error of :func:`too_many_digits`."""
+
+    def __enter__(self):
+        import sys
+        self.old = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
+        if self.old is not None:
+            sys.set_int_max_str_digits(max(max_written_digits(), 640))
+        return self
+
+    def __exit__(self, *exc):
+        import sys
+        if self.old is not None:
+            sys.set_int_max_str_digits(self.old)
+        return False
+
+
+def too_many_digits(e: BaseException) -> str | None:
+    """The one-line message for the interpreter's refusal to convert a whole number of more
+    digits than its limit between text and ``int`` (a ``ValueError`` from ``int()``,
+    ``str()``, ``json``), or None for any other error."""
+    if not (isinstance(e, ValueError) and "integer string conversion" in str(e)):
+        return None
+    limit = re.search(r"\((\d+) digits\)", str(e))
+    return (f"a whole number of more than {limit.group(1) if limit else 'the allowed'} digits "
+            "cannot be read or written; "
+            "raise symattn.numbers.MAX_NUMBER_BITS on purpose")
 
 
 def _sympy_basic():

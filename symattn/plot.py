@@ -17,7 +17,7 @@ import io
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .errors import InputError, ShapeError
+from .errors import InputError, LimitError, ShapeError
 from .tensor import Tensor
 
 __all__ = ["heatmap", "sweep", "sweep_values", "svg_text", "png_bytes", "Sweep"]
@@ -33,9 +33,12 @@ def _figure(width: float, height: float):
 
 
 def _style():
-    """Our fonts for the figure being drawn, without touching the user's rcParams."""
+    """Our fonts for the figure being drawn, without touching the user's rcParams. Every
+    text (a token label ``$\\undefined$``, a title) is drawn as written: matplotlib's
+    mathtext and TeX are off, so no label is parsed as a formula."""
     import matplotlib
-    return matplotlib.rc_context({"font.family": _families()})
+    return matplotlib.rc_context({"font.family": _families(), "text.parse_math": False,
+                                  "text.usetex": False})
 
 
 def _families() -> list[str]:
@@ -163,6 +166,7 @@ def sweep_values(y: Tensor, x: Tensor, xs, entries, cell=None) -> Sweep:
     """Entries ``entries`` ((i, j) of ``y``) at every value of ``xs``, with the input node
     ``x`` replaced (the whole 1×1 input, or its ``cell`` (r, c))."""
     from .gradients import substitute
+    from .evaluation.certified import value_of
     from .evaluation.evaluator import Evaluator
     from .ops.primitives import const
     if cell is None and x.shape != (1, 1):
@@ -183,7 +187,7 @@ def sweep_values(y: Tensor, x: Tensor, xs, entries, cell=None) -> Sweep:
         ev = Evaluator()
         for i, j in entries:
             r = ev.rounded(t, i, j, digits=CURVE_DIGITS, mode="half-even")
-            ys[(i, j)].append(None if r is None else r.value)
+            ys[(i, j)].append(None if r is None else value_of(r))
     return Sweep(list(xs), ys)
 
 
@@ -203,12 +207,25 @@ def sweep(y: Tensor, x: Tensor, frm, to, *, points: int = 81, entries=None, cell
         return _draw_sweep(y, x, data, printed, xlabel, title)
 
 
+def _drawn(v: Fraction, t: Tensor, i: int = 0, j: int = 0) -> float:
+    """``v`` as the float a picture draws; a value beyond the float range (e^1000) is refused
+    in one line, not drawn as infinity."""
+    try:
+        return float(v)
+    except OverflowError:
+        import math
+        digits = math.floor(math.log10(abs(v.numerator)) - math.log10(v.denominator))
+        raise LimitError(f"{t.name or 'the value'}[{t.row_label(i)}, {t.col_label(j)}] reaches "
+                         f"about 1e{digits}, beyond what a picture can draw (floats end at "
+                         "1.8e308)", hint="sweep a smaller range or another step") from None
+
+
 def _draw_sweep(y, x, data, printed, xlabel, title):
     fig = _figure(6.4, 4.0)
     ax = fig.add_subplot()
     name = y.name or "y"
     for (i, j), vs in data.ys.items():
-        pts = [(float(a), float(b)) for a, b in zip(data.xs, vs) if b is not None]
+        pts = [(_drawn(a, x), _drawn(b, y, i, j)) for a, b in zip(data.xs, vs) if b is not None]
         line, = ax.plot([p[0] for p in pts], [p[1] for p in pts],
                         label=f"{name}[{y.row_label(i)}, {y.col_label(j)}]")
         line.set_gid(f"curve-{i}-{j}")

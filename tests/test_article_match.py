@@ -376,7 +376,8 @@ def test_a_row_printed_wrong_throughout_is_flagged_when_a_mistake_reproduces_it(
 @needs_seeds
 def test_specs_of_other_articles_keep_their_hand_written_claims(tmp_path):
     # all bundled specs, one article: the others are checked as they are, no error
-    r = cli("check", "--article", str(SEEDS / "002_7b7c9657c1cd8eb2.txt"), "--json", cwd=tmp_path)
+    r = cli("check", str(ROOT / "examples"), "--article", str(SEEDS / "002_7b7c9657c1cd8eb2.txt"),
+            "--json", cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     out = json.loads(r.stdout)
     hand = json.loads(cli("check", "--json").stdout)

@@ -35,8 +35,13 @@ def new_from(tmp_path, article: str, name: str = "out.toml") -> tuple[Path, dict
 
 
 def checks(out: Path) -> None:
+    """check loads the spec and reads its source: a verdict on what the article prints, or,
+    when the article prints no result of a step (or is not beside the spec), the one-line
+    error that nothing was checked (exit 0 would say that every printed number is right)."""
     r = cli("check", str(out))
-    assert r.returncode == 0, r.stderr + r.stdout
+    nothing = ("no printed number was checked", "and the spec has no claims: nothing would be checked")
+    assert r.returncode in (0, 1) or (r.returncode == 2 and r.stderr.count("\n") == 1 and
+                                      any(n in r.stderr for n in nothing)), r.stderr + r.stdout
 
 
 def values(entry) -> list:

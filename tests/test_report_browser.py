@@ -75,7 +75,7 @@ def corpus(tmp_path_factory):
     out = tmp_path_factory.mktemp("report") / "corpus.html"
     arts = [x for a in ARTICLES for x in ("--article", str(SEEDS / a))]
     symattn("report", "-o", str(out), *arts)
-    truth = json.loads(symattn("check", "--json", *arts).stdout)
+    truth = json.loads(symattn("check", "--json", str(ROOT / "examples"), *arts).stdout)
     return out, truth
 
 

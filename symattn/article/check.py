@@ -9,8 +9,10 @@ an error.
 
 from __future__ import annotations
 
+import os
+import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .assign import unmatched
@@ -40,17 +42,40 @@ class ArticleResult:
 
 
 def read(paths: list[str]) -> dict[str, list[Line]]:
+    """The lines of each article, each file once (``a.md`` and ``./a.md`` are one file)."""
     from .read import read_article
-    return {str(p): read_article(str(p)) for p in paths}
+    out, seen = {}, set()
+    for p in paths:
+        key = os.path.realpath(str(p))
+        if key not in seen:
+            seen.add(key)
+            out[str(p)] = read_article(str(p))
+    return out
 
 
-def article_for(spec: Spec, articles: dict) -> str | None:
-    """The article a spec's example comes from: the one its ``source`` names, or, for a
-    spec that names none, the only article given."""
-    for path in articles:
-        if spec.source and Path(path).name == Path(spec.source).name:
-            return path
-    return next(iter(articles)) if len(articles) == 1 and not spec.source else None
+_PART = re.compile(r"\.part\d+(?=\.[^.]*$)", re.I)
+
+
+def article_name(path: str) -> str:
+    """The name of the article a file holds: ``x.part2.ipynb`` is part of ``x.ipynb``."""
+    return _PART.sub("", Path(path).name)
+
+
+def article_for(spec: Spec, articles: dict) -> list[str]:
+    """The articles (of those given) a spec's example is printed in: the files its
+    ``source`` names (by file name; a ``.partN`` file is part of the article its name
+    without ``.partN`` names), or, for a spec that names none, the only article given."""
+    if not spec.sources:
+        return list(articles) if len(articles) == 1 else []
+    names = {article_name(s) for s in spec.sources}
+    return [path for path in articles if article_name(path) in names]
+
+
+def unnamed(specs: list[Spec], articles) -> list[str]:
+    """The articles that no spec's ``source`` names (nothing would be checked in them)."""
+    lines = dict.fromkeys(articles)
+    used = {p for spec in specs for p in article_for(spec, lines)}
+    return [p for p in lines if p not in used]
 
 
 def check_article(spec: Spec, paths: list[str], diagnose: bool = True) -> ArticleResult:
@@ -58,30 +83,47 @@ def check_article(spec: Spec, paths: list[str], diagnose: bool = True) -> Articl
     return check_articles([spec], read(paths), diagnose)
 
 
+def _parts(specs: list[Spec], articles: dict) -> list[tuple[Spec, str | None]]:
+    """(spec, article) pairs: a spec printed across several of the articles given is one
+    pair per file, its hand-written claims with the first (found claims name their file)."""
+    out = []
+    for spec in specs:
+        paths = article_for(spec, articles)
+        if len(paths) == 1 and Path(paths[0]).name != Path(spec.source).name:
+            out.append((replace(spec, source=Path(paths[0]).name), paths[0]))   # x.part2 of x
+        elif len(paths) <= 1:
+            out.append((spec, paths[0] if paths else None))
+        else:
+            out += [(replace(spec, source=Path(p).name, claims=spec.claims if k == 0 else []), p)
+                    for k, p in enumerate(paths)]
+    return out
+
+
 def check_articles(specs: list[Spec], articles: dict, diagnose: bool = True) -> ArticleResult:
     """Specs and the articles they come from (path -> lines, as :func:`read` gives)."""
     out = ArticleResult(lines=articles)
+    parts = _parts(specs, articles)
     found = {}
-    for spec in specs:
-        path = article_for(spec, articles)
+    for k, (spec, path) in enumerate(parts):
         if path is not None:
             try:
-                _hand_claims_printed(spec, path, articles[path])
-                found[spec.id] = find_claims(spec, articles[path])
+                if len(spec.sources) <= 1:           # a claim's line is a line of its one file
+                    _hand_claims_printed(spec, path, articles[path])
+                found[k] = find_claims(spec, articles[path])
             except SymattnError as e:            # a number past the limits, at its line
                 raise e.located(f"{path}:{getattr(e, 'line', 1)}") from None
-    _one_example_per_number(specs, found)
-    claimed = {(s.source, c.line, col) for s in specs if s.id in found
-               for c in found[s.id].claims for col in c.columns}
-    for spec in specs:
-        f = found.get(spec.id)
+    _one_example_per_number(parts, found)
+    claimed = {(path, c.line, col) for k, (s, path) in enumerate(parts) if k in found
+               for c in found[k].claims for col in c.columns}
+    for k, (spec, path) in enumerate(parts):
+        f = found.get(k)
         if f:
-            f.unmatched = [u for u in f.unmatched if (spec.source, u.line, u.column) not in claimed]
+            f.unmatched = [u for u in f.unmatched if (path, u.line, u.column) not in claimed]
         records, lost = _check(spec, f, diagnose) if f else (check_spec(spec, diagnose), [])
         out.records += records
         if f:
             for u in f.unmatched + lost:
-                u.where = Path(article_for(spec, articles)).name
+                u.where = Path(path).name
             out.unmatched += sorted((u for u in _not_hand_written_numbers(spec, f.unmatched + lost)
                                      if u.unverified), key=lambda u: (u.where, u.line, u.column))
     return out
@@ -171,21 +213,21 @@ def _hand_claims_printed(spec: Spec, path: str, lines: list[Line]):
                             hint="correct the claim's line or printed text")
 
 
-def _one_example_per_number(specs: list[Spec], found: dict):
+def _one_example_per_number(parts: list, found: dict):
     """A number in the lines of several examples belongs to the one with the narrowest range."""
     owner: dict = {}
-    for spec in specs:
-        f = found.get(spec.id)
+    for k, (spec, path) in enumerate(parts):
+        f = found.get(k)
         if f is None:
             continue
         width = sum(b - a for a, b in spec.lines) if spec.lines else 10 ** 9
         for c in f.claims:
             for col in c.columns:
-                key = (spec.source, c.line, col)
+                key = (path, c.line, col)
                 if key not in owner or width < owner[key][0]:
-                    owner[key] = (width, spec.id)
-    for spec in specs:
-        f = found.get(spec.id)
+                    owner[key] = (width, k)
+    for k, (spec, path) in enumerate(parts):
+        f = found.get(k)
         if f is not None:
             f.claims = [c for c in f.claims
-                        if all(owner[(spec.source, c.line, col)][1] == spec.id for col in c.columns)]
+                        if all(owner[(path, c.line, col)][1] == k for col in c.columns)]

@@ -17,10 +17,16 @@ import dataclasses
 import functools
 import re
 
+from ..errors import LimitError
 from .latex import math_flags, source_lines
 from .nesting import mark as nest
 from .quiet import mark
 from .source import Line
+
+# markdown-it's list rule is quadratic in the items of one list and keeps a token object
+# per block: 2 million one-line items ran out of memory under a 1.5 GB cap. An article has
+# a few thousand lines; this bound keeps the parse within seconds and a few hundred MB.
+MAX_LINES = 100_000
 
 _PRINTOUT = re.compile(r"\s*(?:tensor\(|array\(|\[\s*\[|Out\s*\[\s*\d*\s*\]\s*:)")
 _COMMENT_PRINTOUT = re.compile(r"\s*(?:tensor\(|array\(|\[\s*\[|\[\s*[-+]?\.?\d)")
@@ -36,11 +42,16 @@ _BOLD = re.compile(r"(?<![\w)\]*])\*\*(?=[^\s*])([^*]*?[^\s*])\*\*(?![\w(*])")
 def _parser():
     from markdown_it import MarkdownIt
     from mdit_py_plugins.dollarmath import dollarmath_plugin
-    return MarkdownIt("commonmark").enable("table").use(dollarmath_plugin)
+    # Only the blocks are wanted: the inline rules (emphasis over a 4 MB run of `*`) are
+    # not run, so their work and recursion never happen.
+    return MarkdownIt("commonmark").enable("table").use(dollarmath_plugin).disable("inline")
 
 
 def kinds(lines: list[str]) -> list[str]:
     """The kind of each source line (0-based list, one entry per line)."""
+    if len(lines) > MAX_LINES:
+        raise LimitError(f"a Markdown text of {len(lines)} lines, more than {MAX_LINES}",
+                         hint="split it, or raise symattn.article.markdown.MAX_LINES on purpose")
     out = ["text"] * len(lines)
     for tok in _parser().parse("\n".join(lines)):
         if not tok.map:

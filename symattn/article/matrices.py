@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import SymattnError
+from ..errors import LimitError, SymattnError
 from ..spec.latex_import import MATRIX_ENVS, cell_value, latex_name, read_matrices, _name_before
 from .source import Line
 
@@ -163,7 +163,7 @@ def latex(lines: list[Line]) -> list[Printed]:
 def _one_by_one(text: str) -> list:
     out, prev_end, at = [], 0, _line_counter(text)
     for k, m in enumerate(_ENV_BEGIN.finditer(text)):
-        if m.start() < prev_end or k >= MAX_MATRICES:
+        if m.start() < prev_end or k > MAX_MATRICES:
             continue
         end = text.find("\\end{" + m.group(1) + "}", m.end())
         if end < 0:
@@ -186,7 +186,7 @@ def bracket_lists(lines: list[Line]) -> list[Printed]:
     """Bracket lists in code and output lines (several lines may hold one list)."""
     text, numbers = _blob(lines)
     out, i, at = [], 0, _line_counter(text)
-    while len(out) < MAX_MATRICES:
+    while len(out) <= MAX_MATRICES:
         i = text.find("[", i)
         if i < 0:
             break
@@ -316,5 +316,9 @@ def find(lines: list[Line]) -> list[Printed]:
     """Every matrix of the article, in line order (code/output lists, tables, LaTeX)."""
     code = [l for l in lines if l.kind in ("code", "output")]
     rest = [l for l in lines if l.kind not in ("code", "output")]
-    found = latex(rest) + bracket_lists(code) + tables(rest)
-    return sorted(found, key=lambda p: p.line)[:MAX_MATRICES]
+    found = sorted(latex(rest) + bracket_lists(code) + tables(rest), key=lambda p: p.line)
+    if len(found) > MAX_MATRICES:                # all of them, or a refusal: never some
+        raise LimitError(f"more than {MAX_MATRICES} matrices (the next at line "
+                         f"{found[MAX_MATRICES].line})", hint="split the article, or raise "
+                         "symattn.article.matrices.MAX_MATRICES on purpose")
+    return found

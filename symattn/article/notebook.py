@@ -21,6 +21,7 @@ the notebook apart (``S/2`` above the longest); ``S`` is the same for the whole 
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 from ..errors import SpecError
@@ -81,6 +82,7 @@ def parse(text: str, path: str):
                         where=f"{path}:{e.lineno}", hint="save it again from Jupyter") from None
     except RecursionError:
         raise SpecError("not a notebook: JSON nested too deeply", where=path) from None
+    _no_lone_surrogate(data, text, path)
     if not isinstance(data, dict) or not isinstance(data.get("cells", data.get("worksheets")), list):
         raise SpecError("not a Jupyter notebook: no list of cells", where=f"{path}:1")
     try:
@@ -93,6 +95,29 @@ def parse(text: str, path: str):
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise SpecError(f"not a Jupyter notebook nbformat can read: {shown(first, 200)}",
                         where=f"{path}:1") from None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"      # a lone half
+                     r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
+def _no_lone_surrogate(data, text: str, path: str) -> None:
+    """JSON may escape half of a UTF-16 pair (``"\\ud800"``): no Unicode text, so nothing
+    could print or write it. Refused at its line, as invalid UTF-8 is."""
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            stack += list(x.keys()) + list(x.values())
+        elif isinstance(x, list):
+            stack += x
+        elif isinstance(x, str) and _SURROGATE.search(x):
+            m = _ESCAPE.search(text)
+            line = text.count("\n", 0, m.start()) + 1 if m else 1
+            raise SpecError("not a notebook of Unicode text: a JSON string holds a lone "
+                            f"surrogate ({shown(_SURROGATE.search(x).group())})",
+                            where=f"{path}:{line}", hint="save it again from Jupyter")
 
 
 def read(text: str, path: str = "") -> list[Line]:

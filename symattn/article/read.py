@@ -50,9 +50,11 @@ def read_text(path: str, name: str | None = None) -> str:
 def read_article(path: str) -> list[Line]:
     """The lines of the article at ``path``, each at its place in the file (control
     characters of the path are escaped in messages)."""
+    from .. import deadline
     path = str(path)
     if path == "-":                                  # standard input, read as plain text
         from ..spec.files import read_stdin
         return reader_for("-").read(read_stdin("an article"), "<stdin>")
     name = shown(path, 200)
+    deadline.check(f"{name}:1")          # the file a deadline or a MemoryError then names
     return reader_for(path).read(read_text(path, name), name)

@@ -12,12 +12,12 @@ name a proposed step takes (a printed ``Q``) is a comment too: the step computes
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from ..numbers import shown
 from ..spec.latex_import import _unique
+from ..spec.toml_lines import toml_key, toml_string
 from .matrices import Printed, find
 from .read import read_article
 from .results import printed_results
@@ -138,8 +138,12 @@ def _input_line(p: Printed, x: Printed | None) -> str:
     rows = ""
     if p.rows:
         rows = ', rows = "tokens"' if x is not None and p.rows == x.rows else \
-            f", rows = {json.dumps(list(p.rows), ensure_ascii=False)}"
-    return f"{p.name} = {{ value = {_value(p)}{rows}, line = {p.line} }}"
+            f", rows = {_strings(p.rows)}"
+    return f"{toml_key(p.name)} = {{ value = {_value(p)}{rows}, line = {p.line} }}"
+
+
+def _strings(texts) -> str:
+    return "[" + ", ".join(toml_string(t) for t in texts) + "]"
 
 
 def starter_spec(path: str) -> str:
@@ -165,11 +169,11 @@ def _render(path, inputs, notes, steps, x, results: dict) -> str:
     stem = re.sub(r"[^A-Za-z0-9_-]+", "-", Path(path).stem).strip("-") or "article"
     out = ["# A starting spec read from the article; edit it, then: symattn check THIS.toml",
            "# Format: docs/spec-format.md. Inputs are what the article prints, with their line.",
-           "[example]", f"id = {json.dumps(stem)}",
-           f"title = {json.dumps('Worked example of ' + shown(Path(path).name), ensure_ascii=False)}",
-           f"source = {json.dumps(shown(Path(path).name), ensure_ascii=False)}", 'rounding = "half-up"']
+           "[example]", f"id = {toml_string(stem)}",
+           f"title = {toml_string('Worked example of ' + shown(Path(path).name))}",
+           f"source = {toml_string(shown(Path(path).name))}", 'rounding = "half-up"']
     if x is not None and x.rows:
-        out.append(f"tokens = {json.dumps(list(x.rows), ensure_ascii=False)}")
+        out.append(f"tokens = {_strings(x.rows)}")
     out += ["", f"[inputs]                          # {len(inputs)} found"] + notes
     active = {n for n, _, a, _ in steps if a}
     for p in inputs:
@@ -183,7 +187,7 @@ def _render(path, inputs, notes, steps, x, results: dict) -> str:
         out += ["", "# no matrix to start from was found: write the steps (see docs/spec-format.md)"]
     said = ""
     for name, expr, on, why in steps:
-        block = ["[[steps]]", f'name = "{name}"', f'expr = "{expr}"']
+        block = ["[[steps]]", f"name = {toml_string(name)}", f"expr = {toml_string(expr)}"]
         out.append("")
         if why and why != said:
             out.append(f"# {why}")

@@ -21,6 +21,7 @@ from .. import deadline
 from ..errors import SymattnError, SpecError
 from ..evaluation.evaluator import Evaluator
 from ..evaluation import rounding as R
+from ..evaluation.certified import value_of
 from ..spec.load import Spec, Claim
 from ..tensor import Tensor, NEG_INF
 
@@ -232,7 +233,7 @@ class Checker:
             if self.matches(t, e):
                 rec.verdict = "correct"
                 return rec
-            if e.exact and r.value == e.number.value:
+            if e.exact and value_of(r) == e.number.value:
                 rec.expected = rec.exact_short = str(self.ev.rounded(
                     t, e.i, e.j, digits=4, mode=e.mode, scale=e.scale))
             return self._not_correct(rec, e, r)
@@ -322,7 +323,7 @@ class Checker:
         if e.number.fraction:
             return self.ev.equals(t, e.i, e.j, e.value)
         r = self.expected(t, e, mode)
-        if r is None or r.value != e.number.value:
+        if r is None or value_of(r) != e.number.value:
             return False
         if e.number.negative and e.number.value == 0:          # -0.0: the sign is printed too
             return self._sign(t, e.i, e.j) != 1

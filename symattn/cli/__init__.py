@@ -2,14 +2,20 @@
 
 Every subcommand runs under one deadline (``--timeout S``, default
 :data:`symattn.deadline.DEFAULT_SECONDS`; ``--timeout none``: no limit). Every
-SymattnError, the deadline, MemoryError and a failed write to stdout become one line on
-stderr (:func:`symattn.cli.output.say`) and exit code 2; nothing prints a traceback.
+SymattnError, the deadline, MemoryError, a number past the interpreter's limit on
+integer-string conversion and a failed write to stdout become one line on stderr
+(:func:`symattn.cli.output.say`) and exit code 2; nothing prints a traceback.
+
+What a command prints is all or nothing: its standard output is held until it has finished
+and written only then, so a command stopped by the deadline or an error prints no part of
+an answer (``symattn prove`` that runs out of time prints no proof).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import sys
 
 COMMANDS = {
@@ -104,10 +110,12 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "_run", None):
             parser.print_help()
             return 0 if not argv or "-h" in argv or "--help" in argv else 2
-        with deadline.limit(args.timeout, args.command):
-            code = int(args._run(args) or 0)
+        from ..numbers import conversion_limit
+        with deadline.limit(args.timeout, args.command), conversion_limit():
+            held = _held_output(args._run, args)
+            sys.stdout.write(held.text)
             sys.stdout.flush()             # a full disk shows here, not at exit
-        return code
+        return held.code
     except KeyboardInterrupt:
         say("interrupted")
         return 130
@@ -118,7 +126,24 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         return 141
     except Exception as e:  # noqa: BLE001 - the one place errors become one line
+        e.__traceback__ = None             # its frames may hold the memory that ran out
         return _one_line(e, deadline.place())
+
+
+class _Held:
+    def __init__(self, code: int, text: str):
+        self.code, self.text = code, text
+
+
+def _held_output(run, args) -> _Held:
+    """Run the command with its standard output held in memory: all of it, or none."""
+    real, held = sys.stdout, io.StringIO()
+    sys.stdout = held
+    try:
+        code = int(run(args) or 0)
+    finally:
+        sys.stdout = real
+    return _Held(code, held.getvalue())
 
 
 def _one_line(e: Exception, where: str | None) -> int:
@@ -129,6 +154,10 @@ def _one_line(e: Exception, where: str | None) -> int:
         say(str(e) if e.where or not where else f"{where}: {e}")
         return 2
     at = f"{where}: " if where else ""
+    from ..numbers import too_many_digits
+    if too_many_digits(e):
+        say(f"{at}{too_many_digits(e)}")
+        return 2
     if isinstance(e, (RecursionError, MemoryError)):
         say(f"{at}input too large or too deeply nested ({type(e).__name__}); "
             "split it, or run with more memory")

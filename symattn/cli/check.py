@@ -71,9 +71,17 @@ def run(args) -> int:
     from ..claims.check import Summary
     from ..render.report import format_report
     from . import fix
-    fixing = fix.wanted(args)
+    from .flow import articles_to_read, checked_something
+    if args.article and not args.paths:
+        raise SpecError("--article needs the spec of the example it prints", where=f"{args.article[0]}:1",
+                        hint=f"symattn check SPEC --article {args.article[0]}, or start a spec: "
+                             f"symattn new --from {args.article[0]} -o SPEC.toml")
     specs = load_specs(spec_paths(args.paths), show=not args.json)
-    records, unmatched = check_all(specs, args.article, diagnose=not args.no_diagnosis)
+    articles = articles_to_read(specs, args.article)
+    args.article = articles               # the articles read: those given, else the sources
+    fixing = fix.wanted(args)
+    records, unmatched = check_all(specs, articles, diagnose=not args.no_diagnosis)
+    checked_something(specs, records, articles, unmatched)
     if fixing:
         fix.run(args, records)
         if args.diff:
@@ -90,7 +98,7 @@ def run(args) -> int:
         gate.github(args, records, summary_line(summary))
     elif args.json:
         out = {"summary": summary.to_json(), "claims": [r.to_json() for r in records]}
-        if args.article:
+        if articles:
             out["unmatched"] = [u.to_json() for u in unmatched]
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
     else:
@@ -106,8 +114,10 @@ def load_specs(paths: list[Path], show: bool = False) -> list:
     """The specs of ``paths``, each example id once."""
     from ..spec.load import load
     specs, seen_ids = [], {}
+    from .flow import not_an_article
     for k, path in enumerate(paths):
         deadline.check(f"{path}:1")
+        not_an_article(path)
         if show:
             progress(f"reading {k + 1}/{len(paths)} {path.name[:40]}")
         spec = load("<stdin>", read_stdin("a spec")) if str(path) == "-" else load(str(path))

@@ -80,19 +80,40 @@ def _check_picture(path: str) -> None:
         raise InputError("the picture's name ends in .png, .svg or .pdf", where=path)
 
 
+def _npy_fits(p: Path, path: str) -> None:
+    """A .npy whose header promises more data than the file holds (a 193-byte file of
+    shape (10^12, 10^12)) is refused before anything is allocated for it."""
+    import math
+    import numpy as np
+    fmt = np.lib.format
+    with open(p, "rb") as f:
+        if f.read(6) != b"\x93NUMPY":
+            raise SpecError("is not a NumPy .npy file", where=path,
+                            hint="save one float array with numpy.save")
+        f.seek(0)
+        version = fmt.read_magic(f)
+        shape, _, dtype = (fmt.read_array_header_1_0(f) if version == (1, 0)
+                           else fmt.read_array_header_2_0(f))
+        need = math.prod(shape) * dtype.itemsize
+        have = p.stat().st_size - f.tell()
+    if not dtype.hasobject and need > have:
+        raise SpecError(f"its header says shape {shape} ({need} bytes of {dtype}), but the "
+                        f"file holds {have} bytes after it", where=path,
+                        hint="save the array again with numpy.save")
+
+
 def read_reference(path: str):
     """The one array or tensor in a ``.npy`` or ``.pt`` file, read without running anything."""
+    from .. import deadline
     p = Path(path)
+    deadline.check(f"{path}:1")           # a MemoryError or the deadline names this file
     if not p.is_file():
         raise SpecError("no such file" if not p.exists() else "is not a file", where=path)
     suffix = p.suffix.lower()
     if suffix == ".npy":
         import numpy as np
         try:
-            with open(p, "rb") as f:
-                if f.read(6) != b"\x93NUMPY":
-                    raise SpecError("is not a NumPy .npy file", where=path,
-                                    hint="save one float array with numpy.save")
+            _npy_fits(p, path)
             return np.load(p, allow_pickle=False)
         except ValueError:
             raise SpecError("holds Python objects, which are not read (allow_pickle=False)",

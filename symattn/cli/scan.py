@@ -3,7 +3,7 @@ article written out as ``[[claims]]``, for a user to review and keep."""
 
 from __future__ import annotations
 
-import json
+import re
 
 
 def configure(p):
@@ -21,11 +21,31 @@ def run(args) -> int:
     spec = load(args.spec)
     result = check_articles([spec], read(args.article), diagnose=False)
     found = [r for r in result.records if r.found]
-    text = read_text(args.spec).rstrip("\n") + "\n" + claims_toml(spec, found)
+    text = _appendable(read_text(args.spec), args.spec).rstrip("\n") + "\n" + claims_toml(spec, found)
+    load(args.output, text)                 # what is written is a spec that check reads
     write_output(args.output, text, force=args.force)
     say(f"{len(found)} printed numbers found and written as claims to {args.output}; "
         f"{len(result.unmatched)} left unmatched", prefix="")
     return 0
+
+
+_EMPTY_CLAIMS = re.compile(r"^[ \t]*claims[ \t]*=[ \t]*\[[ \t]*\][ \t]*(#.*)?$", re.M)
+
+
+def _appendable(text: str, path: str) -> str:
+    """The spec's text, to which ``[[claims]]`` tables can be added: a ``claims = []``
+    line becomes a comment; claims written as an inline array are refused."""
+    import tomllib
+    from ..errors import SpecError
+    from ..spec.toml_lines import table_lines
+    if "claims" not in tomllib.loads(text) or table_lines(text, "claims"):
+        return text
+    m = _EMPTY_CLAIMS.search(text)
+    if m is None:
+        line = next((k for k, s in enumerate(text.splitlines(), 1) if s.lstrip().startswith("claims")), 1)
+        raise SpecError("the claims are an inline array (claims = [...]); write them as "
+                        "[[claims]] tables so that scan can add the found ones", where=f"{path}:{line}")
+    return text[:m.start()] + "# claims = []   (the found claims follow as [[claims]] tables)" + text[m.end():]
 
 
 def claims_toml(spec, records) -> str:
@@ -46,7 +66,8 @@ def _index(labels, label: str):
 
 
 def _s(text: str) -> str:
-    return json.dumps(str(text), ensure_ascii=True)     # a TOML basic string, every character escaped
+    from ..spec.toml_lines import toml_string
+    return toml_string(text)
 
 
 def _v(x) -> str:

@@ -45,7 +45,7 @@ def _key(t, key: str, axis: str) -> int:
     try:
         return t.row_index(key) if axis == "row" else t.col_index(key)
     except SymattnError:
-        if key.isdigit() and int(key) < t.shape[0 if axis == "row" else 1]:
+        if key.isascii() and key.isdigit() and int(key) < t.shape[0 if axis == "row" else 1]:
             return int(key)
         raise
 

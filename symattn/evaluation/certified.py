@@ -47,6 +47,20 @@ def exponent_limit() -> LimitError:
                       "MAX_EXPONENT_BITS on purpose")
 
 
+def max_decimal_exponent() -> int:
+    """The decimal exponent of 2^MAX_EXPONENT_BITS (78,913)."""
+    return MAX_EXPONENT_BITS * 1233 // 4096 + 1
+
+
+def value_of(r: R.Rounded) -> Fraction:
+    """``r.value``, refused beyond 2^±MAX_EXPONENT_BITS in size: Arb gives the digits of
+    e^-5e29 at no cost (its record's exact text is written in scientific notation), but
+    10^(2e29), its value's denominator, is no number anything could hold."""
+    if abs(r.decimals) > max_decimal_exponent() + len(str(abs(r.units))):
+        raise exponent_limit()
+    return r.value
+
+
 def beyond_exponent_limit(x) -> bool:
     """True when a ball's midpoint or radius lies beyond 2^±MAX_EXPONENT_BITS in size (read
     from the exponents, in time independent of them)."""

@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import sympy
 
+from ..numbers import check_bits, check_power_bits
 from ..tensor import NEG_INF
 from .base import ListContext
 
@@ -28,13 +29,17 @@ class ExactContext(ListContext):
         # by the certified ball evaluation instead
         return x == 0
 
-    def s_add(self, x, y): return x + y
-    def s_sub(self, x, y): return x - y
-    def s_mul(self, x, y): return x * y
-    def s_div(self, x, y): return x / y
+    def s_add(self, x, y): return sized(x + y)
+    def s_sub(self, x, y): return sized(x - y)
+    def s_mul(self, x, y): return sized(x * y)
+    def s_div(self, x, y): return sized(x / y)
     def s_neg(self, x): return -x
-    def s_pow(self, x, k: Fraction): return x ** sympy.Rational(k.numerator, k.denominator)
-    def s_sum(self, xs): return sympy.Add(*xs)
+    def s_sum(self, xs): return sized(sympy.Add(*xs))
+
+    def s_pow(self, x, k: Fraction):
+        if x.is_Rational:                        # its size is known before it is computed
+            check_power_bits(max(abs(x.p).bit_length(), x.q.bit_length()), k)
+        return sized(x ** sympy.Rational(k.numerator, k.denominator))
 
     def s_sign(self, x):
         """Sign decided by exact comparison for rationals, by balls otherwise (never a float)."""
@@ -54,6 +59,15 @@ class ExactContext(ListContext):
 
     def s_max(self, xs):
         return sympy.Max(*xs)
+
+
+def sized(x):
+    """``x``, if it is no rational number beyond :data:`symattn.numbers.MAX_NUMBER_BITS`
+    (a chain of squarings doubles the digits at each step: refused where it passes the
+    limit, whatever the machine's speed)."""
+    if x.is_Rational:
+        check_bits(x.p, x.q)
+    return x
 
 
 def sign_by_balls(x, max_prec: int = 4096):

@@ -153,6 +153,8 @@ class Rounded(NamedTuple):
 
     @property
     def value(self) -> Fraction:
+        """The rounded value (see :func:`symattn.evaluation.certified.value_of`, which
+        refuses one beyond 2^±MAX_EXPONENT_BITS before 10^decimals is computed)."""
         return Fraction(self.units) / Fraction(10) ** self.decimals
 
     def __str__(self) -> str:

@@ -44,6 +44,8 @@ class LazyExact:
                 q += x
             else:
                 rest.append(x)
+        from ..evaluation.exact import sized
+        sized(q)
         if not rest:
             return q
         if q != 0:
@@ -53,7 +55,7 @@ class LazyExact:
     def s_mul(self, x, y):
         import sympy
         if x.is_Rational and y.is_Rational:
-            return x * y
+            return self._exact.s_mul(x, y)
         for a, b in ((x, y), (y, x)):
             if a.is_Rational:
                 if a == 0:
@@ -74,7 +76,7 @@ class LazyExact:
         import sympy
         e = sympy.Rational(k.numerator, k.denominator)
         if x.is_Rational and k.denominator == 1:
-            return x ** e
+            return self._exact.s_pow(x, k)
         return x if e == 1 else sympy.Pow(x, e, evaluate=False)
 
     def call(self, name: str, *xs):

@@ -13,11 +13,11 @@ from fractions import Fraction
 from . import expr as E
 from .functions import call, check_entries
 from ..errors import SpecError, LimitError, DomainError
-from ..numbers import shown
+from .. import numbers
+from ..numbers import shown, check_bits
 from ..ops import primitives as P
 from ..tensor import Tensor, NEG_INF, walk
 
-MAX_NUMBER_BITS = 100_000       # size of one exact number computed in an expression
 
 _CHECKED: "weakref.WeakSet[Tensor]" = weakref.WeakSet()   # nodes within the size limits
 
@@ -208,9 +208,7 @@ def _bits(a: Fraction) -> int:
 
 
 def _sized(a: Fraction) -> Fraction:
-    if _bits(a) > MAX_NUMBER_BITS:
-        raise LimitError(f"a number of {_bits(a)} bits, more than {MAX_NUMBER_BITS}",
-                         hint="raise symattn.spec.build.MAX_NUMBER_BITS on purpose")
+    check_bits(a.numerator, a.denominator)
     return a
 
 
@@ -225,9 +223,9 @@ def _power(a: Fraction, b: Fraction):
         raise DomainError(f"{a} to the power {b}: a negative number to a fractional power "
                           "is not a real number")
     bits = math.ceil(max(_bits(a), 1) * abs(b))       # the size of the integer part of a**b
-    if bits > MAX_NUMBER_BITS:
+    if bits > numbers.MAX_NUMBER_BITS:
         raise LimitError(f"{_paren(a)}**{_paren(b)} would have about {bits} bits, more than "
-                         f"{MAX_NUMBER_BITS}", hint="raise symattn.spec.build.MAX_NUMBER_BITS on purpose")
+                         f"{numbers.MAX_NUMBER_BITS}", hint="raise symattn.numbers.MAX_NUMBER_BITS on purpose")
     if b.denominator != 1:
         return P.power(P.scalar(a), b)
     return a ** int(b)

@@ -29,6 +29,7 @@ from fractions import Fraction
 from .. import deadline
 from ..errors import ParseError, LimitError, SymattnError
 from ..numbers import parse_exact, normalize_minus
+from .toml_lines import toml_key
 from ..tensor import NEG_INF
 
 MAX_TEXT = 4_000_000
@@ -470,7 +471,7 @@ def inputs_toml(matrices: list[ImportedMatrix], source: str | None = "<fragment>
     out.append("[inputs]")
     for m in matrices:
         rows = ", ".join("[" + ", ".join(r) + "]" for r in m.texts)
-        out.append(f"{_toml_key(m.name)} = {{ value = [{rows}], line = {m.line} }}")
+        out.append(f"{toml_key(m.name)} = {{ value = [{rows}], line = {m.line} }}")
     return "\n".join(out) + "\n"
 
 
@@ -478,14 +479,6 @@ def _comment(text: str) -> str:
     """Text for a TOML comment: control characters (a newline) escaped, at most 200 characters."""
     from ..numbers import shown
     return shown(text, 200)
-
-
-def _toml_key(name: str) -> str:
-    """A bare TOML key when it is one (ASCII letters, digits, _), else a quoted one (``"α"``)."""
-    if re.fullmatch(r"[A-Za-z0-9_-]+", name):
-        return name
-    return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\U{ord(c):08x}"
-                         for c in name) + '"'
 
 
 def import_latex(text: str, source: str | None = "<fragment>") -> str:

@@ -62,7 +62,7 @@ class Spec:
     path: str
     id: str
     title: str
-    source: str
+    source: str                    # the article the example comes from (the first of ``sources``)
     rounding: str
     tokens: tuple | None
     lines: tuple | None = None                        # ((first, last), …) of the article
@@ -74,6 +74,7 @@ class Spec:
     tensors: dict = field(default_factory=dict)       # name -> Tensor (inputs and steps)
     latex: dict = field(default_factory=dict)         # name -> LaTeX of its symbol (``latex = ...``)
     aliases: dict = field(default_factory=dict)       # step -> other names an article calls it
+    sources: tuple = ()                               # every file the example is printed in
 
     _step_index: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -88,7 +89,9 @@ class Spec:
 
 def load(path: str, text: str | None = None) -> Spec:
     """Read and validate a spec; build every input and step into engine Tensors."""
+    from .. import deadline
     path = str(path)
+    deadline.check(f"{shown(path, 200)}:1")    # the file an error with no line of its own names
     if text is None:
         text = read_text(path)
     try:
@@ -127,9 +130,10 @@ def load(path: str, text: str | None = None) -> Spec:
         if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens) or not tokens:
             raise SpecError("tokens must be a list of labels", where=wex)
         tokens = tuple(text_field(t, wex, "a token") for t in tokens)
+    sources = _sources(ex.get("source", ""), wex)
     spec = Spec(path, text_field(ex["id"], wex, "the id"),
                 text_field(ex.get("title", ""), wex, "the title", multiline=True),
-                text_field(ex.get("source", ""), wex, "the source"), rounding, tokens)
+                sources[0] if sources else "", rounding, tokens, sources=sources)
     text_field(ex.get("note", ""), wex, "the note", multiline=True)
     spec.lines = _line_ranges(ex.get("lines"), wex)
     _load_inputs(spec, data.get("inputs", {}), text, top)
@@ -180,6 +184,15 @@ def _load_inputs(spec: Spec, inputs, text: str, top: Where):
         spec.input_lines[name] = line
         if printout is not None:
             spec.rounded[name] = entry_printouts(v, entries, printout)
+
+
+def _sources(v, where: str) -> tuple:
+    """``source``: the article file (a path relative to the spec), or a list of them for an
+    example printed across several files."""
+    items = v if isinstance(v, list) else [v]
+    if not items or not all(isinstance(x, str) for x in items):
+        raise SpecError("source must be a file name or a list of file names", where=where)
+    return tuple(t for t in (text_field(x, where, "the source") for x in items) if t)
 
 
 def _line_ranges(v, where: str) -> tuple | None:

@@ -10,6 +10,31 @@ import tomllib
 from ..numbers import MAX_DIGITS
 
 
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string that tomllib reads back as ``text``: printable
+    characters as they are (猫, 😀, 𝑍: never as a surrogate pair, which TOML refuses),
+    quotes and backslashes escaped, every other character (controls, DEL) as ``\\uXXXX``."""
+    return '"' + "".join(_escaped(c) for c in str(text)) + '"'
+
+
+def _escaped(c: str) -> str:
+    if c in '"\\':
+        return "\\" + c
+    if "\ud800" <= c <= "\udfff":               # half of a pair: no Unicode text
+        return "\\ufffd"
+    if c.isprintable():
+        return c
+    return f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
+
+
+def toml_key(name: str) -> str:
+    """A bare TOML key when it is one (ASCII letters, digits, ``_``, ``-``), else a quoted
+    one (``"W_猫"``)."""
+    if re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        return name
+    return toml_string(name)
+
+
 def table_lines(text: str, name: str) -> list[int]:
     pat = re.compile(r"^\s*\[\[\s*" + re.escape(name) + r"\s*\]\]", re.M)
     lines, strings = Lines(text), MultilineStrings.of(text)

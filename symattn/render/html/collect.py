@@ -86,8 +86,9 @@ def collect(specs: list, articles: list[str], *, diagnose: bool = True) -> tuple
     if api is not None:
         lines = api.read([str(p) for p in articles])
         groups: dict = {}
-        for spec in specs:
-            groups.setdefault(api.article_for(spec, lines), []).append(spec)
+        for spec in specs:                   # a spec printed in several files: the first
+            paths = api.article_for(spec, lines)
+            groups.setdefault(paths[0] if paths else None, []).append(spec)
         for path, group in groups.items():
             if path is None:
                 continue
