@@ -141,13 +141,14 @@ def _flush_table(table: list, out: list):
 
 def _scan(line: Line, nums: list[Number], stack: list, out: list):
     s = fold(line.text)
-    k, pos = 0, 0
-    marks = _marks(s)
-    while pos <= len(s):
+    marks = _marks(s)                            # by position; one pass over them (linear)
+    k, pos, i = 0, 0, 0
+    while True:
         nxt = nums[k].start if k < len(nums) else len(s)
-        for at, what in marks:
-            if pos <= at < nxt:
-                _event(what, stack, out)
+        while i < len(marks) and marks[i][0] < nxt:
+            if marks[i][0] >= pos:
+                _event(marks[i][1], stack, out)
+            i += 1
         if k >= len(nums):
             break
         n = nums[k]
@@ -159,7 +160,8 @@ def _scan(line: Line, nums: list[Number], stack: list, out: list):
         else:
             out.append(Group([[n]], n.role))
         pos, k = n.end, k + 1
-        marks = [(a, w) for a, w in marks if a >= pos]
+        while i < len(marks) and marks[i][0] < pos:  # marks inside the number
+            i += 1
 
 
 def _listed(s: str, out: list, n: Number) -> bool:
@@ -249,8 +251,11 @@ def _attach(stack: list, out: list, g: Group):
         stack[-1].children.append(g)
 
 
+_WINDOW = 200                 # what stands this far around a number decides its role
+
+
 def _role(s: str, n: Number) -> str:
-    before, after = s[:n.start].rstrip(), s[n.end:].lstrip()
+    before, after = s[max(0, n.start - _WINDOW):n.start].rstrip(), s[n.end:n.end + _WINDOW].lstrip()
     if n.exponent:
         return "operand"
     op_after = bool(after) and (after[0] in "+×·*/÷" or after.startswith(("\\cdot", "\\times", "\\div")))
