@@ -265,3 +265,16 @@ def test_a_number_that_follows_from_a_wrong_one_is_grouped_under_it(tmp_path, ca
     text = re.sub("<[^>]+>", "", html)
     assert "2 wrong numbers from 1 cause" in text and "1 more wrong because of it" in text
     assert "replace 0.7411 by 0.7311" in text and "replace 1.4822 by 1.4621" in text
+
+
+def test_counts_and_places_read_as_english(tmp_path, capsys):
+    """One example is "1 example"; a number found in the article (no line in the spec) is
+    not placed at "spec.toml:0"."""
+    (tmp_path / "ex.toml").write_text(
+        '[example]\nid = "one"\nsource = "post.md"\n[inputs]\nx = [[0.0, 1.0]]\n'
+        '[[steps]]\nname = "w"\nexpr = "softmax(x)"\n', encoding="utf-8")
+    (tmp_path / "post.md").write_text("$w = [0.2689, 0.7311]$\n", encoding="utf-8")
+    html, _ = report(tmp_path, capsys, str(tmp_path / "ex.toml"), "--article", str(tmp_path / "post.md"))
+    text = re.sub("<[^>]+>", " ", html)
+    assert "1 example" in text and "1 examples" not in text
+    assert "ex.toml:0" not in html and "ex.toml" in html

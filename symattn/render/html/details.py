@@ -29,7 +29,8 @@ def record_detail(rid: str, r, math_ref: str | None) -> Markup:
         rows.append(("note", "an exact tie, rounded by the example's mode"))
     follows = follows_line(r)
     head = r.verdict + (f" (follows from line {follows})" if follows is not None else "")
-    where = f"{Path(r.spec).name}:{r.spec_line}" if getattr(r, "spec", "") else ""
+    line = getattr(r, "spec_line", 0)               # 0: found in the article, not written in the spec
+    where = (f"{Path(r.spec).name}:{line}" if line else Path(r.spec).name) if getattr(r, "spec", "") else ""
     return macros("details.html.j2").record(rid, r, head, MEANING.get(r.verdict, ""), rows,
                                             _why(r), where, math_ref)
 

@@ -10,6 +10,7 @@ import re
 
 from markupsafe import Markup
 
+from ..report import counted
 from .marks import follows_line, VERDICTS
 from .templates import macros
 
@@ -53,7 +54,7 @@ def counts_rows(examples, anchors: dict, articles=()) -> list[dict]:
             c = {v: (len(a.unmatched) if v == "unmatched" else "") for v in VERDICTS}
             rows.append({"name": "not explained", "href": f"article-{k}", "source": a.name,
                          "n": len(a.unmatched), "counts": c, "total": False})
-    rows.append({"name": f"{len(examples)} example{'s' if len(examples) != 1 else ''}",
+    rows.append({"name": counted(len(examples), "example"),
                  "href": None, "source": "", "n": n, "counts": total, "total": True})
     return rows
 
