@@ -168,8 +168,11 @@ def test_no_overwrite_and_flags_that_do_not_fit(tmp_path):
                         (["-o", "b.txt"], "go with --fix")]:
         done = cli("check", "s.toml", "--article", "a.txt", *args, cwd=tmp_path)
         assert done.returncode == 2 and words in done.stderr and done.stderr.count("\n") == 1
-    assert cli("check", "s.toml", "--fix", "-o", "x.txt", cwd=tmp_path).returncode == 2
     assert (tmp_path / "b.txt").read_text() == "mine"
+    # without --article, the article the spec's source names is the one fixed
+    done = cli("check", "s.toml", "--fix", "-o", "x.txt", cwd=tmp_path)
+    assert done.returncode == 1 and "written to x.txt" in done.stderr
+    assert (tmp_path / "a.txt").read_text().count("\n") == (tmp_path / "x.txt").read_text().count("\n")
 
 
 def test_found_numbers_are_fixed_at_their_column(tmp_path):
