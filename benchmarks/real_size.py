@@ -185,11 +185,12 @@ def llama_child(T: int, digits: int, clock_kind: str) -> dict:
     return out
 
 
-def llama_part(args, prog) -> list[dict]:
+def _children(args, prog, flag: str, sizes, what: str) -> list[dict]:
+    """One child process per T (``run.py --_real-llama T`` …), each row its JSON or its error."""
     rows = []
-    for T in args.real_llama:
-        prog(f"real size: LLaMA-style block, d = {L.D}, T = {T} (child process)")
-        cmd = [sys.executable, str(Path(__file__).resolve().parent / "run.py"), "--_real-llama",
+    for T in sizes:
+        prog(f"real size: {what}, T = {T} (child process)")
+        cmd = [sys.executable, str(Path(__file__).resolve().parent / "run.py"), flag,
                str(T), "--real-digits", str(args.real_digits), "--clock", args.clock]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode:
@@ -197,6 +198,10 @@ def llama_part(args, prog) -> list[dict]:
         else:
             rows.append(json.loads(r.stdout))
     return rows
+
+
+def llama_part(args, prog) -> list[dict]:
+    return _children(args, prog, "--_real-llama", args.real_llama, f"LLaMA-style block, d = {L.D}")
 
 
 def head_child(T: int, digits: int, clock_kind: str) -> dict:
@@ -247,16 +252,7 @@ def head_child(T: int, digits: int, clock_kind: str) -> dict:
 
 
 def head_part(args, prog) -> list[dict]:
-    rows = []
-    for T in args.real_heads:
-        prog(f"real size: causal head T = {T}, d = {HEAD_D} (child process)")
-        cmd = [sys.executable, str(Path(__file__).resolve().parent / "run.py"), "--_real-head",
-               str(T), "--real-digits", str(args.real_digits), "--clock", args.clock]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode:
-            rows.append({"T": T, "error": (r.stderr.strip().splitlines() or ["?"])[-1]})
-        else:
-            rows.append(json.loads(r.stdout))
+    rows = _children(args, prog, "--_real-head", args.real_heads, f"causal head, d = {HEAD_D}")
     ok = [r for r in rows if "evaluation_mib" in r]
     for a, b in zip(ok, ok[1:]):
         if b["T"] == 2 * a["T"]:

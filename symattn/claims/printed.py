@@ -64,13 +64,7 @@ def parse_number(text: str, approximate: bool = False) -> PrintedNumber:
         return PrintedNumber(raw, NEG_INF, 0)
     f = _FRACTION.fullmatch(s)
     if f:                                     # 1/3: the rational itself
-        try:
-            value = parse_exact(s)
-        except LimitError:
-            raise
-        except Exception:
-            raise ParseError(f"'{shown(raw)}' is not a printed number") from None
-        return PrintedNumber(raw, value, FRACTION_DECIMALS, negative=s.startswith("-"),
+        return PrintedNumber(raw, _exact(s, raw), FRACTION_DECIMALS, negative=s.startswith("-"),
                              fraction=True, approximate=approximate)
     percent = s.endswith("%") or s.endswith("％")
     if percent:
@@ -83,12 +77,7 @@ def parse_number(text: str, approximate: bool = False) -> PrintedNumber:
                          hint="print numbers like 0.8188, −0.5, 58.7% or [0.92, 1.24]")
     frac = m.group(2) if m.group(2) is not None else (m.group(3) or "")
     exp = int(m.group(4)) if m.group(4) else 0
-    try:
-        value = parse_exact(s)
-    except LimitError:
-        raise
-    except Exception:
-        raise ParseError(f"'{shown(raw)}' is not a printed number") from None
+    value = _exact(s, raw)
     digits = None
     if m.group(4):                                 # 1.34e3: 3 significant digits
         mant = (m.group(1).split(".")[0] + frac).lstrip("0")
@@ -184,3 +173,13 @@ def rounding_interval(number: PrintedNumber, mode: str, unit=None) -> tuple:
     if p == 0 and number.negative:
         hi = min(hi, 0)
     return lo, hi
+
+
+def _exact(s: str, raw: str):
+    """The exact value of the number text ``s`` (``raw`` as printed, for the message)."""
+    try:
+        return parse_exact(s)
+    except LimitError:
+        raise
+    except Exception:
+        raise ParseError(f"'{shown(raw)}' is not a printed number") from None
