@@ -401,3 +401,74 @@ def test_an_operations_usual_symbol_names_the_step_it_computes(tmp_path):
     spec = SOFTMAX.replace('name = "A"', 'name = "w"')
     out = check(tmp_path, spec, "$\\alpha_{love,ML} = 0.45$\n")
     assert at(out, 1) == [("w", ["love", "ML"], "0.45", "wrong")]
+
+
+PE = """
+[example]
+id = "pe"
+source = "post.md"
+rounding = "half-up"
+tokens = ["The", "cat", "is"]
+[inputs]
+E = { value = [[0.1, 0.2, 0.3], [0.5, 0.4, 0.3], [0.0, 0.1, 0.0]], rows = "tokens" }
+P_toy = { value = [[0.01, 0.02, 0.03], [0.02, 0.01, 0.02], [0.03, 0.03, 0.03]], rows = "tokens" }
+[[steps]]
+name = "X_toy"
+expr = "E + P_toy"
+[[steps]]
+name = "P"
+expr = "positional_encoding(3, 3)"
+rows = "tokens"
+[[steps]]
+name = "X"
+expr = "E + P"
+"""
+
+
+def pe(pos: int, k: int, d: int = 3):
+    """The sinusoidal encoding, base 10000, computed here with mpmath."""
+    angle = pos / mpmath.power(10000, mpmath.mpf(k - k % 2) / d)
+    return mpmath.sin(angle) if k % 2 == 0 else mpmath.cos(angle)
+
+
+def test_a_label_names_the_step_not_an_input_whose_name_it_begins(tmp_path):
+    """`$P_i$` heads a table of the sinusoidal P, printed without the frequency decay (every
+    column sin(pos), cos(pos)): the label names the step P, so each list is P's row and its
+    wrong entries are wrong, although the input P_toy's name also begins with P. The same
+    label over the toy table prints P_toy (every value agrees with it): no claim on P."""
+    assert f"{float(pe(1, 0)):.3f}" == "0.841" and f"{float(pe(1, 2)):.3f}" == "0.002"
+    table = ("| Position | $P_i$ |\n| --- | --- |\n| 0 | [0.0, 1.0, 0.0] |\n"
+             "| 1 | [0.841, 0.540, 0.841] |\n| 2 | [0.909, -0.416, 0.909] |\n")
+    out = check(tmp_path, PE, "# Encoding\n\n" + table)
+    assert at(out, 6) == [("P", ["cat", "0"], "0.841", "correct"), ("P", ["cat", "1"], "0.540", "correct"),
+                          ("P", ["cat", "2"], "0.841", "wrong")]
+    assert f"{float(pe(2, 2)):.3f}" == "0.004"
+    assert [c[3] for c in at(out, 7)] == ["correct", "correct", "wrong"]
+    toy = ("| Position | $P_i$ |\n| --- | --- |\n| 0 | [0.01, 0.02, 0.03] |\n"
+           "| 1 | [0.02, 0.01, 0.02] |\n| 2 | [0.03, 0.03, 0.03] |\n")
+    out = check(tmp_path, PE, "# Toy\n\n" + toy)
+    assert not any(c["step"] == "P" for c in out["claims"])
+
+
+def test_a_wrong_number_printed_again_for_its_entry_is_one_mistake(tmp_path):
+    """A results table that repeats a wrong row: the repeat restates the wrong numbers
+    (listed apart in the JSON, counted once in the summary), the exit is 1, and `--fix`
+    corrects both places."""
+    x1 = [mpmath.mpf(e) + pe(1, k) for k, e in enumerate(["0.5", "0.4", "0.3"])]   # E_cat + P_cat
+    right = [f"{float(v):.3f}" for v in x1]
+    assert right == ["1.341", "0.940", "0.302"]
+    art = ("# X\n\n$X_\\text{cat} = [1.341, 0.940, 1.141]$\n\n"
+           "| Token | $X_i$ |\n| --- | --- |\n| The | [0.100, 1.200, 0.300] |\n"
+           "| cat | [1.341, 0.940, 1.141] |\n")
+    out = check(tmp_path, PE, art)
+    wrong = [(c["line"], c["at"]) for c in out["claims"] if c["verdict"] == "wrong"]
+    assert wrong == [(3, ["cat", "2"])]
+    assert [(r["line"], r["at"], r["restates"]) for r in out["restated"]] == [(8, ["cat", "2"], 3)]
+    assert out["summary"]["wrong"] == 1 and out["summary"]["restated"] == 1
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "ex.toml", "--article", "post.md"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 1 and "1 wrong, 1 restated" in r.stdout, r.stdout
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "ex.toml", "--article", "post.md",
+                        "--fix", "-o", "fixed.md"], capture_output=True, text=True, cwd=tmp_path)
+    fixed = (tmp_path / "fixed.md").read_text(encoding="utf-8")
+    assert fixed.count("1.141") == 0 and fixed.count("0.302") == 2, (r.stdout, r.stderr, fixed)

@@ -274,7 +274,7 @@ def test_cli_json_and_exit_codes(tmp_path):
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["summary"] == {"examples": 1, "claims": 2, "correct": 2, "carried": 0, "consistent": 0,
-                              "wrong": 0, "unverified": 0}
+                              "wrong": 0, "unverified": 0, "restated": 0}
     rec = out["claims"][0]
     assert set(rec) >= {"example", "source", "line", "step", "at", "printed", "exact",
                         "expected", "verdict", "diagnosis"}

@@ -34,9 +34,11 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
         return rows_named.place(m, g)
     best = None
     for t in targets:
-        if t.tensor in m.spec.inputs:
-            return None                   # an input printed: the values say which (a step may equal it)
         cells = _fit(m, t, g, table_row)
+        if t.tensor in m.spec.inputs:
+            if t.exact or (cells and all(m.rounds_to(n, c) for c, n in cells.values())):
+                return None               # an input printed: the values say which (a step may equal it)
+            continue                      # P_toy for the label P: a prefix names it only if it prints it
         if cells is None:
             continue
         right = sum(m.rounds_to(n, c, loose=True) for c, n in cells.values())

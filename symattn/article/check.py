@@ -126,7 +126,22 @@ def check_articles(specs: list[Spec], articles: dict, diagnose: bool = True) -> 
                 u.where = Path(path).name
             out.unmatched += sorted((u for u in _not_hand_written_numbers(spec, f.unmatched + lost)
                                      if u.unverified), key=lambda u: (u.where, u.line, u.column))
+    _restated(out.records)
     return out
+
+
+def _restated(records: list):
+    """Mark each found wrong number that prints again, for the same entry, the wrong
+    number an earlier line of its file printed (a summary table of results already shown):
+    one mistake, printed twice; it is still fixed in both places."""
+    first: dict = {}
+    for r in sorted((r for r in records if r.found and r.verdict == "wrong"),
+                    key=lambda r: (r.source, r.line, r.column or 0)):
+        key = (r.example, r.source, r.step, tuple(map(str, r.at)), r.printed.replace("\u2212", "-"))
+        if key in first and first[key] < r.line:
+            r.restates = first[key]
+        else:
+            first.setdefault(key, r.line)
 
 
 def _check(spec: Spec, f, diagnose: bool):

@@ -54,6 +54,7 @@ class Record:
     used: list | None = None       # carried / follows: the printed cells used {step, at, line}
     root: dict | None = None       # follows from a wrong number: that root {step, at, line, printed}
     follows_from: list | None = None   # the lines of the wrong printed numbers it was computed from
+    restates: int | None = None    # found again: the line that printed this wrong number for this entry
 
     def to_json(self) -> dict:
         d = {"example": self.example, "source": self.source, "line": self.line,
@@ -67,6 +68,8 @@ class Record:
             d["root"] = self.root
         if self.follows_from:
             d["follows_from"] = self.follows_from
+        if self.restates:
+            d["restates"] = self.restates
         if self.tie:
             d["tie"] = True
         if self.column is not None:
@@ -391,15 +394,17 @@ class Summary:
     consistent: int = 0
     wrong: int = 0
     unverified: int = 0            # found in an article, near an entry, no verdict
+    restated: int = 0              # wrong numbers printed again for the same entry (one mistake)
 
     def add(self, r: Record):
         self.claims += 1
-        setattr(self, r.verdict, getattr(self, r.verdict) + 1)
+        kind = "restated" if r.restates else r.verdict
+        setattr(self, kind, getattr(self, kind) + 1)
 
     def to_json(self) -> dict:
         return {"examples": self.examples, "claims": self.claims, "correct": self.correct,
                 "carried": self.carried, "consistent": self.consistent, "wrong": self.wrong,
-                "unverified": self.unverified}
+                "unverified": self.unverified, "restated": self.restated}
 
 
 def check_spec(spec: Spec, diagnose: bool = True, ev: Evaluator | None = None) -> list[Record]:

@@ -97,7 +97,10 @@ def run(args) -> int:
         from ..render.report import summary_line
         gate.github(args, records, summary_line(summary))
     elif args.json:
-        out = {"summary": summary.to_json(), "claims": [r.to_json() for r in records]}
+        out = {"summary": summary.to_json(),
+               "claims": [r.to_json() for r in records if not r.restates]}
+        if summary.restated:
+            out["restated"] = [r.to_json() for r in records if r.restates]
         if articles:
             out["unmatched"] = [u.to_json() for u in unmatched]
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
@@ -107,7 +110,7 @@ def run(args) -> int:
                                    per_example=per_example))
         if unmatched:
             sys.stdout.write(format_unmatched(unmatched))
-    return 1 if summary.wrong else 0
+    return 1 if summary.wrong or summary.restated else 0
 
 
 def load_specs(paths: list[Path], show: bool = False) -> list:

@@ -76,7 +76,8 @@ def _counts(s: Summary) -> str:
     text = f"{s.correct} correct, {s.carried} carried, "
     if s.consistent:
         text += f"{s.consistent} consistent, "
-    return text + f"{s.wrong} wrong"
+    text += f"{s.wrong} wrong"
+    return text + (f", {s.restated} restated" if s.restated else "")
 
 
 def summary_line(s: Summary) -> str:
