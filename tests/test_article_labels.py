@@ -472,3 +472,47 @@ def test_a_wrong_number_printed_again_for_its_entry_is_one_mistake(tmp_path):
                         "--fix", "-o", "fixed.md"], capture_output=True, text=True, cwd=tmp_path)
     fixed = (tmp_path / "fixed.md").read_text(encoding="utf-8")
     assert fixed.count("1.141") == 0 and fixed.count("0.302") == 2, (r.stdout, r.stderr, fixed)
+
+
+ROPE = """
+[example]
+id = "rope"
+source = "post.md"
+[inputs]
+x = [[1.0, 2.0, 3.0, 1.0], [1.0, 2.0, 3.0, 1.0]]
+[[steps]]
+name = "q_rot"
+expr = "rope(x)"
+"""
+
+
+def rope_row(x, pos, base=10000):
+    """RoPE of one row (pairs layout) at position ``pos``, with mpmath."""
+    out = []
+    for i in range(len(x) // 2):
+        th = pos / mpmath.power(base, mpmath.mpf(2 * i) / len(x))
+        a, b = x[2 * i], x[2 * i + 1]
+        out += [a * mpmath.cos(th) - b * mpmath.sin(th), a * mpmath.sin(th) + b * mpmath.cos(th)]
+    return out
+
+
+def test_a_labelled_row_goes_to_the_row_its_values_agree_with_else_it_is_unverified(tmp_path):
+    """`q_rot = [...]` names the step, not its row. Whole numbers that agree with no row
+    more than another (`[0, 2, 3, 1]`: positions 0 and 1 alike) are unverified, each with
+    its column's entries, never scattered over entries of equal value; a row that agrees
+    with one row is checked there entry by entry, its wrong entry wrong; with one row
+    only, the label places it."""
+    r1 = rope_row([1, 2, 3, 1], 1)
+    assert [round(float(v)) for v in r1] == [-1, 2, 3, 1]
+    out = check(tmp_path, ROPE, "# RoPE\n\nAfter RoPE:\n\nq_rot = [0, 2, 3, 1]\n")
+    assert out["claims"] == []
+    assert [[e["at"] for e in u["likely"]] for u in out["unmatched"]] == \
+        [[["0", str(p)], ["1", str(p)]] for p in range(4)]
+    assert f"{float(r1[0]):.2f}" == "-1.14" and f"{float(r1[1]):.2f}" == "1.92"
+    out = check(tmp_path, ROPE, "# RoPE\n\nq_rot = [-1.14, 1.92, 2.90, 1.03]\n")
+    assert at(out, 3) == [("q_rot", ["1", "0"], "-1.14", "correct"), ("q_rot", ["1", "1"], "1.92", "correct"),
+                          ("q_rot", ["1", "2"], "2.90", "wrong"), ("q_rot", ["1", "3"], "1.03", "correct")]
+    one = ROPE.replace("[[1.0, 2.0, 3.0, 1.0], [1.0, 2.0, 3.0, 1.0]]", "[[1.0, 2.0, 3.0, 1.0]]") \
+        .replace("rope(x)", "rope(x, positions=[1])")
+    out = check(tmp_path, one, "# RoPE\n\nq_rot = [0, 2, 3, 1]\n")
+    assert [c[3] for c in at(out, 3)] == ["wrong", "correct", "correct", "correct"]

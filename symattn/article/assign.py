@@ -3,6 +3,8 @@ numbers by value, then by the words around them; the rest carried or unmatched."
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import by_label
 from .groups import Group
 from .match import Matcher, Cell, Found, Unmatched, NEAR
@@ -53,7 +55,10 @@ def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbe
             continue
         cells = by_label.place(m, g, lines) if g.numbers and not g.readings and \
             g.role not in ("operand", "factor") else None
-        if cells is None:
+        if isinstance(cells, by_label.Unsure):     # the label names it; the values do not say where
+            numbers.update((id(n), n) for n in g.numbers)
+            found.unmatched += _unsure_row(m, g, cells.name)
+        elif cells is None:
             yield g
         else:
             numbers.update((id(n), n) for n in g.numbers)
@@ -317,6 +322,22 @@ def unmatched(m: Matcher, n: Number) -> Unmatched:
     plausible = bool(near) and not n.integer and m.near_print(n, near[0])
     return Unmatched(n.line, n.column, n.text, likely[0] if likely else None, printed=n.printed,
                      likely=likely, unverified=plausible)
+
+
+def _unsure_row(m: Matcher, g: Group, name: str) -> list[Unmatched]:
+    """The numbers of a row that the text says ``name`` prints, no row of it saying which:
+    unverified, each with the entries of its column (the likely ones first)."""
+    rows = m.spec.tensors[name].shape[0]
+    out = []
+    for p, n in enumerate(g.rows[0]):
+        if n is None:
+            continue
+        v = m.value(n)
+        column = sorted((Cell(name, i, p) for i in range(rows)),
+                        key=lambda c: abs(m.approx[name][c.i][c.j] - v))
+        likely = [_entry(m, c) for c in column[:3]]
+        out.append(replace(unmatched(m, n), nearest=likely[0], likely=likely, unverified=True))
+    return out
 
 
 def _entry(m: Matcher, c: Cell) -> dict:

@@ -11,6 +11,7 @@ of a step's name counts only where values agree with it.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from .labels import (Target, Index, label_text, assignment_above, by_caption, caption_above,
                      parse, resolve)
@@ -32,9 +33,12 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
     targets, table_row, weak = _targets(m, g, lines)
     if not targets:
         return rows_named.place(m, g)
-    best = None
+    best, unsure = None, None
     for t in targets:
         cells = _fit(m, t, g, table_row)
+        if isinstance(cells, Unsure):
+            unsure = unsure or (cells if t.exact else None)
+            continue
         if t.tensor in m.spec.inputs:
             if t.exact or (cells and all(m.rounds_to(n, c) for c, n in cells.values())):
                 return None               # an input printed: the values say which (a step may equal it)
@@ -49,7 +53,7 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
         if best is None or key > best[0]:
             best = (key, cells)
     if best is None:
-        return rows_named.place(m, g)
+        return unsure or rows_named.place(m, g)
     if first.approximate and best[0][0] == 0:
         return None                                 # ≈ and no entry agrees: not enough
     return best[1]
@@ -137,6 +141,8 @@ def _fit(m: Matcher, t: Target, g, table_row: int | None) -> dict | None:
     row = table_row if t.row == -1 else t.row
     if t.row == -1 and table_row is None:
         return None
+    if row is None and len(rows) == 1 and rows_n > 1 and len(rows[0]) == cols_n and not t.transposed:
+        return _row_of(m, t.tensor, rows[0])
     if row is not None:
         if len(rows) != 1 or not 0 <= row < rows_n:
             return None
@@ -154,6 +160,28 @@ def _fit(m: Matcher, t: Target, g, table_row: int | None) -> dict | None:
     if len(rows) == 1 and cols_n == 1 and width == rows_n:
         return _map(t.tensor, rows, lambda k, p: (p, 0))
     return None
+
+
+class Unsure(NamedTuple):
+    """The label names tensor ``name``, not which of its rows the block prints."""
+    name: str
+
+
+def _row_of(m: Matcher, name: str, row: list):
+    """The cells of the one row of ``name`` that the printed row agrees with most, entry by
+    entry (more than half of it); Unsure when no row agrees so or two rows of other values
+    agree as well (``q_rot = [0, 2, 3, 1]`` near the rows of positions 0 and 1 alike)."""
+    t = m.spec.tensors[name]
+    scores = []
+    for i in range(t.shape[0]):
+        cells = _map(name, [row], lambda k, p: (i, p))
+        scores.append((sum(m.rounds_to(n, c, loose=True) for c, n in cells.values()), i, cells))
+    top = max(s[0] for s in scores)
+    best = [s for s in scores if s[0] == top]
+    values = {tuple(m.approx[name][i]) for _, i, _ in best}
+    if 2 * top <= sum(n is not None for n in row) or len(values) > 1:
+        return Unsure(name)
+    return best[0][2]
 
 
 def _map(name: str, rows: list, where) -> dict:
