@@ -516,3 +516,52 @@ def test_a_labelled_row_goes_to_the_row_its_values_agree_with_else_it_is_unverif
         .replace("rope(x)", "rope(x, positions=[1])")
     out = check(tmp_path, one, "# RoPE\n\nq_rot = [0, 2, 3, 1]\n")
     assert [c[3] for c in at(out, 3)] == ["wrong", "correct", "correct", "correct"]
+
+
+QK = """
+[example]
+id = "qk"
+source = "post.md"
+[inputs]
+X = [[1, 0], [0, 1], [1, 1], [2, 1]]
+W_Q = [[1, 2], [0, 1]]
+W_K = [[2, 0], [1, 1]]
+[[steps]]
+name = "Q"
+expr = "X @ W_Q"
+[[steps]]
+name = "K"
+expr = "X @ W_K"
+"""
+
+
+def matmul(a, b):
+    return [[sum(Fraction(x) * Fraction(y) for x, y in zip(r, c)) for c in zip(*b)] for r in a]
+
+
+def test_a_row_the_text_names_by_its_number_and_the_numbers_of_labels(tmp_path):
+    """`Q4(token 3) = [2, 2]` and `Q for token 2: [1, 4]` name rows of Q (0- or 1-based, not
+    said) that the values agree with in neither reading: unverified among Q's rows, never
+    K's rows of equal values; the 3 of `token 3` is no number of the computation. `$K_{3}
+    = [3, 1]$` is K's third row read 1-based, the only reading its values agree with."""
+    X = [[1, 0], [0, 1], [1, 1], [2, 1]]
+    Q, K = matmul(X, [[1, 2], [0, 1]]), matmul(X, [[2, 0], [1, 1]])
+    assert Q[2] == [1, 3] and Q[3] == [2, 5] and Q[1] == [0, 1] and K[2] == [3, 1]
+    out = check(tmp_path, QK, "# Q\n\nQ4(token 3) = [2, 2]\n\nQ for token 2: [1, 4]\n\n$K_{3} = [3, 1]$\n")
+    assert [(c["step"], c["at"], c["verdict"]) for c in out["claims"]] == \
+        [("K", ["2", "0"], "correct"), ("K", ["2", "1"], "correct")]
+    assert [u["text"] for u in out["unmatched"]] == ["2", "2", "1", "4"]
+    assert all(e["step"] == "Q" for u in out["unmatched"] for e in u["likely"])
+
+
+def test_a_table_is_placed_by_its_row_and_column_labels_in_its_own_order(tmp_path):
+    """A table of A whose header and rows list the tokens in the other order than the spec
+    (ML before love): each cell is the entry its row and column name, all four right."""
+    a = [softmax_row(["0.5", "0.1"]), softmax_row(["0.2", "0.9"])]       # rows love, ML
+    ml = [f"{float(a[1][1]):.4f}", f"{float(a[1][0]):.4f}"]
+    love = [f"{float(a[0][1]):.4f}", f"{float(a[0][0]):.4f}"]
+    table = f"| A | ML | love |\n| --- | --- | --- |\n| ML | {ml[0]} | {ml[1]} |\n| love | {love[0]} | {love[1]} |\n"
+    out = check(tmp_path, SOFTMAX, "# Weights\n\n" + table)
+    assert [(c["at"], c["verdict"]) for c in out["claims"]] == [
+        (["ML", "ML"], "correct"), (["ML", "love"], "correct"),
+        (["love", "ML"], "correct"), (["love", "love"], "correct")]

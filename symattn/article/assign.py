@@ -57,7 +57,7 @@ def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbe
             g.role not in ("operand", "factor") else None
         if isinstance(cells, by_label.Unsure):     # the label names it; the values do not say where
             numbers.update((id(n), n) for n in g.numbers)
-            found.unmatched += _unsure_row(m, g, cells.name)
+            found.unmatched += _unsure(m, g, cells)
         elif cells is None:
             yield g
         else:
@@ -324,19 +324,17 @@ def unmatched(m: Matcher, n: Number) -> Unmatched:
                      likely=likely, unverified=plausible)
 
 
-def _unsure_row(m: Matcher, g: Group, name: str) -> list[Unmatched]:
-    """The numbers of a row that the text says ``name`` prints, no row of it saying which:
-    unverified, each with the entries of its column (the likely ones first)."""
-    rows = m.spec.tensors[name].shape[0]
+def _unsure(m: Matcher, g: Group, unsure: by_label.Unsure) -> list[Unmatched]:
+    """The numbers of a block the text names but does not place: unverified, each with the
+    entries it may print, the nearest first."""
     out = []
-    for p, n in enumerate(g.rows[0]):
-        if n is None:
-            continue
+    for n in g.numbers:
         v = m.value(n)
-        column = sorted((Cell(name, i, p) for i in range(rows)),
-                        key=lambda c: abs(m.approx[name][c.i][c.j] - v))
-        likely = [_entry(m, c) for c in column[:3]]
-        out.append(replace(unmatched(m, n), nearest=likely[0], likely=likely, unverified=True))
+        cells = sorted(dict.fromkeys(unsure.likely.get(id(n), ())),
+                       key=lambda c: abs(m.approx[c.name][c.i][c.j] - v))
+        likely = [_entry(m, c) for c in cells[:3]]
+        u = unmatched(m, n)
+        out.append(replace(u, nearest=likely[0], likely=likely, unverified=True) if likely else u)
     return out
 
 

@@ -30,14 +30,20 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
     first = g.numbers[0]
     if not _ends_chain(g):
         return None
+    if "|" in first.line_text or "\t" in first.line_text:
+        cells = _by_headers(m, g)
+        if cells is not None:
+            return cells
     targets, table_row, weak = _targets(m, g, lines)
     if not targets:
         return rows_named.place(m, g)
-    best, unsure = None, None
+    best, maybe = None, {}
     for t in targets:
         cells = _fit(m, t, g, table_row)
         if isinstance(cells, Unsure):
-            unsure = unsure or (cells if t.exact else None)
+            if t.exact and not weak:
+                for k, cs in cells.likely.items():
+                    maybe.setdefault(k, []).extend(cs)
             continue
         if t.tensor in m.spec.inputs:
             if t.exact or (cells and all(m.rounds_to(n, c) for c, n in cells.values())):
@@ -48,15 +54,63 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
         right = sum(m.rounds_to(n, c, loose=True) for c, n in cells.values())
         sure = not weak and (t.exact or len(targets) == 1) and not _by_index(t)
         if not sure and right * 2 <= len(cells):
+            if t.exact and not weak:
+                for k, (c, _) in cells.items():
+                    maybe.setdefault(k, []).append(c)
             continue                                # a prefix or an index: values must agree
         key = (right, sure, -m.order[t.tensor])
         if best is None or key > best[0]:
             best = (key, cells)
     if best is None:
-        return unsure or rows_named.place(m, g)
+        return Unsure(maybe) if maybe else rows_named.place(m, g)
     if first.approximate and best[0][0] == 0:
         return None                                 # ≈ and no entry agrees: not enough
     return best[1]
+
+
+def _by_headers(m: Matcher, g):
+    """A table's cells placed by their row's first cell and their column's header when
+    these are the row and column labels of a step (``| A | ML | love |`` over rows ``ML``,
+    ``love``: in the table's order, whatever the step's); among steps with those labels
+    the values choose, and when they agree with none of several, Unsure."""
+    keys = []
+    for n in g.numbers:
+        row, col = _cell_text(_first_cell(n.line_text)), _cell_text(m.header(n, n.line_text))
+        if not row or not col:
+            return None
+        keys.append((n, row, col))
+    fits = []
+    for name, t in m.spec.tensors.items():
+        if not t.rows or not t.cols or m.approx.get(name) is None:
+            continue
+        for flip in (False, True):
+            rl, cl = (t.cols, t.rows) if flip else (t.rows, t.cols)
+            if not all(rl.count(r) == 1 and cl.count(c) == 1 for _, r, c in keys):
+                continue
+            cells = {id(n): (Cell(name, *((cl.index(c), rl.index(r)) if flip else
+                                          (rl.index(r), cl.index(c)))), n) for n, r, c in keys}
+            right = sum(m.rounds_to(n, c, loose=True) for c, n in cells.values())
+            fits.append(((right, not flip, -m.order[name]), name, cells))
+    if fits and max(fits, key=lambda f: f[0])[1] in m.spec.inputs and \
+            2 * max(fits, key=lambda f: f[0])[0][0] > len(keys):
+        return None                       # an input printed: the values say which
+    fits = [f for f in fits if f[1] not in m.spec.inputs]
+    if not fits:
+        return None
+    key, name, cells = max(fits, key=lambda f: f[0])
+    if 2 * key[0] <= len(cells) and len({f[1] for f in fits}) > 1:
+        return Unsure({id(n): [f[2][id(n)][0] for f in fits] for n in g.numbers})
+    return cells
+
+
+def _first_cell(text: str) -> str:
+    sep = "\t" if "\t" in text else "|"
+    parts = [p for p in fold(text).strip().strip("|").split(sep)]
+    return parts[0] if parts else ""
+
+
+def _cell_text(cell: str) -> str:
+    return re.sub(r"\\text\{([^{}]*)\}", r"\1", cell).strip().strip("$*`'\" ").strip()
 
 
 def _by_index(t: Target) -> bool:
@@ -163,8 +217,9 @@ def _fit(m: Matcher, t: Target, g, table_row: int | None) -> dict | None:
 
 
 class Unsure(NamedTuple):
-    """The label names tensor ``name``, not which of its rows the block prints."""
-    name: str
+    """The text names what the block prints, not which entries: ``likely`` maps each
+    number (by id) to the entries it may print."""
+    likely: dict
 
 
 def _row_of(m: Matcher, name: str, row: list):
@@ -180,7 +235,8 @@ def _row_of(m: Matcher, name: str, row: list):
     best = [s for s in scores if s[0] == top]
     values = {tuple(m.approx[name][i]) for _, i, _ in best}
     if 2 * top <= sum(n is not None for n in row) or len(values) > 1:
-        return Unsure(name)
+        return Unsure({id(n): [Cell(name, i, p) for i in range(t.shape[0])]
+                       for p, n in enumerate(row) if n is not None})
     return best[0][2]
 
 

@@ -39,6 +39,8 @@ _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "sigma": "σ", "mu": "μ",
           "epsilon": "ε", "varepsilon": "ε", "lambda": "λ", "tau": "τ"}
 _ASSIGN = re.compile(r"^\s*(?:print\(\s*(?P<p>[A-Za-z_][\w.]*)\s*\)|(?P<a>[A-Za-z_][\w.]*)\s*=(?!=))")
 _FREE = {"i", "j", "k", "t", "n", "m", "pos", "p"}
+_ROW_WORD = r"(?:token|word|position|pos|input|query|row)"
+_ROW_NAMED = re.compile(r"^" + _ROW_WORD + r"\s+(?=\w)", re.I)     # (token 3): the row 3
 
 
 class Name(NamedTuple):
@@ -114,11 +116,19 @@ def _above(lines: dict, line: int, count: int):
             yield ln
 
 
+# "Q for token 2", "K of the word love": the name and the row its words say
+_FOR_ROW = re.compile(r"^(?P<name>[^\W\d_]\w*)\s+(?:for|of)\s+(?:the\s+)?" + _ROW_WORD +
+                      r"\s*(?P<row>\w+)$", re.I)
+
+
 def parse(lhs: str) -> Name | None:
     """The name a left-hand side writes last (``we get Q`` → ``Q``), its subscript parts
     and transpose, or None."""
     s = _WRAP.sub(r"\1", lhs.strip().rstrip(":").strip())
     s = s.replace("\\,", " ").replace("{}", "")
+    m = _FOR_ROW.match(s)
+    if m:
+        s = f"{m.group('name')}_{{{m.group('row')}}}"
     m = _NAME.search(s)
     if m is None:
         return None
@@ -128,12 +138,26 @@ def parse(lhs: str) -> Name | None:
     idx = m.group("idx") or ""
     parts = []
     for piece in (sub[1:].strip("{}"), idx[1:-1]):
-        parts += [p.strip().strip("'\"").strip("{}") for p in piece.split(",") if p.strip()]
+        parts += [_ROW_NAMED.sub("", p.strip().strip("'\"").strip("{}")) for p in piece.split(",")
+                  if p.strip()]
     return Name(name, tuple(parts), bool(m.group("t")))
 
 
+_NUMBERED = re.compile(r"([^\W\d_]+?)_?(\d+)")
+
+
 def resolve(name: Name, spec) -> list[Target]:
-    """The tensors of ``spec`` the label may name, its own name first."""
+    """The tensors of ``spec`` the label may name, its own name first; a name that names
+    none but ends in a number (``Q4``: the fourth query? head 4's?) names its stem's,
+    the row left for the values to say."""
+    out = _resolve(name, spec)
+    m = _NUMBERED.fullmatch(name.name)
+    if out or m is None:
+        return out
+    return _resolve(Name(m.group(1), name.sub, name.transposed), spec)
+
+
+def _resolve(name: Name, spec) -> list[Target]:
     out = []
     joined = "_".join((name.name,) + name.sub) if name.sub else None
     for t_name, symbols in _symbols(spec).items():
@@ -142,7 +166,7 @@ def resolve(name: Name, spec) -> list[Target]:
         elif name.name in symbols:
             row, col = _indices(spec.tensors[t_name], name.sub)
             if row is not False:
-                out.append(Target(t_name, row, col, name.transposed, True))
+                out += [Target(t_name, r, c, name.transposed, True) for r, c in _bases(row, col)]
     named = {t.tensor for t in out}
     for t_name, symbols in _op_symbols(spec).items():   # A, α, P: what computes it
         if t_name not in named and (name.name in symbols or joined in symbols):
@@ -209,6 +233,14 @@ def _indices(t, parts: tuple):
             return (False, False) if c in (False, -1) else (0, c)
         return False, False
     return row, col
+
+
+def _bases(row, col) -> list:
+    """(row, col) as written, and with each number read 1-based too (``K_3`` of four
+    rows: row 3 or row 2; the values say which)."""
+    rows = [row] + ([Index(row - 1)] if isinstance(row, Index) and row > 0 else [])
+    cols = [col] + ([Index(col - 1)] if isinstance(col, Index) and col > 0 else [])
+    return [(r, c) for r in rows for c in cols]
 
 
 class Index(int):

@@ -67,6 +67,10 @@ _SIGN_AFTER = set("([{,=&|:;<>~≈≒\\ \t/*×·÷+") | {"", "\n"}
 _LIST_MARK = re.compile(r"\s*(?:[-*+]\s+)?\d+[.)]\s")
 _HEADING = re.compile(r"(?:step|chapter|section|fig(?:ure)?|table|eq|ex(?:ample)?|exercise|"
                       r"part|lesson|ch|no|#|§|第|図|表|式|例|問|章|節)\.?\s*\(?$", re.I)
+# ... and a whole number that counts what it follows: token 3, head 2, position 1, Input 1
+_INDEX_WORD = re.compile(r"(?<![\w-])(?:tokens?|heads?|layers?|positions?|pos|rows?|columns?|cols?|"
+                         r"words?|query|queries|keys?|inputs?|outputs?|batch|sample|sentence|"
+                         r"トークン|ヘッド|位置|単語)\s*#?\s*$", re.I)
 
 
 @dataclass
@@ -297,4 +301,6 @@ def _is_label(before: str, m: re.Match, s: str, first: bool) -> bool:
         return True
     if before.rstrip().endswith(("§", "Section", "section", "Sec.", "Eq.", "Fig.")):
         return True                              # §3.5: a section, whatever its digits
+    if digits.isdigit() and _INDEX_WORD.search(before[-12:]):
+        return True                              # token 3, head 2: which one, not a value
     return bool(_HEADING.search(before[-12:]))     # Step 4, Figure 3.2, 第5章
