@@ -565,3 +565,21 @@ def test_a_table_is_placed_by_its_row_and_column_labels_in_its_own_order(tmp_pat
     assert [(c["at"], c["verdict"]) for c in out["claims"]] == [
         (["ML", "ML"], "correct"), (["ML", "love"], "correct"),
         (["love", "ML"], "correct"), (["love", "love"], "correct")]
+
+
+def test_a_block_printed_again_prints_the_same_entries(tmp_path):
+    """`P = [0.71, 0.23, 0.06]` (all three wrong: softmax([2, 1, 0.1]) is 0.659, 0.242, 0.099)
+    is a claim on P by its label; the same three numbers again in prose and in a printout
+    are the same entries again: restated, none unverified, none dropped."""
+    p = softmax_row(["2.0", "1.0", "0.1"])
+    assert [f"{float(x):.2f}" for x in p] == ["0.66", "0.24", "0.10"]
+    spec = ('[example]\nid = "p"\nsource = "post.md"\n[inputs]\nz = [[2.0, 1.0, 0.1]]\n'
+            '[[steps]]\nname = "P"\nexpr = "softmax(z)"\n')
+    art = ("# Softmax\n\nP = [0.71, 0.23, 0.06]\n\nSo the weights are $[0.71, 0.23, 0.06]$.\n\n"
+           "```\nprint(P)\n# [0.71 0.23 0.06]\n```\n")
+    out = check(tmp_path, spec, art)
+    assert [(c["line"], c["at"], c["verdict"]) for c in out["claims"]] == \
+        [(3, ["0", str(k)], "wrong") for k in range(3)]
+    assert [(r["line"], r["at"], r["restates"]) for r in out["restated"]] == \
+        [(line, ["0", str(k)], 3) for line in (5, 9) for k in range(3)]
+    assert out["unmatched"] == []

@@ -29,7 +29,7 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
         for n in g.numbers:
             numbers[id(n)] = n
         if len(g.numbers) >= 2 and g.role != "result":
-            cells = cells or _align(m, g, lines)
+            cells = cells or _again(g, restated) or _align(m, g, lines)
             if cells is not None:
                 _take(m, g, cells, got, restated, found)
                 continue
@@ -220,6 +220,25 @@ def _take(m, g, cells, got, restated, found):
             continue
         got[id(n)] = c
         restated.setdefault(n.printed, c)
+    for row in [g.numbers] + (g.rows if len(g.rows) > 1 else []):
+        row = [n for n in row if n is not None]
+        if _distinctive(row) and all(id(n) in cells for n in row):
+            restated.setdefault(tuple(n.printed for n in row), [cells[id(n)][0] for n in row])
+
+
+def _distinctive(row: list) -> bool:
+    """Is this run of printed numbers too particular to be printed again by chance (two
+    or more with decimals, five significant digits in all)?"""
+    return len(row) >= 2 and not any(n.integer for n in row) and \
+        sum(_significant(n) for n in row) >= 5
+
+
+def _again(g: Group, restated: dict) -> dict | None:
+    """A block that prints, number for number, a block already placed: the same entries
+    (``So the weights are [0.71, 0.23, 0.06]`` after ``P = [0.71, 0.23, 0.06]``)."""
+    row = [n for n in g.numbers]
+    cells = restated.get(tuple(n.printed for n in row)) if _distinctive(row) else None
+    return {id(n): (c, n) for n, c in zip(row, cells)} if cells else None
 
 
 # -- lone numbers ----------------------------------------------------------------------
