@@ -234,7 +234,8 @@ def test_corpus_found_in_the_articles(tmp_path):
     arts = [str(SEEDS / n) for n in sorted({c["source"] for c in hand})]
     r = cli("check", str(tmp_path), *[a for p in arts for a in ("--article", p)], "--json")
     assert r.returncode in (0, 1), r.stderr
-    found = json.loads(r.stdout)["claims"]
+    out = json.loads(r.stdout)
+    found = out["claims"] + out.get("restated", [])      # a wrong number printed again is found too
 
     def value(c):
         t = c["printed"].replace("−", "-").replace(",", "").strip("≈~ %％")
@@ -254,6 +255,7 @@ def test_corpus_found_in_the_articles(tmp_path):
                 same += 1
                 break
     assert len(rows) == 972
+    print(f"corpus without claims: {same}/972 found with the hand-written verdict")
     assert same >= 953, same                 # 98% of 972; measured 956 when this was written
     # numbers of the checklist found only on entries of another value than the hand-written
     # corpus's (both round to the print: "1" for an entry 1 where the corpus means 0.99999)
