@@ -583,3 +583,20 @@ def test_a_block_printed_again_prints_the_same_entries(tmp_path):
     assert [(r["line"], r["at"], r["restates"]) for r in out["restated"]] == \
         [(line, ["0", str(k)], 3) for line in (5, 9) for k in range(3)]
     assert out["unmatched"] == []
+
+
+def test_an_operation_applied_in_the_label_names_its_step(tmp_path):
+    """Beamer: `\\mathrm{LN}(x) = \\begin{bmatrix}…` names the LayerNorm step (LN applied to
+    the input x, not a row x): every entry is a claim, the two wrong ones wrong."""
+    x = [mpmath.mpf(v) for v in ("2.0", "-1.0", "0.5", "3.0")]
+    mu = sum(x) / 4
+    var = sum((v - mu) ** 2 for v in x) / 4
+    ln = [(v - mu) / mpmath.sqrt(var + mpmath.mpf("1e-5")) for v in x]
+    assert [f"{float(v):.4f}" for v in ln] == ["0.5773", "-1.4021", "-0.4124", "1.2372"]
+    spec = ('[example]\nid = "ln"\nsource = "post.tex"\n[inputs]\nx = [[2.0, -1.0, 0.5, 3.0]]\n'
+            '[[steps]]\nname = "ln"\nexpr = "layer_norm(x)"\n')
+    art = ("\\begin{frame}{LayerNorm}\n\\[\n\\mathrm{LN}(x) = \\begin{bmatrix} 0.5773 & -1.4018 & "
+           "-0.4124 & 1.2373 \\end{bmatrix}\n\\]\n\\end{frame}\n")
+    out = check(tmp_path, spec, art, name="post.tex")
+    assert [(c["at"], c["verdict"]) for c in out["claims"]] == [
+        (["0", "0"], "correct"), (["0", "1"], "wrong"), (["0", "2"], "correct"), (["0", "3"], "wrong")]

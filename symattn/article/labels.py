@@ -27,7 +27,7 @@ from .tokens import fold
 # The left-hand side of an equation or assignment that a block ends.
 _ENDS_VALUE = re.compile(r"(?:=|≈|≒|\\approx|:)\s*(?:\\left\s*)?(?:[\[(]|\\begin\{[bpvBV]?matrix\}|"
                          r"tensor\(|array\(|\\bigl?|\\Bigl?)*\s*$")
-_LEAD = re.compile(r"^[\s$&#*>|`\\\[]*(?:\\\[|\\begin\{(?:aligned|align\*?|equation\*?|split)\})?[\s&$]*")
+_LEAD = re.compile(r"^(?:[\s$&#*>|`\[]|\\(?![A-Za-z]))*(?:\\\[|\\begin\{(?:aligned|align\*?|equation\*?|split)\})?[\s&$]*")
 _NAME = re.compile(r"""
     (?P<name>\\?[^\W\d_][\w]*?|\\[A-Za-z]+)
     (?P<sub>_\{(?:[^{}]|\{[^{}]*\})*\}|_[^\W_]+|_\\?[A-Za-z]+)?
@@ -158,6 +158,9 @@ def resolve(name: Name, spec) -> list[Target]:
 
 
 def _resolve(name: Name, spec) -> list[Target]:
+    labels = {str(x) for t in spec.tensors.values() for x in (t.rows or ()) + (t.cols or ())}
+    if any(p in spec.tensors and p not in labels for p in name.sub):      # LN(x), softmax(S)
+        name = name._replace(sub=tuple(p for p in name.sub if p not in spec.tensors or p in labels))
     out = []
     joined = "_".join((name.name,) + name.sub) if name.sub else None
     for t_name, symbols in _symbols(spec).items():
