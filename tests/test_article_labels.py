@@ -600,3 +600,34 @@ def test_an_operation_applied_in_the_label_names_its_step(tmp_path):
     out = check(tmp_path, spec, art, name="post.tex")
     assert [(c["at"], c["verdict"]) for c in out["claims"]] == [
         (["0", "0"], "correct"), (["0", "1"], "wrong"), (["0", "2"], "correct"), (["0", "3"], "wrong")]
+
+
+CE = """
+[example]
+id = "ce"
+source = "post.html"
+[inputs]
+z = [[2.0, 1.0, 0.1]]
+[[steps]]
+name = "loss"
+expr = "cross_entropy(z, [0])"
+[[steps]]
+name = "loss_ls"
+expr = "label_smoothing_loss(z, [0], 0.1)"
+"""
+
+
+def test_a_lone_number_the_sentence_names_a_scalar_step_of_is_a_claim_when_a_slip_away(tmp_path):
+    """HTML: `With label smoothing 0.1 the loss becomes 0.517` names the label-smoothing loss
+    (its operation's words), 0.5137 exactly (mpmath): a wrong claim there, not unverified;
+    `after training the loss is 0.45` is another value of the loss (8% off): unverified."""
+    p = softmax_row(["2.0", "1.0", "0.1"])
+    eps = mpmath.mpf("0.1")
+    ls = -sum(q * mpmath.log(x) for q, x in zip([1 - eps + eps / 3, eps / 3, eps / 3], p))
+    assert f"{float(ls):.3f}" == "0.514" and f"{float(-mpmath.log(p[0])):.3f}" == "0.417"
+    art = ("<html><body><p>The loss is 0.417.</p>\n<p>With label smoothing 0.1 the loss becomes "
+           "0.517.</p>\n<p>After training the loss is 0.45.</p></body></html>\n")
+    out = check(tmp_path, CE, art, name="post.html")
+    assert [(c["step"], c["printed"], c["verdict"]) for c in out["claims"]] == [
+        ("loss", "0.417", "correct"), ("loss_ls", "0.517", "wrong")]
+    assert [u["text"] for u in out["unmatched"]] == ["0.45"]
