@@ -631,3 +631,23 @@ def test_a_lone_number_the_sentence_names_a_scalar_step_of_is_a_claim_when_a_sli
     assert [(c["step"], c["printed"], c["verdict"]) for c in out["claims"]] == [
         ("loss", "0.417", "correct"), ("loss_ls", "0.517", "wrong")]
     assert [u["text"] for u in out["unmatched"]] == ["0.45"]
+
+
+def test_the_value_a_text_gives_a_parameter_is_no_claim(tmp_path):
+    """`T = 0.5` (a table's row label, inline math), `$\\varepsilon = 0.1$` and `dropout p =
+    0.2` give the example its parameters: no claim, not unverified, although 0.5 is
+    softmax(z / 2)[0] (0.5017) rounded to one decimal; the distributions are claims."""
+    z = ["2.0", "1.0", "0.1"]
+    p05 = softmax_row([str(mpmath.mpf(v) / mpmath.mpf("0.5")) for v in z])
+    p2 = softmax_row([str(mpmath.mpf(v) / 2) for v in z])
+    assert f"{float(p2[0]):.1f}" == "0.5" and f"{float(p05[0]):.3f}" == "0.864"
+    spec = ('[example]\nid = "t"\nsource = "post.md"\n[inputs]\nz = [[2.0, 1.0, 0.1]]\n'
+            '[[steps]]\nname = "p_05"\nexpr = "softmax(z / 0.5)"\n'
+            '[[steps]]\nname = "p_2"\nexpr = "softmax(z / 2)"\n')
+    row = ", ".join(f"{float(v):.3f}" for v in p05)
+    art = (f"# Temperature\n\n| Temperature | Distribution |\n|---|---|\n| T = 0.5 | [{row}] |\n\n"
+           "At $T = 0.5$ the top class gets 0.864; with $\\varepsilon = 0.1$ and dropout p = 0.2.\n")
+    out = check(tmp_path, spec, art)
+    assert [(c["step"], c["printed"]) for c in out["claims"]] == \
+        [("p_05", "0.864"), ("p_05", "0.117"), ("p_05", "0.019"), ("p_05", "0.864")]
+    assert out["unmatched"] == []

@@ -244,6 +244,8 @@ def _again(g: Group, restated: dict) -> dict | None:
 # -- lone numbers ----------------------------------------------------------------------
 def _single(m, n, role, lines, got, restated, pending, found):
     text = n.line_text
+    if by_label.sets_parameter(m, n):
+        return                               # T = 0.5, ε = 1e-5: what the example is given
     cands = m.correct(n)
     if not cands:
         c = restated.get(n.printed) if _significant(n) >= 3 else None

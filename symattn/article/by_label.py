@@ -14,7 +14,7 @@ import re
 from typing import NamedTuple
 
 from .labels import (Target, Index, label_text, assignment_above, by_caption, caption_above,
-                     parse, resolve)
+                     parameter, parse, resolve)
 from . import rows_named
 from .match import Cell, Matcher
 from .tokens import fold
@@ -111,6 +111,16 @@ def _first_cell(text: str) -> str:
 
 def _cell_text(cell: str) -> str:
     return re.sub(r"\\text\{([^{}]*)\}", r"\1", cell).strip().strip("$*`'\" ").strip()
+
+
+def sets_parameter(m: Matcher, n) -> bool:
+    """Is lone number ``n`` the value the text gives a parameter (``T = 0.5``, ``$\\varepsilon
+    = 10^{-5}$``, ``dropout p = 0.1``), its label naming no tensor?"""
+    before = n.line_text[:n.start]
+    if before.count("$") % 2:                       # inside inline math: its own equation
+        before = before[before.rfind("$") + 1:]
+    lhs = label_text(before, len(before))
+    return lhs is not None and parameter(parse(lhs), m.spec, lhs)
 
 
 def scalar_said(m: Matcher, n) -> Cell | None:

@@ -60,6 +60,44 @@ class Target(NamedTuple):
     exact: bool                   # named by its own name (not a prefix of a longer one)
 
 
+# how articles write the operations' parameters (``T = 0.5``, ``ε = 10^{-5}``)
+_PARAMETER_WORDS = {"τ": "T", "temperature": "T", "temp": "T", "ε": "eps", "epsilon": "eps",
+                    "θ": "theta", "p": "p", "dropout": "p", "lr": "lr", "η": "lr"}
+
+
+_PARAMETER_PHRASE = re.compile(r"(?:dropout|temperature|learning\s+rate|smoothing|epsilon|rate)"
+                               r"\s*(?:\(?\s*\\?[A-Za-zα-ω]{1,7}\s*\)?)?\s*$", re.I)
+
+
+def parameter(name: Name | None, spec, lhs: str = "") -> bool:
+    """Does the label name a parameter of the operations (a temperature, ε, a base, a
+    slope, a dropout rate) rather than a tensor of ``spec``? Its number prints no entry.
+    ``lhs``: the label as written (``dropout p``: the word says, whatever ``p`` names)."""
+    if _PARAMETER_PHRASE.search(fold(lhs)):
+        return True
+    if name is None or name.sub and name.name not in ("d",):
+        return False
+    word = _PARAMETER_WORDS.get(name.name, _PARAMETER_WORDS.get(name.name.lower(), name.name))
+    return word in _parameters() and not _resolve(name, spec)
+
+
+def _parameters() -> frozenset:
+    """The scalar parameters of the declared operations (a number by default, or a whole
+    number by its converter), and the two that no operation takes (dropout, learning rate)."""
+    global _PARAMS
+    if _PARAMS is None:
+        from ..ops import OPERATIONS
+        from fractions import Fraction
+        _PARAMS = frozenset({p.name for op in OPERATIONS.values() for p in op.params
+                             if p.convert == "whole" or (isinstance(p.default, (int, Fraction))
+                                                         and not isinstance(p.default, bool))}
+                            | {"eps", "scale", "slope", "theta", "p", "lr"})
+    return _PARAMS
+
+
+_PARAMS = None
+
+
 def label_text(text: str, start: int) -> str | None:
     """The left-hand side of the equation whose value starts at ``start`` in ``text``, or
     None when the block does not follow ``=``, ``≈`` or ``:`` (then a caption may say)."""
