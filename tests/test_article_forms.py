@@ -335,3 +335,17 @@ def test_approximately_before_a_block_on_the_lines_below():
     assert got == [(4, "≈1", True), (4, "≈0", True), (5, "0.5", True), (5, "≈1", True),
                    (6, "1", False), (6, "0", False),
                    (8, "≈1", True), (9, "≈0", True), (9, "1", False), (9, "0", False)]
+
+
+def test_a_numpy_row_prints_its_short_entries_at_the_rows_precision():
+    """NumPy's default print (floatmode 'maxprec') drops trailing zeros and pads with
+    spaces: in `[0.0114 0.7952 0.2   ]` the 0.2 is 0.2000 to four decimals, `1.    ` is
+    1.0000 (0.99999 prints so too); one dropped zero is read as printed; a Python list
+    (commas) is not padded."""
+    import numpy as np
+    with np.printoptions(precision=4):
+        row = str(np.array([0.0114, 0.7952, 0.2, 0.99999, 0.1235, 0.123]))
+    assert row == "[0.0114 0.7952 0.2    1.     0.1235 0.123 ]"
+    got = [n.printed for n in numbers_in(Line(1, row, kind="output"))]
+    assert got == ["0.0114", "0.7952", "0.2000", "1.0000", "0.1235", "0.123"]
+    assert [n.printed for n in numbers_in(Line(1, "[0.0114, 0.2   ]"))] == ["0.0114", "0.2"]

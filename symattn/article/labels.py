@@ -62,7 +62,7 @@ class Target(NamedTuple):
 
 # how articles write the operations' parameters (``T = 0.5``, ``ε = 10^{-5}``)
 _PARAMETER_WORDS = {"τ": "T", "temperature": "T", "temp": "T", "ε": "eps", "epsilon": "eps",
-                    "θ": "theta", "p": "p", "dropout": "p", "lr": "lr", "η": "lr"}
+                    "θ": "theta", "m": "slope", "p": "p", "dropout": "p", "lr": "lr", "η": "lr"}
 
 
 _PARAMETER_PHRASE = re.compile(r"(?:dropout|temperature|learning\s+rate|smoothing|epsilon|rate)"

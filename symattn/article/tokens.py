@@ -141,10 +141,32 @@ def numbers_in(line: Line) -> list[Number]:
                           line_text=line.text))
     out = sorted((n for n in out if not _inside(n.start, quiet)), key=lambda n: n.start)
     _approximate_blocks(s, out, line.approx)
+    if "[" in s and "," not in s:
+        _numpy_padded(s, out)
     if line.nest or "[" in s:
         for n, index in zip(out, indices(s, line.nest, [n.start for n in out])[0]):
             n.index = index
     return out
+
+
+_PLAIN = re.compile(r"-?\d+\.(\d*)")
+
+
+def _numpy_padded(s: str, nums: list):
+    """A NumPy printout row (``[0.0114 0.7952 0.2   ]``) prints each entry at the row's
+    precision and drops trailing zeros, padding with spaces: ``0.2   `` is 0.2000, ``1.    ``
+    is 1.0000 (0.99999 prints so), not 0.2 to one decimal or exactly 1. (One dropped zero
+    changes the verdict of almost nothing: read as printed.)"""
+    plain = [(n, _PLAIN.fullmatch(fold(n.text))) for n in nums]
+    if len(nums) < 2 or any(m is None or n.exponent for n, m in plain) or \
+            any(s[a.end:b.start].strip() for a, b in zip(nums, nums[1:])):
+        return
+    most = max(len(m.group(1)) for _, m in plain)
+    for n, m in plain:
+        short = most - len(m.group(1))
+        if short >= 2 and s[n.end:n.end + short] == " " * short:     # one dropped zero: as printed
+            n.printed = (n.printed if "." in n.printed else n.printed + ".") + "0" * short
+            n.integer = False
 
 
 def _inside(k: int, spans) -> bool:
