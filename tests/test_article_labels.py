@@ -651,3 +651,41 @@ def test_the_value_a_text_gives_a_parameter_is_no_claim(tmp_path):
     assert [(c["step"], c["printed"]) for c in out["claims"]] == \
         [("p_05", "0.864"), ("p_05", "0.117"), ("p_05", "0.019"), ("p_05", "0.864")]
     assert out["unmatched"] == []
+
+
+ATT = """
+[example]
+id = "att"
+source = "post.md"
+tokens = ["I", "like", "cats"]
+[inputs]
+Q = { value = [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0]], rows = "tokens" }
+K = { value = [[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0], [1.0, 0.0, 0.0, 1.0]], rows = "tokens" }
+[[steps]]
+name = "scores"
+expr = "Q @ K.T / sqrt(4)"
+[[steps]]
+name = "weights"
+expr = "softmax(scores)"
+"""
+
+
+def test_a_caption_above_the_display_math_names_the_whole_block(tmp_path):
+    """`Softmax over each row:` then `$$ \\begin{bmatrix}…$$`: the caption (above the `$$`)
+    names the softmax step, so the 3×3 block is the weights, each row in its place, the
+    third row (computed without 1/√d_k: softmax([2, 0, 1])) wrong, not unverified; the
+    rows of equal values are not both given to the first row."""
+    Q = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]
+    K = [[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 0, 1]]
+    s = matmul(Q, [list(c) for c in zip(*K)])
+    assert s == [[1, 1, 1], [1, 1, 1], [2, 0, 1]]
+    unscaled = [f"{float(v):.4f}" for v in softmax_row([str(x) for x in s[2]])]
+    scaled = [f"{float(v):.4f}" for v in softmax_row([str(x / 2) for x in s[2]])]
+    assert unscaled == ["0.6652", "0.0900", "0.2447"] and scaled == ["0.5065", "0.1863", "0.3072"]
+    third = " & ".join(unscaled)
+    art = ("# Attention\n\nSoftmax over each row:\n\n$$\n\\begin{bmatrix} 0.3333 & 0.3333 & 0.3333 \\\\ "
+           f"0.3333 & 0.3333 & 0.3333 \\\\ {third} \\end{{bmatrix}}\n$$\n")
+    out = check(tmp_path, ATT, art)
+    assert [(c["at"][0], c["verdict"]) for c in out["claims"]] == \
+        [(r, v) for r, v in (("I", "correct"), ("like", "correct"), ("cats", "wrong")) for _ in range(3)]
+    assert out["unmatched"] == []

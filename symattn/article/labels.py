@@ -309,10 +309,15 @@ _WORD = re.compile(r"[a-z0-9]+")
 def caption_above(lines: dict, line: int) -> str | None:
     """The caption a block's line follows: the line just above when it ends with ``:``
     (``After manual layer norm:``)."""
-    for ln in _above(lines, line, 1):
+    for ln in _above(lines, line, 4):
         text = ln.text.strip().strip("*#> `")
+        if _DELIMITER.fullmatch(ln.text.strip()):
+            continue                             # $$, \[, ```python: the caption is above it
         return text[:-1] if text.endswith((":", "：")) else None
     return None
+
+
+_DELIMITER = re.compile(r"\$\$|\\\[|```\w*|~~~\w*|\\begin\{(?:equation|align|gather)\*?\}|<pre>|<code>")
 
 
 def by_caption(caption: str, spec) -> list[Target]:
@@ -339,6 +344,8 @@ def _phrases(step) -> list:
     call = getattr(step.tree, "name", None)
     if isinstance(call, str) and "_" in call:       # layer_norm: "layer norm", "layernorm"
         out += [call.split("_"), [call.replace("_", "")]]
+    elif isinstance(call, str) and call.isalpha():  # softmax, gelu
+        out.append([call.lower()])
     return out
 
 
