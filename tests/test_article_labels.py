@@ -689,3 +689,26 @@ def test_a_caption_above_the_display_math_names_the_whole_block(tmp_path):
     assert [(c["at"][0], c["verdict"]) for c in out["claims"]] == \
         [(r, v) for r, v in (("I", "correct"), ("like", "correct"), ("cats", "wrong")) for _ in range(3)]
     assert out["unmatched"] == []
+
+
+def test_a_block_of_a_steps_shape_printed_wrong_throughout_is_claimed_when_a_mistake_gives_it(tmp_path):
+    """A 3×3 block after `apply softmax, and we get`, every entry wrong: softmax of the
+    unscaled scores (mpmath), the 1/√d_k forgotten. It has the weights' shape and a known
+    mistake reproduces each entry: nine wrong claims on the weights, diagnosed. A block
+    of that shape that no mistake gives (a dropout printout: 0 and 2.0) is no claim."""
+    S = [[1, 1, 0], [0, 2, 1], [2, 0, 1]]
+    printed = [[f"{float(v):.4f}" for v in softmax_row([str(x) for x in r])] for r in S]
+    right = [[f"{float(v):.4f}" for v in softmax_row([str(mpmath.mpf(x) / 2) for x in r])] for r in S]
+    assert printed[0] == ["0.4223", "0.4223", "0.1554"] and right[0] == ["0.3837", "0.3837", "0.2327"]
+    spec = ('[example]\nid = "w"\nsource = "post.md"\n[inputs]\nS = [[1, 1, 0], [0, 2, 1], [2, 0, 1]]\n'
+            '[[steps]]\nname = "scaled"\nexpr = "S / sqrt(4)"\n[[steps]]\nname = "weights"\n'
+            'expr = "softmax(scaled)"\n')
+    rows = " \\\\ ".join(" & ".join(r) for r in printed)
+    art = f"# W\n\nWe divide by 2 and apply softmax, and we get\n\n$$\n\\begin{{bmatrix}} {rows} \\end{{bmatrix}}\n$$\n"
+    out = check(tmp_path, spec, art)
+    assert [(c["step"], c["verdict"]) for c in out["claims"]] == [("weights", "wrong")] * 9
+    assert all(any("sqrt(4) missing" in d for d in c["diagnosis"]) for c in out["claims"])
+    drop = " \\\\ ".join(" & ".join(r) for r in (["2.0000", "0.0000", "0.0000"], ["0.0000", "2.0000", "0.0000"],
+                                                  ["0.0000", "0.0000", "2.0000"]))
+    out = check(tmp_path, spec, f"# W\n\nAfter dropout:\n\n$$\n\\begin{{bmatrix}} {drop} \\end{{bmatrix}}\n$$\n")
+    assert not any(c["verdict"] == "wrong" for c in out["claims"])

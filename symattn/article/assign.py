@@ -28,20 +28,31 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
             g = Group([[n] for n in _reading(m, g)], "result")
         for n in g.numbers:
             numbers[id(n)] = n
-        if len(g.numbers) >= 2 and g.role != "result":
-            cells = cells or _again(g, restated) or _align(m, g, lines)
-            if cells is not None:
-                _take(m, g, cells, got, restated, found)
-                continue
-            if _tentative_row(m, g, got, found):
-                continue
-        for n in g.numbers:
-            role = g.role if len(g.numbers) == 1 or g.role == "result" else "text"
-            _single(m, n, role, lines, got, restated,
-                    pending, found)
+        if cells is BLOCK:
+            if not _tentative_block(m, g, got, found):
+                for r in g.rows:
+                    if any(n is not None for n in r):
+                        _group(m, Group([r], "vector"), None, lines, got, restated, pending, found)
+            continue
+        _group(m, g, cells, lines, got, restated, pending, found)
     _tentative(m, pending, got, found)
     found.claims = _claims(m, got, numbers, found.tentative)
     return found
+
+
+def _group(m: Matcher, g: Group, cells, lines: dict, got, restated, pending, found):
+    """One group: placed whole (its cells, a block printed again, an alignment), as a
+    tentative row, or number by number."""
+    if len(g.numbers) >= 2 and g.role != "result":
+        cells = cells or _again(g, restated) or _align(m, g, lines)
+        if cells is not None:
+            _take(m, g, cells, got, restated, found)
+            return
+        if _tentative_row(m, g, got, found):
+            return
+    for n in g.numbers:
+        role = g.role if len(g.numbers) == 1 or g.role == "result" else "text"
+        _single(m, n, role, lines, got, restated, pending, found)
 
 
 def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbers):
@@ -87,7 +98,9 @@ def _rows_apart(m: Matcher, groups, lines: dict):
             cells = by_label.whole_block(m, g)
             if cells is None and by_label.pattern(g):
                 continue                   # a mask or dropout pattern that prints no step
-        if len(g.rows) > 1 and not g.readings and cells is None:
+        if len(g.rows) > 1 and not g.readings and cells is None and _block_of_a_shape(m, g):
+            yield g, BLOCK                 # no step's values: try it whole (a mistake may give it)
+        elif len(g.rows) > 1 and not g.readings and cells is None:
             yield from ((Group([r], "vector"), None) for r in g.rows if any(n is not None for n in r))
         else:
             yield g, cells
@@ -181,6 +194,65 @@ def _tentative_row(m: Matcher, g: Group, got: dict, found: Found) -> bool:
         found.pending[(n.line, n.column)] = n
     found.rows.append({(n.line, n.column) for _, n in best.values()})
     return True
+
+
+BLOCK = object()          # _rows_apart: a block no step's values place, to try whole
+
+
+def _block_shape_steps(m: Matcher, g: Group) -> list:
+    """The steps (not inputs) of the block's shape, for a block of several rows of numbers
+    with decimals."""
+    rows = g.rows
+    if len({len(r) for r in rows}) != 1 or any(n is None or n.integer or n.neg_inf
+                                                 for r in rows for n in r):
+        return []
+    shape = (len(rows), len(rows[0]))
+    return [name for name, t in m.spec.tensors.items() if t.shape == shape and
+            name not in m.spec.inputs and m.approx.get(name) is not None]
+
+
+def _block_of_a_shape(m: Matcher, g: Group) -> bool:
+    return bool(_block_shape_steps(m, g))
+
+
+def _tentative_block(m: Matcher, g: Group, got: dict, found: Found) -> bool:
+    """A block of a step's shape that no step's values place: tentative claims on the step
+    of that shape it is nearest, entry by entry (kept only if the checker finds every
+    number carried or reproduced by a known mistake: a block printed without 1/√d_k)."""
+    best = None
+    for name in _block_shape_steps(m, g):
+        cells = {id(n): (Cell(name, i, j), n) for i, r in enumerate(g.rows) for j, n in enumerate(r)}
+        pairs = [(m.approx[name][c.i][c.j], m.value(n)) for c, n in cells.values()]
+        if not _like(pairs):
+            continue
+        err = sum(abs(x - v) for x, v in pairs)
+        if best is None or err < best[0]:
+            best = (err, cells)
+    if best is None:
+        return False
+    for c, n in best[1].values():
+        got[id(n)] = c
+        found.pending[(n.line, n.column)] = n
+    found.rows.append({(n.line, n.column) for _, n in best[1].values()})
+    return True
+
+
+def _like(pairs: list) -> bool:
+    """Could a mistake in the computation turn the entries into the printed numbers? Each
+    pair (entry, print) of one sign within a factor of 3, or all in one ratio (a missing
+    scale); zero for zero. A dropout printout (0 and 2.0 for 0.19) is not."""
+    ratios = []
+    for x, v in pairs:
+        if x is None:
+            return False
+        if abs(x) < 1e-12 or abs(v) < 1e-12:
+            if abs(x) < 1e-12 and abs(v) < 1e-12:
+                continue
+            return False
+        ratios.append(v / x)
+    if not ratios:
+        return False
+    return all(1 / 3 <= r <= 3 for r in ratios) or max(ratios) - min(ratios) <= 0.01 * abs(ratios[0])
 
 
 def _surely_off(m: Matcher, cells: dict) -> bool:
