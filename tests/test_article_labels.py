@@ -712,3 +712,17 @@ def test_a_block_of_a_steps_shape_printed_wrong_throughout_is_claimed_when_a_mis
                                                   ["0.0000", "0.0000", "2.0000"]))
     out = check(tmp_path, spec, f"# W\n\nAfter dropout:\n\n$$\n\\begin{{bmatrix}} {drop} \\end{{bmatrix}}\n$$\n")
     assert not any(c["verdict"] == "wrong" for c in out["claims"])
+
+
+def test_a_full_width_label_names_its_step(tmp_path):
+    """Japanese: `「猫」のクエリ：Ｑ_猫 = [0.70, 0.75]` (full-width Ｑ) is Q's row 猫, 0.80 and 0.65
+    exactly (fractions): both wrong, although K's row 猫 is [0.70, 0.75]."""
+    X, WQ, WK = [["1.0", "0.5"], ["0.2", "0.8"]], [["0.6", "0.2"], ["0.4", "0.9"]], [["0.3", "0.7"], ["0.8", "0.1"]]
+    assert matmul(X, WQ)[0] == [Fraction("0.8"), Fraction("0.65")]
+    assert matmul(X, WK)[0] == [Fraction("0.7"), Fraction("0.75")]
+    spec = ('[example]\nid = "ja"\nsource = "post.md"\ntokens = ["猫", "犬"]\n[inputs]\n'
+            'X = { value = [[1.0, 0.5], [0.2, 0.8]], rows = "tokens" }\nW_Q = [[0.6, 0.2], [0.4, 0.9]]\n'
+            'W_K = [[0.3, 0.7], [0.8, 0.1]]\n[[steps]]\nname = "Q"\nexpr = "X @ W_Q"\n'
+            '[[steps]]\nname = "K"\nexpr = "X @ W_K"\n')
+    out = check(tmp_path, spec, "# 自己注意\n\n「猫」のクエリ：Ｑ_猫 = [0.70, 0.75]\n")
+    assert at(out, 3) == [("Q", ["猫", "0"], "0.70", "wrong"), ("Q", ["猫", "1"], "0.75", "wrong")]

@@ -20,6 +20,7 @@ Name(name='S', sub=(), transposed=True)
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import NamedTuple
 
 from .tokens import fold
@@ -170,7 +171,7 @@ def parse(lhs: str) -> Name | None:
     m = _NAME.search(s)
     if m is None:
         return None
-    name = m.group("name").lstrip("\\")
+    name = unicodedata.normalize("NFKC", m.group("name").lstrip("\\"))     # Ｑ is Q
     name = _GREEK.get(name, name)
     sub = m.group("sub") or ""
     idx = m.group("idx") or ""
