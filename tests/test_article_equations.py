@@ -1,0 +1,59 @@
+"""Issue 20: what an equation's structure says a printed block is.
+
+Each article here is small and written in the test; each truth is computed with mpmath or
+fractions from the inputs, never by symattn."""
+
+from __future__ import annotations
+
+import mpmath
+
+from test_article_labels import check, at, softmax_row
+
+mpmath.mp.dps = 30
+
+
+WEIGHTED = """
+[example]
+id = "wv"
+source = "post.md"
+tokens = ["a", "b", "c"]
+[inputs]
+z = { value = [[0, 2], [0, 9], [9, 0]], rows = "tokens" }
+v = [[1, 2], [3, 4]]
+[[steps]]
+name = "p"
+expr = "softmax(z)"
+[[steps]]
+name = "weighted_key1"
+expr = "p[:, 0] @ v[0]"
+[[steps]]
+name = "weighted_key2"
+expr = "p[:, 1] @ v[1]"
+"""
+
+
+def test_a_block_of_a_3d_printout_that_follows_from_a_wrong_print_is_claimed(tmp_path):
+    """`p` printed rounded "for readability" ([0.0, 1.0] for softmax([0, 2]) = [0.1192,
+    0.8808]: both wrong); the 3-D printout of `weighted` below it computes from those
+    prints: its first row of zeros and its [3.0000, 4.0000] follow from the wrong prints.
+    They are claims on the family's members (wrong, following from line 7), not unverified."""
+    p = [softmax_row(r) for r in (["0", "2"], ["0", "9"], ["9", "0"])]
+    assert [f"{float(x):.4f}" for x in p[0]] == ["0.1192", "0.8808"]
+    key1_a = [p[0][0] * 1, p[0][0] * 2]                     # p[a, 0] · v[0]
+    key2_a = [p[0][1] * 3, p[0][1] * 4]                     # p[a, 1] · v[1]
+    assert [f"{float(x):.4f}" for x in key1_a] == ["0.1192", "0.2384"]
+    assert [f"{float(x):.4f}" for x in key2_a] == ["2.6424", "3.5232"]
+    article = ("# Weighted values\n\n```python\np = softmax(z, dim=-1)\n# For readability:\n"
+               "p = [\n  [0.0, 1.0],\n  [0.0, 1.0],\n  [1.0, 0.0]\n]\n"
+               "weighted = v[:, None] * p.T[:, :, None]\n"
+               "# tensor([[[0.0000, 0.0000],\n#          [0.0000, 0.0000],\n#          [1.0000, 2.0000]],\n"
+               "#\n#         [[3.0000, 4.0000],\n#          [2.9996, 3.9995],\n#          [0.0004, 0.0005]]])\n```\n")
+    out = check(tmp_path, WEIGHTED, article)
+    assert at(out, 7) == [("p", ["a", "0"], "0.0", "wrong"), ("p", ["a", "1"], "1.0", "wrong")]
+    assert at(out, 12) == [("weighted_key1", ["a", "0"], "0.0000", "wrong"),
+                           ("weighted_key1", ["a", "1"], "0.0000", "wrong")]
+    assert at(out, 16) == [("weighted_key2", ["a", "0"], "3.0000", "wrong"),
+                           ("weighted_key2", ["a", "1"], "4.0000", "wrong")]
+    follows = [c for c in out["claims"] if c["line"] in (12, 16)]
+    assert all("follows from the wrong number printed at line 7" in c["diagnosis"] for c in follows)
+    assert not [u for u in out["unmatched"] if u["line"] in (12, 16)]
