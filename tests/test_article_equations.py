@@ -57,3 +57,38 @@ def test_a_block_of_a_3d_printout_that_follows_from_a_wrong_print_is_claimed(tmp
     follows = [c for c in out["claims"] if c["line"] in (12, 16)]
     assert all("follows from the wrong number printed at line 7" in c["diagnosis"] for c in follows)
     assert not [u for u in out["unmatched"] if u["line"] in (12, 16)]
+
+
+STACKED = """
+[example]
+id = "wv"
+source = "post.md"
+tokens = ["a", "b"]
+[inputs]
+s = { value = [[0, 2]], cols = "tokens" }
+v = { value = [[3, 5], [3, 4]], rows = "tokens" }
+[[steps]]
+name = "p"
+expr = "softmax(s)"
+[[steps]]
+name = "weighted"
+expr = "p.T * v"
+"""
+
+
+def test_the_results_of_parallel_equations_on_consecutive_lines_are_one_block(tmp_path):
+    """`1: 0.0 * [3, 5] = [0.0, 0.0]` over `2: 1.0 * [3, 4] = [3.0, 4.0]`: the results are
+    rows 1 and 2 of one block (weighted = p_k · v_k), claimed whole although no entry is
+    right (the weights were printed [0.0, 1.0] for softmax([0, 2]) = [0.1192, 0.8808]);
+    3.0 and 4.0 are not the input v's 3 and 4, and the ordinals 1, 2 print nothing."""
+    p = softmax_row(["0", "2"])
+    weighted = [[p[0] * 3, p[0] * 5], [p[1] * 3, p[1] * 4]]
+    assert [[f"{float(x):.1f}" for x in r] for r in weighted] == [["0.4", "0.6"], ["2.6", "3.5"]]
+    article = ("# Weighted values\n\n```\np = [0.0, 1.0]\n```\n\nEach value times its weight:\n\n"
+               "```\n1: 0.0 * [3, 5] = [0.0, 0.0]\n2: 1.0 * [3, 4] = [3.0, 4.0]\n```\n")
+    out = check(tmp_path, STACKED, article)
+    assert at(out, 10) == [("weighted", ["a", "0"], "0.0", "wrong"), ("weighted", ["a", "1"], "0.0", "wrong")]
+    assert at(out, 11) == [("weighted", ["b", "0"], "3.0", "wrong"), ("weighted", ["b", "1"], "4.0", "wrong")]
+    assert all(c["diagnosis"] == ["follows from the wrong number printed at line 4"]
+               for c in out["claims"] if c["line"] in (10, 11))
+    assert not [u for u in out["unmatched"] if u["column"] == 1]          # the ordinals

@@ -26,6 +26,9 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
             g = Group([[n] for n in _reading(m, g)], "result")
         for n in g.numbers:
             numbers[id(n)] = n
+        if isinstance(cells, Near):
+            _take_tentative(cells, got, found)
+            continue
         if len(g.numbers) >= 2 and g.role != "result":
             cells = cells or _align(m, g, lines)
             if cells is not None:
@@ -82,10 +85,47 @@ def _rows_apart(m: Matcher, groups, lines: dict):
             cells = by_label.whole_block(m, g)
             if cells is None and by_label.pattern(g):
                 continue                   # a mask or dropout pattern that prints no step
+        if cells is None and len(g.rows) > 1 and not g.readings:
+            cells = _near_block(m, g)
         if len(g.rows) > 1 and not g.readings and cells is None:
             yield from ((Group([r], "vector"), None) for r in g.rows if any(n is not None for n in r))
         else:
             yield g, cells
+
+
+class Near(dict):
+    """Cells a block is tried on whole though it prints none of them right (tentative)."""
+
+
+def _near_block(m: Matcher, g: Group) -> Near | None:
+    """A block of several rows, none of which a step prints right, tried whole as rows of
+    the step it is nearest (every entry near its cell, :meth:`Matcher.near_row`; the rows
+    its ordinals name, if it has them): the checker keeps it only if it finds every number
+    carried, following from the article's wrong prints, or a known mistake."""
+    rows = g.rows
+    if len({len(r) for r in rows}) != 1 or any(n is None for r in rows for n in r):
+        return None
+    best = None
+    for name, t in m.spec.tensors.items():
+        if name in m.spec.inputs or m.approx.get(name) is None or t.shape[1] != len(rows[0]) \
+                or t.shape[0] < len(rows):
+            continue
+        starts = [g.ordinals[0] - 1] if g.ordinals else range(t.shape[0] - len(rows) + 1)
+        for i0 in starts:
+            cells = _cells(m, g, (name, i0, 0, "rows"))
+            if cells is None or not all(m.near_row(n, c) for c, n in cells.values()):
+                continue
+            err = sum(abs(m.approx[c.name][c.i][c.j] - m.value(n)) for c, n in cells.values())
+            if best is None or err < best[0]:
+                best = (err, cells)
+    return Near(best[1]) if best else None
+
+
+def _take_tentative(cells: dict, got: dict, found: Found):
+    for c, n in cells.values():
+        got[id(n)] = c
+        found.pending[(n.line, n.column)] = n
+    found.rows.append({(n.line, n.column) for _, n in cells.values()})
 
 
 def _reading(m: Matcher, g: Group) -> list:

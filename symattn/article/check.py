@@ -150,12 +150,13 @@ def _check(spec: Spec, f, diagnose: bool):
 
 def _not_kept(f, records: dict) -> set:
     """The tentative claims to drop: a lone number unless carried; a row unless each of its
-    numbers is carried, follows from the article's wrong prints (recomputed from them, as
+    numbers is right, carried, follows from the article's wrong prints (recomputed from them, as
     carried is from its right ones) or is reproduced by a known mistake in the computation."""
     def kept(k, mistakes: bool) -> bool:
         r = records.get(k)                       # None: the claim went to another example
-        return r is None or r.verdict in KEPT or (mistakes and r.verdict == "wrong" and any(
-            not d.startswith(PRINTING) or d.startswith(FOLLOWS) for d in r.diagnosis or ()))
+        return r is None or r.verdict in KEPT or (mistakes and r.verdict == "correct") or (
+            mistakes and r.verdict == "wrong" and any(
+                not d.startswith(PRINTING) or d.startswith(FOLLOWS) for d in r.diagnosis or ()))
     in_rows = set().union(*f.rows) if f.rows else set()
     bad = {k for k in f.tentative - in_rows if not kept(k, False)}
     for row in f.rows:
