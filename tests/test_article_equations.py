@@ -5,6 +5,8 @@ fractions from the inputs, never by symattn."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import mpmath
 
 from test_article_labels import check, at, softmax_row
@@ -92,3 +94,31 @@ def test_the_results_of_parallel_equations_on_consecutive_lines_are_one_block(tm
     assert all(c["diagnosis"] == ["follows from the wrong number printed at line 4"]
                for c in out["claims"] if c["line"] in (10, 11))
     assert not [u for u in out["unmatched"] if u["column"] == 1]          # the ordinals
+
+
+SUM = """
+[example]
+id = "sum"
+source = "post.md"
+[inputs]
+w = [[0.126, 0.874]]
+v = [[1, 2], [3, 5]]
+[[steps]]
+name = "output1"
+expr = "w @ v"
+"""
+
+
+def test_a_sentence_that_names_the_block_after_it_places_it_and_its_sum_above(tmp_path):
+    """"The resulting vector [2.0, 7.0] is Output 1" names the step output1 (= w·v =
+    [2.748, 4.622]): both numbers wrong there, as is the same `= [2.0, 7.0]` that ends the
+    column sum just above it, not the input v's 2 (nor any entry that happens to be 7)."""
+    w = [Fraction("0.126"), Fraction("0.874")]
+    out1 = [w[0] * 1 + w[1] * 3, w[0] * 2 + w[1] * 5]
+    assert out1 == [Fraction("2.748"), Fraction("4.622")]
+    article = ("# Sum\n\nSum them element-wise:\n\n```\n  [0.1, 0.2]\n+ [2.6, 4.4]\n-----------\n"
+               "= [2.0, 7.0]\n```\n\nThe resulting vector [2.0, 7.0] (dark green) is Output 1, which is "
+               "based on the **query** of input 1.\n")
+    out = check(tmp_path, SUM, article)
+    for line in (9, 12):
+        assert at(out, line) == [("output1", ["0", "0"], "2.0", "wrong"), ("output1", ["0", "1"], "7.0", "wrong")], line

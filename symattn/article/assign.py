@@ -49,13 +49,17 @@ def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbe
     """The groups the text does not place by their label (those it does are taken, right
     or wrong: :mod:`symattn.article.by_label`; a 3-D printout's blocks by its family)."""
     family = by_label.families(m, groups, lines)
+    placed = {id(g): cells for g in groups if id(g) not in family and g.numbers and not g.readings
+              and g.role not in ("operand", "factor")
+              and (cells := by_label.place(m, g, lines)) is not None}
+    labelled = [(g, placed[id(g)]) for g in groups if id(g) in placed]
     for g in groups:
         if id(g) in family:
             numbers.update((id(n), n) for n in g.numbers)
             _take_family(m, *family[id(g)], got, found)
             continue
-        cells = by_label.place(m, g, lines) if g.numbers and not g.readings and \
-            g.role not in ("operand", "factor") else None
+        cells = placed.get(id(g)) or (by_label.restated(g, labelled) if g.numbers and not g.readings
+                                      and g.role not in ("operand", "factor") else None)
         if cells is None:
             yield g
         else:
