@@ -122,3 +122,50 @@ def test_a_sentence_that_names_the_block_after_it_places_it_and_its_sum_above(tm
     out = check(tmp_path, SUM, article)
     for line in (9, 12):
         assert at(out, line) == [("output1", ["0", "0"], "2.0", "wrong"), ("output1", ["0", "1"], "7.0", "wrong")], line
+
+
+ROWS = """
+[example]
+id = "rows"
+source = "post.md"
+[inputs]
+s = [[1.4, 0.7, 0.7]]
+V = [[0, 2], [1, 1], [2, 0]]
+[[steps]]
+name = "A"
+expr = "softmax(s)"
+[[steps]]
+name = "T"
+expr = "A.T * V"
+"""
+
+
+def test_a_block_before_its_rounded_form_prints_what_that_form_prints(tmp_path):
+    """`[0.501, 0.249, 0.249] ≈ [0.50, 0.25, 0.25]`: the second block is A (softmax of
+    [√2, √½, √½] = [0.5035, 0.2483, 0.2483]), so the first prints A too, every entry wrong
+    (0.503, 0.248): claims there, although no entry rounds to any of them."""
+    spec = ROWS.replace("s = [[1.4, 0.7, 0.7]]", "s = [[1.4142135624, 0.7071067812, 0.7071067812]]")
+    a = softmax_row(["1.4142135624", "0.7071067812", "0.7071067812"])
+    assert [f"{float(x):.3f}" for x in a] == ["0.503", "0.248", "0.248"]
+    assert [f"{float(x):.2f}" for x in a] == ["0.50", "0.25", "0.25"]
+    article = "# Softmax\n\nFinal result: $[0.501, 0.249, 0.249]$ ≈ $[0.50, 0.25, 0.25]$\n"
+    out = check(tmp_path, spec, article)
+    assert at(out, 3) == [("A", ["0", "0"], "0.501", "wrong"), ("A", ["0", "1"], "0.249", "wrong"),
+                          ("A", ["0", "2"], "0.249", "wrong"), ("A", ["0", "0"], "0.50", "correct"),
+                          ("A", ["0", "1"], "0.25", "correct"), ("A", ["0", "2"], "0.25", "correct")]
+
+
+def test_a_line_that_continues_a_computation_prints_a_steps_row_not_an_input(tmp_path):
+    """`0.50 × [0,2] + …` then `= [0,\\;1.0] + [0.25,\\;0.25] + …`: [0, 1.0] is the
+    weighted row T[0] = A[0]·V[0] = [0, 1.0034] (a whole row of T), not V[1] = [1, 1]'s
+    neighbour nor any input or slice of a step that is exactly [0, 1]."""
+    a = softmax_row(["1.4", "0.7", "0.7"])
+    t0 = [a[0] * 0, a[0] * 2]
+    assert t0[0] == 0 and f"{float(t0[1]):.1f}" == "1.0"
+    spec = ROWS.replace('V = [[0, 2], [1, 1], [2, 0]]', 'V = [[0, 2], [1, 1], [2, 0]]\nQ = [[0, 1]]')
+    article = ("# Output\n\n$$\n0.50 \\times [0,2] + 0.25 \\times [1,1] + 0.25 \\times [2,0]\n"
+               "= [0,\\;1.0] + [0.25,\\;0.25] + [0.50,\\;0]\n$$\n")
+    out = check(tmp_path, spec, article)
+    assert at(out, 5) == [("T", ["0", "0"], "0", "correct"), ("T", ["0", "1"], "1.0", "correct"),
+                          ("T", ["1", "0"], "0.25", "correct"), ("T", ["1", "1"], "0.25", "correct"),
+                          ("T", ["2", "0"], "0.50", "correct"), ("T", ["2", "1"], "0", "correct")]

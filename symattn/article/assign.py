@@ -3,10 +3,12 @@ numbers by value, then by the words around them; the rest carried or unmatched."
 
 from __future__ import annotations
 
+import re
+
 from . import by_label
 from .groups import Group
 from .match import Matcher, Cell, Found, Unmatched, NEAR
-from .tokens import Number
+from .tokens import Number, fold
 from ..spec.load import Claim
 
 MAX_SEEDS = 6                     # numbers of a group looked at to propose alignments
@@ -53,18 +55,43 @@ def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbe
               and g.role not in ("operand", "factor")
               and (cells := by_label.place(m, g, lines)) is not None}
     labelled = [(g, placed[id(g)]) for g in groups if id(g) in placed]
-    for g in groups:
+    for k, g in enumerate(groups):
         if id(g) in family:
             numbers.update((id(n), n) for n in g.numbers)
             _take_family(m, *family[id(g)], got, found)
             continue
-        cells = placed.get(id(g)) or (by_label.restated(g, labelled) if g.numbers and not g.readings
-                                      and g.role not in ("operand", "factor") else None)
+        cells = placed.get(id(g)) or (by_label.restated(g, labelled) or _rounded_beside(
+            m, g, groups[k + 1] if k + 1 < len(groups) else None, placed, lines)
+            if g.numbers and not g.readings and g.role not in ("operand", "factor") else None)
         if cells is None:
             yield g
         else:
             numbers.update((id(n), n) for n in g.numbers)
             _take(m, g, cells, got, restated, found)
+
+
+_APPROX_BETWEEN = re.compile(r"^(?:[\s$\]]|\\right\s*\]|\\end\{[bpv]?matrix\})*(?:≈|≒|\\approx)"
+                             r"[\s$]*(?:\\left\s*|\\begin\{[bpv]?matrix\})?[\[(]?\s*$")
+
+
+_OPERATED = re.compile(r"(?:[-+×·*/]|\\cdot|\\times)(?:[\s$\[(]|\\left|\\begin\{[bpv]?matrix\})*$")
+
+
+def _rounded_beside(m: Matcher, g: Group, h: Group | None, placed: dict, lines: dict):
+    """``[0.501, 0.249, 0.249] ≈ [0.50, 0.25, 0.25]``: a block followed on its line by ``≈``
+    and a block of its shape prints the entries that block prints (placed by its label or
+    its values), whatever its own values."""
+    if h is None or not h.numbers or len(g.numbers) < 2 or h.line != g.line or \
+            [len(r) for r in h.rows] != [len(r) for r in g.rows] or None in g.rows[0] or None in h.rows[0]:
+        return None
+    last, first = g.numbers[-1], h.numbers[0]
+    if not _APPROX_BETWEEN.match(fold(last.line_text[last.end:first.start])) or \
+            _OPERATED.search(fold(g.numbers[0].line_text[:g.numbers[0].start])):
+        return None                          # [0,1] + B ≈ C: B is an operand, not C
+    cells = placed.get(id(h)) or _align(m, h, lines)
+    if cells is None or any(c.name in m.spec.inputs for c, _ in cells.values()):
+        return None
+    return {id(n): (cells[id(k)][0], n) for n, k in zip(g.numbers, h.numbers) if id(k) in cells}
 
 
 def _take_family(m: Matcher, cells: dict, right: set, got: dict, found: Found):
@@ -156,6 +183,7 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
             if len(g.rows) == 1:
                 places[(c.name, c.i - p, c.j, "col")] = None
     fits = []
+    computed = _computed(g)
     for place in places:
         cells = _cells(m, g, place)
         if cells is None or _surely_off(m, cells):
@@ -171,7 +199,8 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
         if g.numbers[0].approximate:            # ≈ [1, 0]: not an entry that is [1, 0] exactly
             exact = -exact
         said = m.hints.get(place[0]) == g.numbers[0].line      # the spec says it is printed here
-        fits.append(((ok, said, exact, _full(m, g, place), place[3] == "rows"), place, cells))
+        step = computed and place[0] not in m.spec.inputs
+        fits.append(((ok, said, step, _full(m, g, place), exact, place[3] == "rows"), place, cells))
     if not fits:
         return None
     top = max(f[0] for f in fits)               # then what the text says, for the best fits only
@@ -184,6 +213,21 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
                 place[0] not in m.spec.inputs,  # a step equal to an input: the step
                 m.line_score(first, place[0]), -m.order[place[0]])
     return max((f for f in fits if f[0] == top), key=key)[2]
+
+
+_CONTINUES = re.compile(r"^[\s$&]*=\s*(?:\\left\s*)?[\[(]\s*$")
+
+
+_FACTOR_AFTER = re.compile(r"^(?:[\s\])]|\\right\s*\]|\\[,;! ])*(?:[⋅·×*@]|\\cdot|\\times)")
+
+
+def _computed(g: Group) -> bool:
+    """Is the block the value a computation reaches, on a line that continues it (``= [0,
+    1.0] + …`` under ``0.50 × [0,2] + …``; not a factor, ``= [0.8, 1.2] ⋅ W``)? Then it is a step's value rather than an
+    input's, even where an input has exactly its numbers."""
+    first, last = g.numbers[0], g.numbers[-1]
+    return len(g.rows) == 1 and bool(_CONTINUES.match(fold(first.line_text[:first.start]))) and \
+        not _FACTOR_AFTER.match(fold(last.line_text[last.end:]))      # = [0.8, 1.2] ⋅ W: x
 
 
 def _full(m: Matcher, g: Group, place) -> bool:
