@@ -169,3 +169,33 @@ def test_a_line_that_continues_a_computation_prints_a_steps_row_not_an_input(tmp
     assert at(out, 5) == [("T", ["0", "0"], "0", "correct"), ("T", ["0", "1"], "1.0", "correct"),
                           ("T", ["1", "0"], "0.25", "correct"), ("T", ["1", "1"], "0.25", "correct"),
                           ("T", ["2", "0"], "0.50", "correct"), ("T", ["2", "1"], "0", "correct")]
+
+
+TERMS = """
+[example]
+id = "terms"
+source = "post.md"
+[inputs]
+A = [[0.25, 0.25, 0.25, 0.25]]
+V = [[2], [4], [6], [8]]
+[[steps]]
+name = "T"
+expr = "A.T * V"
+[[steps]]
+name = "out"
+expr = "A @ V"
+"""
+
+
+def test_the_terms_of_a_sum_written_out_between_two_equals_are_one_block(tmp_path):
+    """`= 0.25 × 2 + … = 0.5 + 1 + 1.5 + 2 = 5`: the terms are T = Aᵀ·V (0.5, 1, 1.5, 2),
+    read together; the whole numbers 1 and 2 print T's entries (not V's 2 or a count)."""
+    t = [Fraction(1, 4) * v for v in (2, 4, 6, 8)]
+    assert t == [Fraction(1, 2), 1, Fraction(3, 2), 2] and sum(t) == 5
+    article = ("# Output\n\n$$\n= 0.25 \\times 2 + 0.25 \\times 4 + 0.25 \\times 6 + 0.25 \\times 8"
+               " = 0.5 + 1 + 1.5 + 2 = 5.\n$$\n")
+    out = check(tmp_path, TERMS, article)
+    got = [x for x in at(out, 4) if x[0] in ("T", "out")]
+    assert got == [("T", ["0", "0"], "0.5", "correct"), ("T", ["1", "0"], "1", "correct"),
+                   ("T", ["2", "0"], "1.5", "correct"), ("T", ["3", "0"], "2", "correct"),
+                   ("out", ["0", "0"], "5", "correct")]

@@ -94,7 +94,7 @@ def groups_of(lines: list[Line]) -> list[Group]:
     _flush_table(table, out)
     while stack:
         _close(stack, out)
-    return _stacked(out)
+    return _stacked(_terms(out))
 
 
 def _glued_row(line: Line, nums: list, span: tuple, out: list) -> list:
@@ -338,3 +338,44 @@ def _ordinal(g: Group) -> int | None:
 def _is_ordinal(n: Number) -> bool:
     hit = _ORDINAL.match(fold(n.line_text))
     return hit is not None and hit.start(1) == n.start
+
+
+# -- the terms of a sum written out between two = ------------------------------------------
+_PLUS = re.compile(r"^(?:\s|\\[,;: ])*\+(?:\s|\\[,;: ])*$")
+_EQ_BEFORE = re.compile(r"=(?:\s|\\[,;: ])*$")
+_EQ_AFTER = re.compile(r"^(?:\s|\\[,;: ])*=")
+MIN_TERMS = 3
+
+
+def _terms(out: list) -> list:
+    """``out`` with the terms of a sum written out between two ``=`` as one row: ``… =
+    0.5 + 1 + 1.5 + 2 = 5`` prints four entries (the products summed, a step's entries),
+    read together as a block is; three terms or more, lone numbers only, ``+`` alone
+    between them."""
+    res, k = [], 0
+    while k < len(out):
+        run = [out[k]]
+        while k + len(run) < len(out) and _next_term(run[-1], out[k + len(run)]):
+            run.append(out[k + len(run)])
+        nums = [g.numbers[0] for g in run]
+        if len(run) >= MIN_TERMS and _lone(run[0]) and \
+                _EQ_BEFORE.search(fold(nums[0].line_text[:nums[0].start])) and \
+                _EQ_AFTER.match(fold(nums[-1].line_text[nums[-1].end:])):
+            res.append(Group([nums], "vector"))
+            k += len(run)
+            continue
+        res.append(out[k])
+        k += 1
+    return res
+
+
+def _lone(g: Group) -> bool:
+    return len(g.rows) == 1 and len(g.rows[0]) == 1 and bool(g.numbers) and not g.readings \
+        and g.role != "factor"
+
+
+def _next_term(a: Group, b: Group) -> bool:
+    if not (_lone(a) and _lone(b)):
+        return False
+    x, y = a.numbers[0], b.numbers[0]
+    return x.line == y.line and x.end <= y.start and bool(_PLUS.match(fold(x.line_text[x.end:y.start])))
