@@ -199,3 +199,30 @@ def test_the_terms_of_a_sum_written_out_between_two_equals_are_one_block(tmp_pat
     assert got == [("T", ["0", "0"], "0.5", "correct"), ("T", ["1", "0"], "1", "correct"),
                    ("T", ["2", "0"], "1.5", "correct"), ("T", ["3", "0"], "2", "correct"),
                    ("out", ["0", "0"], "5", "correct")]
+
+
+SCALED = """
+[example]
+id = "scaled"
+source = "post.md"
+[inputs]
+S = [[1, 1, 1, 1]]
+K = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+[[steps]]
+name = "sqrt_dk"
+expr = "sqrt(width(K))"
+[[steps]]
+name = "scaled"
+expr = "S / sqrt_dk"
+"""
+
+
+def test_the_divisor_of_a_printed_division_prints_the_steps_divisor(tmp_path):
+    """`\\frac{[1,\\;1,\\;1,\\;1]}{2} = [0.5, …]`: the result is scaled = S / sqrt_dk, so the
+    2 it divides by prints sqrt_dk (√4 = 2), a whole number no value alone would claim."""
+    assert mpmath.sqrt(4) == 2 and Fraction(1, 2) == Fraction("0.5")
+    article = ("# Scale\n\n$$\n\\frac{[1,\\;1,\\;1,\\;1]}{2} = [0.5,\\;0.5,\\;0.5,\\;0.5].\n$$\n")
+    out = check(tmp_path, SCALED, article)
+    assert ("sqrt_dk", ["0", "0"], "2", "correct") in at(out, 4)
+    assert [x for x in at(out, 4) if x[0] == "scaled"] == [
+        ("scaled", ["0", str(j)], "0.5", "correct") for j in range(4)]
