@@ -92,7 +92,7 @@ def _rounded_beside(m: Matcher, g: Group, h: Group | None, placed: dict, lines: 
     cells = placed.get(id(h)) or _align(m, h, lines)
     if cells is None or any(c.name in m.spec.inputs for c, _ in cells.values()):
         return None
-    return {id(n): (cells[id(k)][0], n) for n, k in zip(g.numbers, h.numbers) if id(k) in cells}
+    return by_label.same_entries(g, h, cells)
 
 
 def _take_family(m: Matcher, cells: dict, right: set, got: dict, found: Found):

@@ -67,8 +67,14 @@ def restated(g, labelled: list) -> dict | None:
     for h, cells in labelled:
         if abs(h.line - g.line) <= RESTATED_WITHIN and h is not g and \
                 [[n and n.printed for n in r] for r in h.rows] == printed:
-            return {id(n): (cells[id(k)][0], n) for n, k in zip(g.numbers, h.numbers) if id(k) in cells}
+            return same_entries(g, h, cells)
     return None
+
+
+def same_entries(g, h, cells: dict) -> dict:
+    """The cells of block ``h`` (``cells``, as placed) for block ``g`` of its shape, number
+    by number: ``g`` prints what ``h`` prints."""
+    return {id(n): (cells[id(k)][0], n) for n, k in zip(g.numbers, h.numbers) if id(k) in cells}
 
 
 def _by_index(t: Target) -> bool:
