@@ -3,12 +3,13 @@ numbers by value, then by the words around them; the rest carried or unmatched."
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from . import by_label
 from .groups import Group
 from .match import Matcher, Cell, Found, Unmatched, NEAR
-from .tokens import Number
+from .tokens import Number, fold
 from ..spec.load import Claim
 
 MAX_SEEDS = 6                     # numbers of a group looked at to propose alignments
@@ -28,52 +29,75 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
             g = Group([[n] for n in _reading(m, g)], "result")
         for n in g.numbers:
             numbers[id(n)] = n
-        if cells is BLOCK:
-            if not _tentative_block(m, g, got, found):
-                for r in g.rows:
-                    if any(n is not None for n in r):
-                        _group(m, Group([r], "vector"), None, lines, got, restated, pending, found)
+        if isinstance(cells, Near):
+            _take_tentative(cells, got, found)
             continue
-        _group(m, g, cells, lines, got, restated, pending, found)
+        if len(g.numbers) >= 2 and g.role != "result":
+            cells = cells or by_label.restated(g, _taken(m)) or _align(m, g, lines)
+            if cells is not None:
+                _take(m, g, cells, got, restated, found)
+                continue
+            if _tentative_row(m, g, got, found):
+                continue
+        for n in g.numbers:
+            role = g.role if len(g.numbers) == 1 or g.role == "result" else "text"
+            _single(m, n, role, lines, got, restated,
+                    pending, found)
     _tentative(m, pending, got, found)
+    _divisors(m, groups, got, numbers, found)
     found.claims = _claims(m, got, numbers, found.tentative)
     return found
-
-
-def _group(m: Matcher, g: Group, cells, lines: dict, got, restated, pending, found):
-    """One group: placed whole (its cells, a block printed again, an alignment), as a
-    tentative row, or number by number."""
-    if len(g.numbers) >= 2 and g.role != "result":
-        cells = cells or _again(g, restated) or _align(m, g, lines)
-        if cells is not None:
-            _take(m, g, cells, got, restated, found)
-            return
-        if _tentative_row(m, g, got, found):
-            return
-    for n in g.numbers:
-        role = g.role if len(g.numbers) == 1 or g.role == "result" else "text"
-        _single(m, n, role, lines, got, restated, pending, found)
 
 
 def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbers):
     """The groups the text does not place by their label (those it does are taken, right
     or wrong: :mod:`symattn.article.by_label`; a 3-D printout's blocks by its family)."""
     family = by_label.families(m, groups, lines)
-    for g in groups:
+    placed = {id(g): cells for g in groups if id(g) not in family and g.numbers and not g.readings
+              and g.role not in ("operand", "factor")
+              and (cells := by_label.place(m, g, lines)) is not None}
+    labelled = [(g, placed[id(g)]) for g in groups if isinstance(placed.get(id(g)), dict)]
+    for k, g in enumerate(groups):
         if id(g) in family:
             numbers.update((id(n), n) for n in g.numbers)
             _take_family(m, *family[id(g)], got, found)
             continue
-        cells = by_label.place(m, g, lines) if g.numbers and not g.readings and \
-            g.role not in ("operand", "factor") else None
-        if isinstance(cells, by_label.Unsure):     # the label names it; the values do not say where
+        if isinstance(placed.get(id(g)), by_label.Unsure):   # named, but not where: unverified
             numbers.update((id(n), n) for n in g.numbers)
-            found.unmatched += _unsure(m, g, cells)
-        elif cells is None:
+            found.unmatched += _unsure(m, g, placed[id(g)])
+            continue
+        cells = placed.get(id(g)) or (by_label.restated(g, labelled) or _rounded_beside(
+            m, g, groups[k + 1] if k + 1 < len(groups) else None, placed, lines)
+            if g.numbers and not g.readings and g.role not in ("operand", "factor") else None)
+        if cells is None:
             yield g
         else:
             numbers.update((id(n), n) for n in g.numbers)
             _take(m, g, cells, got, restated, found)
+
+
+_APPROX_BETWEEN = re.compile(r"^(?:[\s$\]]|\\right\s*\]|\\end\{[bpv]?matrix\})*(?:≈|≒|\\approx)"
+                             r"[\s$]*(?:\\left\s*|\\begin\{[bpv]?matrix\})?[\[(]?\s*$")
+
+
+_OPERATED = re.compile(r"(?:[-+×·*/]|\\cdot|\\times)(?:[\s$\[(]|\\left|\\begin\{[bpv]?matrix\})*$")
+
+
+def _rounded_beside(m: Matcher, g: Group, h: Group | None, placed: dict, lines: dict):
+    """``[0.501, 0.249, 0.249] ≈ [0.50, 0.25, 0.25]``: a block followed on its line by ``≈``
+    and a block of its shape prints the entries that block prints (placed by its label or
+    its values), whatever its own values."""
+    if h is None or not h.numbers or len(g.numbers) < 2 or h.line != g.line or \
+            [len(r) for r in h.rows] != [len(r) for r in g.rows] or None in g.rows[0] or None in h.rows[0]:
+        return None
+    last, first = g.numbers[-1], h.numbers[0]
+    if not _APPROX_BETWEEN.match(fold(last.line_text[last.end:first.start])) or \
+            _OPERATED.search(fold(g.numbers[0].line_text[:g.numbers[0].start])):
+        return None                          # [0,1] + B ≈ C: B is an operand, not C
+    cells = placed.get(id(h)) or _align(m, h, lines)
+    if cells is None or any(c.name in m.spec.inputs for c, _ in cells.values()):
+        return None
+    return by_label.same_entries(g, h, cells)
 
 
 def _take_family(m: Matcher, cells: dict, right: set, got: dict, found: Found):
@@ -98,12 +122,69 @@ def _rows_apart(m: Matcher, groups, lines: dict):
             cells = by_label.whole_block(m, g)
             if cells is None and by_label.pattern(g):
                 continue                   # a mask or dropout pattern that prints no step
-        if len(g.rows) > 1 and not g.readings and cells is None and _block_of_a_shape(m, g):
-            yield g, BLOCK                 # no step's values: try it whole (a mistake may give it)
-        elif len(g.rows) > 1 and not g.readings and cells is None:
+        if cells is None and len(g.rows) > 1 and not g.readings:
+            cells = _near_block(m, g)
+        if len(g.rows) > 1 and not g.readings and cells is None:
             yield from ((Group([r], "vector"), None) for r in g.rows if any(n is not None for n in r))
         else:
             yield g, cells
+
+
+class Near(dict):
+    """Cells a block is tried on whole though it prints none of them right (tentative)."""
+
+
+def _near_block(m: Matcher, g: Group) -> Near | None:
+    """A block of several rows, none of which a step prints right, tried whole as rows of
+    the step it is nearest (every entry near its cell, :meth:`Matcher.near_row`; the rows
+    its ordinals name, if it has them): the checker keeps it only if it finds every number
+    carried, following from the article's wrong prints, or a known mistake."""
+    rows = g.rows
+    if len({len(r) for r in rows}) != 1 or any(n is None for r in rows for n in r):
+        return None
+    best = None
+    for name, t in m.spec.tensors.items():
+        if name in m.spec.inputs or m.approx.get(name) is None or t.shape[1] != len(rows[0]) \
+                or t.shape[0] < len(rows):
+            continue
+        starts = [g.ordinals[0] - 1] if g.ordinals else range(t.shape[0] - len(rows) + 1)
+        for i0 in starts:
+            cells = _cells(m, g, (name, i0, 0, "rows"))
+            if cells is None or not (all(m.near_row(n, c) for c, n in cells.values()) or
+                                     (len(rows) == t.shape[0] and _like(m, cells))):
+                continue                  # a mistake may change a whole step more than a quarter
+            err = sum(abs(m.approx[c.name][c.i][c.j] - m.value(n)) for c, n in cells.values())
+            if best is None or err < best[0]:
+                best = (err, cells)
+    return Near(best[1]) if best else None
+
+
+def _like(m: Matcher, cells: dict) -> bool:
+    """Could a mistake in the computation turn the entries into the printed numbers (with
+    decimals)? Each of one sign within a factor of 3 of its entry, or all in one ratio (a
+    missing scale: 8 at d_k = 64); zero for zero. A dropout printout (0 and 2.0 for 0.19)
+    is not."""
+    if any(n.integer or n.neg_inf for _, n in cells.values()):
+        return False
+    ratios = []
+    for x, v in ((m.approx[c.name][c.i][c.j], m.value(n)) for c, n in cells.values()):
+        if x is None:
+            return False
+        if abs(x) < 1e-12 or abs(v) < 1e-12:
+            if abs(x) < 1e-12 and abs(v) < 1e-12:
+                continue
+            return False
+        ratios.append(v / x)
+    if not ratios:
+        return False
+    return all(1 / 3 <= r <= 3 for r in ratios) or max(ratios) - min(ratios) <= 0.01 * abs(ratios[0])
+
+
+def _take_tentative(cells: dict, got: dict, found: Found):
+    for c, n in cells.values():
+        got[id(n)] = c
+        found.pending[(n.line, n.column)] = n
+    found.rows.append({(n.line, n.column) for _, n in cells.values()})
 
 
 def _reading(m: Matcher, g: Group) -> list:
@@ -130,6 +211,7 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
             if len(g.rows) == 1:
                 places[(c.name, c.i - p, c.j, "col")] = None
     fits = []
+    computed = _computed(g)
     for place in places:
         cells = _cells(m, g, place)
         if cells is None or _surely_off(m, cells):
@@ -145,7 +227,8 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
         if g.numbers[0].approximate:            # ≈ [1, 0]: not an entry that is [1, 0] exactly
             exact = -exact
         said = m.hints.get(place[0]) == g.numbers[0].line      # the spec says it is printed here
-        fits.append(((ok, said, exact, _full(m, g, place), place[3] == "rows"), place, cells))
+        step = computed and place[0] not in m.spec.inputs
+        fits.append(((ok, said, step, _full(m, g, place), exact, place[3] == "rows"), place, cells))
     if not fits:
         return None
     top = max(f[0] for f in fits)               # then what the text says, for the best fits only
@@ -158,6 +241,21 @@ def _align(m: Matcher, g: Group, lines: dict) -> dict | None:
                 place[0] not in m.spec.inputs,  # a step equal to an input: the step
                 m.line_score(first, place[0]), -m.order[place[0]])
     return max((f for f in fits if f[0] == top), key=key)[2]
+
+
+_CONTINUES = re.compile(r"^[\s$&]*=\s*(?:\\left\s*)?[\[(]\s*$")
+
+
+_FACTOR_AFTER = re.compile(r"^(?:[\s\])]|\\right\s*\]|\\[,;! ])*(?:[⋅·×*@]|\\cdot|\\times)")
+
+
+def _computed(g: Group) -> bool:
+    """Is the block the value a computation reaches, on a line that continues it (``= [0,
+    1.0] + …`` under ``0.50 × [0,2] + …``; not a factor, ``= [0.8, 1.2] ⋅ W``)? Then it is a step's value rather than an
+    input's, even where an input has exactly its numbers."""
+    first, last = g.numbers[0], g.numbers[-1]
+    return len(g.rows) == 1 and bool(_CONTINUES.match(fold(first.line_text[:first.start]))) and \
+        not _FACTOR_AFTER.match(fold(last.line_text[last.end:]))      # = [0.8, 1.2] ⋅ W: x
 
 
 def _full(m: Matcher, g: Group, place) -> bool:
@@ -194,65 +292,6 @@ def _tentative_row(m: Matcher, g: Group, got: dict, found: Found) -> bool:
         found.pending[(n.line, n.column)] = n
     found.rows.append({(n.line, n.column) for _, n in best.values()})
     return True
-
-
-BLOCK = object()          # _rows_apart: a block no step's values place, to try whole
-
-
-def _block_shape_steps(m: Matcher, g: Group) -> list:
-    """The steps (not inputs) of the block's shape, for a block of several rows of numbers
-    with decimals."""
-    rows = g.rows
-    if len({len(r) for r in rows}) != 1 or any(n is None or n.integer or n.neg_inf
-                                                 for r in rows for n in r):
-        return []
-    shape = (len(rows), len(rows[0]))
-    return [name for name, t in m.spec.tensors.items() if t.shape == shape and
-            name not in m.spec.inputs and m.approx.get(name) is not None]
-
-
-def _block_of_a_shape(m: Matcher, g: Group) -> bool:
-    return bool(_block_shape_steps(m, g))
-
-
-def _tentative_block(m: Matcher, g: Group, got: dict, found: Found) -> bool:
-    """A block of a step's shape that no step's values place: tentative claims on the step
-    of that shape it is nearest, entry by entry (kept only if the checker finds every
-    number carried or reproduced by a known mistake: a block printed without 1/√d_k)."""
-    best = None
-    for name in _block_shape_steps(m, g):
-        cells = {id(n): (Cell(name, i, j), n) for i, r in enumerate(g.rows) for j, n in enumerate(r)}
-        pairs = [(m.approx[name][c.i][c.j], m.value(n)) for c, n in cells.values()]
-        if not _like(pairs):
-            continue
-        err = sum(abs(x - v) for x, v in pairs)
-        if best is None or err < best[0]:
-            best = (err, cells)
-    if best is None:
-        return False
-    for c, n in best[1].values():
-        got[id(n)] = c
-        found.pending[(n.line, n.column)] = n
-    found.rows.append({(n.line, n.column) for _, n in best[1].values()})
-    return True
-
-
-def _like(pairs: list) -> bool:
-    """Could a mistake in the computation turn the entries into the printed numbers? Each
-    pair (entry, print) of one sign within a factor of 3, or all in one ratio (a missing
-    scale); zero for zero. A dropout printout (0 and 2.0 for 0.19) is not."""
-    ratios = []
-    for x, v in pairs:
-        if x is None:
-            return False
-        if abs(x) < 1e-12 or abs(v) < 1e-12:
-            if abs(x) < 1e-12 and abs(v) < 1e-12:
-                continue
-            return False
-        ratios.append(v / x)
-    if not ratios:
-        return False
-    return all(1 / 3 <= r <= 3 for r in ratios) or max(ratios) - min(ratios) <= 0.01 * abs(ratios[0])
 
 
 def _surely_off(m: Matcher, cells: dict) -> bool:
@@ -292,25 +331,49 @@ def _take(m, g, cells, got, restated, found):
             continue
         got[id(n)] = c
         restated.setdefault(n.printed, c)
-    for row in [g.numbers] + (g.rows if len(g.rows) > 1 else []):
-        row = [n for n in row if n is not None]
-        if _distinctive(row) and all(id(n) in cells for n in row):
-            restated.setdefault(tuple(n.printed for n in row), [cells[id(n)][0] for n in row])
+    if len(g.numbers) >= 2:
+        _taken(m).append((g, cells))
 
 
-def _distinctive(row: list) -> bool:
-    """Is this run of printed numbers too particular to be printed again by chance (two
-    or more with decimals, five significant digits in all)?"""
-    return len(row) >= 2 and not any(n.integer for n in row) and \
-        sum(_significant(n) for n in row) >= 5
+def _taken(m: Matcher) -> list:
+    """The blocks placed so far, with their cells (a block printed again prints them)."""
+    return m.__dict__.setdefault("_taken_blocks", [])
 
 
-def _again(g: Group, restated: dict) -> dict | None:
-    """A block that prints, number for number, a block already placed: the same entries
-    (``So the weights are [0.71, 0.23, 0.06]`` after ``P = [0.71, 0.23, 0.06]``)."""
-    row = [n for n in g.numbers]
-    cells = restated.get(tuple(n.printed for n in row)) if _distinctive(row) else None
-    return {id(n): (c, n) for n, c in zip(row, cells)} if cells else None
+# -- the divisor of a printed division ------------------------------------------------------
+_FRAC_DENOMINATOR = re.compile(r"\}\s*\{\s*$")
+_OVER = re.compile(r"(?<![/\w])/\s*$")
+_THEN_EQUALS = re.compile(r"^\s*\}?\s*=")
+
+
+def _divisors(m: Matcher, groups: list, got: dict, numbers: dict, found: Found):
+    """``\\frac{[1, 1, 1, 1]}{2} = [0.5, …]`` or ``[1, 1] / 2 = […]``: a lone number left
+    unassigned that divides a block whose result, right after ``=``, prints a step
+    ``X / d`` with ``d`` a single number: it prints ``d`` (right or wrong)."""
+    from ..spec.expr import BinOp, Name
+    trees = {s.name: s.tree for s in m.spec.steps}
+    for k, g in enumerate(groups[:-1]):
+        if len(g.numbers) != 1 or id(g.numbers[0]) in got:
+            continue
+        n, h = g.numbers[0], groups[k + 1]
+        text = fold(n.line_text)
+        frac = _FRAC_DENOMINATOR.search(text[:n.start]) and text[n.end:].lstrip().startswith("}")
+        if not (frac or _OVER.search(text[:n.start])) or not _THEN_EQUALS.match(text[n.end:]) or \
+                not h.numbers or h.line != n.line:
+            continue
+        r = h.numbers[0]
+        c = got.get(id(r)) if (r.line, r.column) not in found.pending else None
+        tree = trees.get(c.name) if c is not None else None
+        if not (isinstance(tree, BinOp) and tree.op == "/" and isinstance(tree.right, Name)):
+            continue
+        d = tree.right.id
+        if m.spec.tensors[d].shape != (1, 1):
+            continue
+        numbers[id(n)] = n
+        if d in m.spec.inputs:
+            found.inputs.append(n)
+        else:
+            got[id(n)] = Cell(d, 0, 0)
 
 
 # -- lone numbers ----------------------------------------------------------------------
@@ -320,7 +383,7 @@ def _single(m, n, role, lines, got, restated, pending, found):
         return                               # T = 0.5, ε = 1e-5: what the example is given
     cands = m.correct(n)
     if not cands:
-        c = restated.get(n.printed) if _significant(n) >= 3 else None
+        c = restated.get(n.printed) if n.significant >= 3 else None
         if c is not None:
             got[id(n)] = c
         elif _looks_like_claim(n, role):
@@ -379,10 +442,6 @@ def _best_named(m: Matcher, n: Number, cands: list, text: str) -> list:
     score = {name: m._name_score(n, name, text) for name in {c.name for c in cands}}
     top = max(score.values())
     return [c for c in cands if score[c.name] >= top - 2]
-
-
-def _significant(n: Number) -> int:
-    return len(n.printed.split("e")[0].strip("-%").replace(".", "").lstrip("0"))
 
 
 def _looks_like_claim(n: Number, role: str) -> bool:

@@ -13,13 +13,14 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .labels import (Target, Index, label_text, assignment_above, by_caption, caption_above,
-                     parameter, parse, resolve)
+from .labels import (Target, Index, label_text, assignment_above, by_caption, by_name,
+                     caption_above, label_after, parameter, parse, resolve)
 from . import rows_named
 from .match import Cell, Matcher
 from .tokens import fold
 
 _AFTER_OP = re.compile(r"(?:=|≈|⋅|·|×|\*|@|\+|\\cdot|\\times|\\approx|\s-\s)")
+_EMPHASIS = re.compile(r"\*\*|(?:(?<=\s)|^)\*(?=\w)|(?<=\w)\*(?=[\s.,;:!?]|$)")   # Markdown *word*
 _CLOSERS = re.compile(r"\\end\{[A-Za-z*]+\}|\\right[\])]?|\\[,;!]|\\\\")
 _OPENS_LINE = re.compile(r"^[\s#>*`$|]*(?:tensor\(|array\(|\\begin\{[bpvBV]?matrix\}|[\[(])*\s*$")
 
@@ -137,6 +138,38 @@ def scalar_said(m: Matcher, n) -> Cell | None:
     return c if named[0].tensor not in m.spec.inputs and m.approx.get(c.name) and m.near_miss(n, c) else None
 
 
+RESTATED_WITHIN = 6              # lines between a block and the labelled one it repeats
+
+
+def restated(g, placed: list) -> dict | None:
+    """The cells of a placed block that prints exactly what ``g`` prints (two or more
+    numbers, not all whole), a few lines away or, when ``g`` is too particular to be printed
+    again by chance, anywhere: ``= [2.0, 7.0, 1.5]`` under a sum, then "the resulting vector
+    [2.0, 7.0, 1.5] is Output 1"; ``P = [0.71, 0.23, 0.06]``, then the same in prose: the
+    same entries, right or wrong."""
+    printed = [[n and n.printed for n in r] for r in g.rows]
+    if len(g.numbers) < 2 or all(n.integer for n in g.numbers):
+        return None
+    anywhere = _distinctive(g.numbers)
+    for h, cells in placed:
+        if (anywhere or abs(h.line - g.line) <= RESTATED_WITHIN) and h is not g and \
+                [[n and n.printed for n in r] for r in h.rows] == printed:
+            return same_entries(g, h, cells)
+    return None
+
+
+def _distinctive(numbers: list) -> bool:
+    """Too particular to be printed again by chance: all with decimals, five significant
+    digits in all."""
+    return not any(n.integer for n in numbers) and sum(n.significant for n in numbers) >= 5
+
+
+def same_entries(g, h, cells: dict) -> dict:
+    """The cells of block ``h`` (``cells``, as placed) for block ``g`` of its shape, number
+    by number: ``g`` prints what ``h`` prints."""
+    return {id(n): (cells[id(k)][0], n) for n, k in zip(g.numbers, h.numbers) if id(k) in cells}
+
+
 def _by_index(t: Target) -> bool:
     return isinstance(t.row, Index) or isinstance(t.col, Index)
 
@@ -166,7 +199,10 @@ def _targets(m: Matcher, g, lines: dict) -> tuple[list, int | None, bool]:
         if got or " " not in lhs.strip() or not re.search(re.escape(lhs) + r"\s*[:：]", fold(text)):
             return got, None, weak
         caption = lhs                               # Original stds per token: tensor([…])
-    return (by_caption(caption, m.spec) if caption else []), None, False
+    if caption:
+        return by_caption(caption, m.spec), None, False
+    after = label_after(text, g.numbers[-1].end) if lhs is None else None
+    return (by_name(after, m.spec) if after else []), None, False
 
 
 def _assigned(m: Matcher, source: dict, name: str) -> int:
@@ -209,7 +245,7 @@ def _ends_chain(g) -> bool:
     last = g.numbers[-1]
     after = _CLOSERS.sub(" ", fold(last.line_text[last.end:]))
     after = after.split("#")[0] if "#" in after else after
-    return _AFTER_OP.search(after) is None
+    return _AFTER_OP.search(_EMPHASIS.sub("", after)) is None
 
 
 def _fit(m: Matcher, t: Target, g, table_row: int | None) -> dict | None:

@@ -32,6 +32,7 @@ KEPT = ("carried", "consistent")          # a tentative claim stays only as thes
 PRINTING = ("digit slip", "adjacent digits", "minus sign", "the value of the neighbouring",
             "last entry adjusted", "restates", "contradicts", "rounded with", "follows from",
             "carried from")
+FOLLOWS = "follows from"                  # recomputed from wrong prints: a row's evidence
 
 
 @dataclass
@@ -163,14 +164,14 @@ def _check(spec: Spec, f, diagnose: bool):
 
 
 def _not_kept(f, records: dict) -> set:
-    """The tentative claims to drop: a lone number unless carried; a row or block unless
-    each of its numbers is right, carried or reproduced by a known mistake in the
-    computation."""
+    """The tentative claims to drop: a lone number unless carried; a row or block unless each
+    of its numbers is right, carried, follows from the article's wrong prints (recomputed from them, as
+    carried is from its right ones) or is reproduced by a known mistake in the computation."""
     def kept(k, mistakes: bool) -> bool:
         r = records.get(k)                       # None: the claim went to another example
         return r is None or r.verdict in KEPT or (mistakes and r.verdict == "correct") or (
-            mistakes and r.verdict == "wrong" and any(not d.startswith(PRINTING)
-                                                      for d in r.diagnosis or ()))
+            mistakes and r.verdict == "wrong" and any(
+                not d.startswith(PRINTING) or d.startswith(FOLLOWS) for d in r.diagnosis or ()))
     in_rows = set().union(*f.rows) if f.rows else set()
     bad = {k for k in f.tentative - in_rows if not kept(k, False)}
     for row in f.rows:

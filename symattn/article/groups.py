@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from .source import Line
 from .glued import glued_rows, readings
+from .labels import label_text, parse
 from .tokens import Number, numbers_in, fold
 
 _MATRIX_ENV = re.compile(r"\\(begin|end)\{([bpvBV]?matrix|smallmatrix|array)\*?\}(\{[^}]*\})?")
@@ -38,6 +39,7 @@ class Group:
     role: str = "vector"                # vector | matrix | list | result | factor | operand | text | glued
     numbers: list = field(default_factory=list)
     readings: list | None = None        # glued cells: every way they split, fewest first
+    ordinals: tuple | None = None       # stacked results: the 1-based rows their lines name
 
     def __post_init__(self):
         self.numbers = [n for r in self.rows for n in r if n is not None]
@@ -92,7 +94,7 @@ def groups_of(lines: list[Line]) -> list[Group]:
     _flush_table(table, out)
     while stack:
         _close(stack, out)
-    return out
+    return _stacked(_terms(out))
 
 
 def _glued_row(line: Line, nums: list, span: tuple, out: list) -> list:
@@ -267,3 +269,113 @@ def _role(s: str, n: Number) -> str:
     if (before and before[-1] in "+-") or op_after:
         return "operand"
     return "text"
+
+
+# -- equations stacked on consecutive lines -------------------------------------------------
+_ORDINAL = re.compile(r"^\W*?(\d+)\s*[:.)]\s")
+_SKELETON = re.compile(r"\d+(?:\.\d*)?(?:e[-+]?\d+)?")
+_ENDS_EQUATION = re.compile(r"=\s*[\[(]\s*$")
+_COMMENT = re.compile(r"(?<=\S)\s+#\s.*$")                # a trailing comment
+
+
+def _stacked(out: list) -> list:
+    """``out`` with the results of parallel equations on consecutive lines as one block:
+    ``1: 0.0 * [1, 2, 3] = [0.0, 0.0, 0.0]`` over ``2: 0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]``
+    print rows 1 and 2 of one matrix (the lines read alike but for their numbers, each ends
+    with a bracketed result after ``=``, and no name on the left labels it). Ordinals that
+    open the lines (``1:``, ``2:`` …) name the rows and print nothing themselves."""
+    runs, run = [], []
+    for k, g in enumerate(out):
+        key = _equation_result(g)
+        if key is None:
+            continue
+        if run and key[1:] == run[-1][1][1:] and key[0] == run[-1][1][0] + 1:
+            run.append((k, key))
+            continue
+        if len(run) > 1:
+            runs.append(run)
+        run = [(k, key)]
+    if len(run) > 1:
+        runs.append(run)
+    drop, merged = set(), {}
+    for run in runs:
+        rows = [out[k] for k, _ in run]
+        ordinals = tuple(_ordinal(g) for g in rows)
+        named = None not in ordinals and list(ordinals) == list(range(ordinals[0], ordinals[0] + len(rows)))
+        block = Group([g.rows[0] for g in rows], "matrix", ordinals=ordinals if named else None)
+        drop.update(k for k, _ in run[:-1])
+        merged[run[-1][0]] = block
+        if named:
+            lines = {g.line for g in rows}
+            drop.update(k for k, g in enumerate(out) if len(g.numbers) == 1 and g.line in lines
+                        and _is_ordinal(g.numbers[0]))
+    return [merged.get(k, g) for k, g in enumerate(out) if k not in drop]
+
+
+def _equation_result(g: Group):
+    """(line, skeleton, width) for a one-row bracketed result that ends its line's
+    equation, whose left side names nothing (its text, numbers as ``#``); else None."""
+    if g.role != "vector" or len(g.rows) != 1 or len(g.numbers) < 2 or None in g.rows[0]:
+        return None
+    first, last = g.numbers[0], g.numbers[-1]
+    text = fold(first.line_text)
+    if any(n.line != first.line for n in g.numbers) or not _ENDS_EQUATION.search(text[:first.start]):
+        return None
+    if re.search(r"[\w=+*/×·]", _COMMENT.sub("", text[last.end:]).strip(" \t])},;")):
+        return None                                  # something is computed from it after it
+    lhs = label_text(first.line_text, first.start)
+    if lhs is not None and parse(lhs) is not None:
+        return None                                  # q_1 = […]: its label places it
+    skeleton = " ".join(_SKELETON.sub("#", _COMMENT.sub("", text)).split())
+    return first.line, skeleton, len(g.numbers)
+
+
+def _ordinal(g: Group) -> int | None:
+    hit = _ORDINAL.match(fold(g.numbers[0].line_text))
+    return int(hit.group(1)) if hit else None
+
+
+def _is_ordinal(n: Number) -> bool:
+    hit = _ORDINAL.match(fold(n.line_text))
+    return hit is not None and hit.start(1) == n.start
+
+
+# -- the terms of a sum written out between two = ------------------------------------------
+_PLUS = re.compile(r"^(?:\s|\\[,;: ])*\+(?:\s|\\[,;: ])*$")
+_EQ_BEFORE = re.compile(r"=(?:\s|\\[,;: ])*$")
+_EQ_AFTER = re.compile(r"^(?:\s|\\[,;: ])*=")
+MIN_TERMS = 3
+
+
+def _terms(out: list) -> list:
+    """``out`` with the terms of a sum written out between two ``=`` as one row: ``… =
+    0.5 + 1 + 1.5 + 2 = 5`` prints four entries (the products summed, a step's entries),
+    read together as a block is; three terms or more, lone numbers only, ``+`` alone
+    between them."""
+    res, k = [], 0
+    while k < len(out):
+        run = [out[k]]
+        while k + len(run) < len(out) and _next_term(run[-1], out[k + len(run)]):
+            run.append(out[k + len(run)])
+        nums = [g.numbers[0] for g in run]
+        if len(run) >= MIN_TERMS and _lone(run[0]) and \
+                _EQ_BEFORE.search(fold(nums[0].line_text[:nums[0].start])) and \
+                _EQ_AFTER.match(fold(nums[-1].line_text[nums[-1].end:])):
+            res.append(Group([nums], "vector"))
+            k += len(run)
+            continue
+        res.append(out[k])
+        k += 1
+    return res
+
+
+def _lone(g: Group) -> bool:
+    return len(g.rows) == 1 and len(g.rows[0]) == 1 and bool(g.numbers) and not g.readings \
+        and g.role != "factor"
+
+
+def _next_term(a: Group, b: Group) -> bool:
+    if not (_lone(a) and _lone(b)):
+        return False
+    x, y = a.numbers[0], b.numbers[0]
+    return x.line == y.line and x.end <= y.start and bool(_PLUS.match(fold(x.line_text[x.end:y.start])))

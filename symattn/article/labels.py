@@ -353,3 +353,23 @@ def _phrases(step) -> list:
 def _caption_score(words: set, phrase: list) -> tuple:
     hit = sum(w in words for w in phrase)
     return (hit, hit - len(phrase)) if hit else (0, 0)
+
+
+# A name written after the block it labels: ``[2.0, 7.0, 1.5] (dark green) is Output 1``.
+_NAMED_AFTER = re.compile(r"^\s*(?:\([^()]{0,60}\)\s*)?(?:is|are|gives|makes|equals|=|→)\s+"
+                          r"(?:the\s+|our\s+)?(?P<name>[^\W\d][\w ]{0,30}?)\s*(?:[,.;:()]|$)", re.I)
+
+
+def label_after(text: str, end: int) -> str | None:
+    """The name a sentence gives the block that ends at ``end`` after it (``… is Output
+    1``, ``… are the weights``), or None."""
+    hit = _NAMED_AFTER.match(text[end:].lstrip("])"))
+    return hit.group("name").strip() if hit else None
+
+
+def by_name(words: str, spec) -> list[Target]:
+    """The tensor a name written in words is (``Output 1`` for the step ``output1``,
+    ``attn scores`` for ``attn_scores``: case, spaces and underscores aside), or none."""
+    key = re.sub(r"[\s_-]+", "", words.lower())
+    return [Target(t, None, None, False, True) for t in spec.tensors
+            if re.sub(r"[\s_-]+", "", t.lower()) == key]

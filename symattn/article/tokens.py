@@ -97,6 +97,11 @@ class Number:
     approx: float | None = None     # the matcher's float of the value (memo)
     half: float | None = None       # the matcher's half unit of the last place (memo)
 
+    @property
+    def significant(self) -> int:
+        """Its significant digits as printed (``0.0900``: 3)."""
+        return len(self.printed.split("e")[0].strip("-%").replace(".", "").lstrip("0"))
+
 
 def fold(text: str) -> str:
     """Full-width digits and signs, minus signs and odd spaces as ASCII, same length."""
