@@ -3,14 +3,17 @@ numbers by value, then by the words around them; the rest carried or unmatched."
 
 from __future__ import annotations
 
+import re
+
 from . import by_label
 from .groups import Group
-from .match import Matcher, Cell, Found, Unmatched, NEAR
-from .tokens import Number
+from .match import Matcher, Cell, Found, Unmatched, NEAR, _names
+from .tokens import Number, fold
 from ..spec.load import Claim
 
 MAX_SEEDS = 6                     # numbers of a group looked at to propose alignments
 MAX_PLACES = 60                  # alignments tried from one number
+_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
 STRONG_KEYS = 5                   # of a lone number's ranking: what the text says (see _single)
 
 
@@ -20,6 +23,7 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
     pending: list[Number] = []
     found = Found()
     numbers = {}
+    _whole_blocks(groups)
     for g, cells in _rows_apart(m, _labelled(m, groups, lines, got, restated, found, numbers),
                                 lines):
         if g.readings:                     # a table's cells: results, not operands
@@ -221,6 +225,8 @@ def _take(m, g, cells, got, restated, found):
 def _single(m, n, role, lines, got, restated, pending, found):
     text = n.line_text
     cands = m.correct(n)
+    whole = [] if cands else _rounded_whole(m, n, text)
+    cands = cands or whole
     if not cands:
         c = restated.get(n.printed) if _significant(n) >= 3 else None
         if c is not None:
@@ -230,7 +236,7 @@ def _single(m, n, role, lines, got, restated, pending, found):
         return
     prefer_input = role in ("operand", "text", "factor")
     cands = _best_named(m, n, cands, text)
-    if n.integer:                # "3 tokens", "d_k = 2", 1×0: an integer needs its step named
+    if n.integer and not whole:  # "3 tokens", "d_k = 2", 1×0: an integer needs its step named
         cands = [c for c in cands if c.name in m.spec.inputs or m.here(n, c.name) or (
             m.context_score(n, c, text) if role == "result" else m._name_score(n, c.name, text))]
         if not cands:
@@ -256,6 +262,16 @@ def _single(m, n, role, lines, got, restated, pending, found):
     got[id(n)] = best
     m.saw(n, best)
     restated.setdefault(n.printed, best)
+
+
+def _rounded_whole(m: Matcher, n: Number, text: str) -> list:
+    """A whole number of two or more digits in a sentence that names a step, the step's
+    entry rounded to it (``The perplexity … that'd be 48,725 words``): that entry."""
+    if not n.integer or _significant(n) < 2:
+        return []
+    sentence = _SENTENCE.split(fold(text[:n.start]))[-1]
+    return [c for c in m.correct(n, loose=True)
+            if c.name not in m.spec.inputs and _names(sentence, c.name)]
 
 
 def _ambiguous(m: Matcher, n: Number, cands: list, best, key) -> bool:
@@ -341,14 +357,37 @@ def _claims(m: Matcher, got: dict, numbers: dict, tentative=frozenset()) -> list
         whole = [c.j for _, c in items] == list(range(t.shape[1])) and len(items) > 1 and \
             not any((n.line, n.column) in tentative for n, _ in items)
         if whole:
-            printed = "[" + ", ".join(n.printed for n, _ in items) + "]"
+            printed = "[" + ", ".join(_as_printed(n) for n, _ in items) + "]"
             out.append(_claim(len(out), name, _key(t.rows, i), printed, line,
                               tuple(n.column for n, _ in items)))
             continue
         for n, c in items:
-            out.append(_claim(len(out), name, [_key(t.rows, c.i), _key(t.cols, c.j)], n.printed,
+            out.append(_claim(len(out), name, [_key(t.rows, c.i), _key(t.cols, c.j)], _as_printed(n),
                               line, (n.column,)))
     return out
+
+
+def _whole_blocks(groups: list):
+    """Mark the numbers of printouts whose every entry is a whole float (``[[2., 4.],
+    [4., 16.]]``: an integer-valued tensor, its entries the integers 2, 4, 16)."""
+    for g in groups:
+        if len(g.numbers) > 1 and all(n.text.endswith(".") and not n.integer for n in g.numbers):
+            for n in g.numbers:
+                n.whole_block = True
+
+
+_PRINTOUT_NEXT = re.compile(r"\s*(?:[,\])]|-?\d)")
+
+
+def _as_printed(n: Number) -> str:
+    """The claim's printed text: a printout's whole float keeps its point (``tensor(1.)``,
+    NumPy's ``0.`` among ``0.84147098``), a sentence's full stop does not (``… is 48,725.``),
+    nor does an integer-valued printout (``[[2., 4.], [4., 16.]]`` prints 16). The checker
+    reads ``1.`` as it reads ``1`` (:func:`symattn.claims.check.precision`)."""
+    if n.text.endswith(".") and not n.printed.endswith(".") and not n.whole_block and \
+            _PRINTOUT_NEXT.match(n.line_text, n.end):
+        return n.printed + "."
+    return n.printed
 
 
 def _key(labels, i):

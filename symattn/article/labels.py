@@ -102,14 +102,18 @@ def assignment_above(lines: dict, line: int, back: int = 3) -> str | None:
     return None
 
 
+_FENCE = re.compile(r"^\s*(?:```+|~~~+)[\w+-]*\s*$")
+
+
 def _above(lines: dict, line: int, count: int):
     """The ``count`` non-blank lines above ``line``, nearest first (a notebook's output
-    follows its cell's code across a gap in the line numbers)."""
+    follows its cell's code across a gap in the line numbers; a Markdown output block
+    follows its code block across the fences)."""
     k, seen = line - 1, 0
     while seen < count and k > line - 1000:
         ln = lines.get(k)
         k -= 1
-        if ln is not None and ln.text.strip():
+        if ln is not None and ln.text.strip() and not _FENCE.match(ln.text):
             seen += 1
             yield ln
 
