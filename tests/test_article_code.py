@@ -8,6 +8,8 @@ fractions from the inputs, never by symattn."""
 from __future__ import annotations
 
 
+from fractions import Fraction
+
 import mpmath
 
 from test_article_labels import at, check
@@ -91,3 +93,126 @@ def test_a_printouts_whole_float_keeps_its_point_and_is_checked_as_the_whole_num
     out = check(tmp_path, SUMS, json.dumps(nb), name="post.ipynb")
     got = sorted((c["step"], c["printed"], c["verdict"]) for c in out["claims"])
     assert got == [("A_sum", "1", "correct"), ("A_sum", "1", "correct"), ("A_sum", "1.", "correct")]
+
+
+STDS = """
+[example]
+id = "stds"
+source = "post.md"
+[inputs]
+batch = { value = [[4, 3, 1], [0, 2, 0]] }
+[[steps]]
+name = "out"
+expr = "layer_norm(batch, eps=0)"
+[[steps]]
+name = "out_std"
+expr = "sqrt(var(concat(out[0], out[1]), ddof=1))"
+[[steps]]
+name = "row_std"
+expr = "sqrt(var(out[0], ddof=1))"
+"""
+
+
+def _std(xs, ddof):
+    mu = sum(xs) / len(xs)
+    return mpmath.sqrt(sum((x - mu) ** 2 for x in xs) / (len(xs) - ddof))
+
+
+def test_a_method_printed_names_the_step_of_the_two_names_and_keyword_arguments_end_nothing(tmp_path):
+    """`print(out.std())` over `# tensor(1.2247, dtype=torch.float32)` prints `out_std`
+    (exact 1.0954…): wrong, although another step (`row_std`) has the value 1.2247."""
+    rows = [[mpmath.mpf(x) for x in r] for r in ([4, 3, 1], [0, 2, 0])]
+    out = [[(x - sum(r) / 3) / _std(r, 0) for x in r] for r in rows]
+    assert f"{float(_std(out[0] + out[1], 1)):.4f}" == "1.0954"
+    assert f"{float(_std(out[0], 1)):.4f}" == "1.2247"
+    article = ("```python\nprint(out.std())\n# tensor(1.0954, dtype=torch.float32)\n"
+               "print(out.std())\n# tensor(1.2247, dtype=torch.float32)\n```\n")
+    got = check(tmp_path, STDS, article)
+    assert at(got, 3) == [("out_std", ["0", "0"], "1.0954", "correct")]
+    assert at(got, 5) == [("out_std", ["0", "0"], "1.2247", "wrong")]
+
+
+HELLO = """
+[example]
+id = "hello"
+source = "post.md"
+tokens = ["Hello"]
+[inputs]
+x = { value = [[0.1, 0.3, -0.2, 0.8]], rows = "tokens" }
+[[steps]]
+name = "mean_h"
+expr = "mean(x)"
+[[steps]]
+name = "var_h"
+expr = "var(x, ddof=0)"
+[[steps]]
+name = "std_h"
+expr = "sqrt(var_h)"
+[[steps]]
+name = "std_sq"
+expr = "std_h ** 2"
+"""
+
+
+def test_a_line_of_hand_arithmetic_in_a_code_block_is_read(tmp_path):
+    """`std_dev = √0.1325 = 0.364` in a ```python block is no Python (√): it works the
+    step out, its result a claim on `std_h` (`std_dev`: `dev` is a word of the program's
+    name, not a subscript). A plain assignment `eps = 0.364` stays program text."""
+    xs = [Fraction(s) for s in ("0.1", "0.3", "-0.2", "0.8")]
+    var = sum((x - sum(xs) / 4) ** 2 for x in xs) / 4
+    assert var == Fraction(53, 400)
+    assert f"{float(mpmath.sqrt(mpmath.mpf(53) / 400)):.3f}" == "0.364"
+    article = "```python\nstd_dev = √0.1325 = 0.364\neps = 0.364\n```\n"
+    out = check(tmp_path, HELLO, article)
+    assert ("std_h", ["Hello", "0"], "0.364", "correct") in at(out, 2)
+    assert at(out, 3) == []
+
+
+RANGES = """
+[example]
+id = "ranges"
+source = "post.md"
+tokens = ["Hello", "how"]
+[inputs]
+emb = { value = [[0.1, 0.3, -0.2, 0.8], [0.5, -0.3, 0.2, 0.6]], rows = "tokens" }
+u = [[5, 6, 7, 8]]
+[[steps]]
+name = "normed"
+expr = "(emb - mean(emb)) / sqrt(var(emb, ddof=0))"
+[[steps]]
+name = "ranges"
+expr = "max(normed) + max(-normed)"
+[[steps]]
+name = "mean_u"
+expr = "mean(u)"
+"""
+
+
+def _normed(row):
+    xs = [mpmath.mpf(x) for x in row]
+    mu = sum(xs) / len(xs)
+    sd = mpmath.sqrt(sum((x - mu) ** 2 for x in xs) / len(xs))
+    return [(x - mu) / sd for x in xs]
+
+
+def test_a_trailing_comment_that_labels_a_number_speaks_of_its_lines_vector(tmp_path):
+    """`"how" : [0.71, …]  # Range: ~2.88`: the comment labels a number (`Range` names the
+    step `ranges`, the line's lead its row `how`); ~ with decimals still says its places,
+    so 2.88 is wrong (exact 2.571…). The same label beside the raw embedding (`Range: 1.0`)
+    speaks of another vector: `ranges` is not computed from it, so it is no claim there.
+    A program line's labelling comment is read too (`u = [5, 6, 7, 8]  # Mean=6.5`)."""
+    hello, how = _normed(["0.1", "0.3", "-0.2", "0.8"]), _normed(["0.5", "-0.3", "0.2", "0.6"])
+    assert f"{float(max(hello) - min(hello)):.2f}" == "2.75"
+    assert f"{float(max(how) - min(how)):.2f}" == "2.57"
+    article = ("```python\n"
+               '"Hello": [0.1, 0.3, -0.2, 0.8]     # Range: 1.0, mostly positive\n'
+               '"how"  : [0.5, -0.3, 0.2, 0.6]     # Range: 0.9, mixed signs\n'
+               "\n"
+               '"Hello": [-0.41, 0.14, -1.24, 1.51]  # Range: ~2.75, balanced around 0\n'
+               '"how"  : [0.71, -1.57, -0.14, 1.00]  # Range: ~2.88, balanced around 0\n'
+               "u = [5, 6, 7, 8]        # Mean=6.5, tilted toward positive\n```\n")
+    out = check(tmp_path, RANGES, article)
+    ranges = {c["line"]: (c["at"], c["printed"], c["verdict"]) for c in out["claims"] if c["step"] == "ranges"}
+    assert ranges == {5: (["Hello", "0"], "2.75", "correct"), 6: (["how", "0"], "2.88", "wrong")}
+    assert at(out, 7) == [("mean_u", ["0", "0"], "6.5", "correct")]
+    assert not [c for c in out["claims"] if c["line"] in (2, 3) and c["verdict"] == "wrong"]

@@ -16,10 +16,13 @@ from .labels import (Target, Index, label_text, assignment_above, by_caption, ca
                      parse, resolve)
 from . import rows_named
 from .match import Cell, Matcher
-from .tokens import fold
+from .code import without_comment
+from .tokens import fold, numbers_in
+from ..spec.expr import names
 
 _AFTER_OP = re.compile(r"(?:=|≈|⋅|·|×|\*|@|\+|\\cdot|\\times|\\approx|\s-\s)")
 _CLOSERS = re.compile(r"\\end\{[A-Za-z*]+\}|\\right[\])]?|\\[,;!]|\\\\")
+_KWARG = re.compile(r",\s*[A-Za-z_]\w*=[^,()\[\]]*")   # tensor(1.2, dtype=torch.float32)
 _OPENS_LINE = re.compile(r"^[\s#>*`$|]*(?:tensor\(|array\(|\\begin\{[bpvBV]?matrix\}|[\[(])*\s*$")
 
 
@@ -33,14 +36,19 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
     if not targets:
         return rows_named.place(m, g)
     best = None
+    lead = rows_named.lead(m, first)
     for t in targets:
         if t.tensor in m.spec.inputs:
             return None                   # an input printed: the values say which (a step may equal it)
+        rows = m.spec.tensors[t.tensor].rows or ()
+        if t.row is None and lead in rows and list(rows).count(lead) == 1:
+            t = t._replace(row=list(rows).index(lead))   # "Hello": […]  # Range: ~2.75
         cells = _fit(m, t, g, table_row)
         if cells is None:
             continue
         right = sum(m.rounds_to(n, c, loose=True) for c, n in cells.values())
-        sure = not weak and (t.exact or len(targets) == 1) and not _by_index(t)
+        sure = not weak and (t.exact or len(targets) == 1) and not _by_index(t) and \
+            _about_its_line(m, t.tensor, first)
         if not sure and right * 2 <= len(cells):
             continue                                # a prefix or an index: values must agree
         key = (right, sure, -m.order[t.tensor])
@@ -48,9 +56,32 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
             best = (key, cells)
     if best is None:
         return rows_named.place(m, g)
-    if first.approximate and best[0][0] == 0:
-        return None                                 # ≈ and no entry agrees: not enough
+    if first.approximate and best[0][0] == 0 and all(n.integer for n in g.numbers):
+        return None               # ≈ [1, 0] and no entry agrees: not enough (~2.88 says its places)
     return best[1]
+
+
+def _about_its_line(m: Matcher, name: str, n) -> bool:
+    """For a number in the trailing comment of a line that prints a vector (``"Hello":
+    [-0.41, 0.14, -1.24, 1.51]  # Range: ~2.75``): is step ``name`` computed right from
+    that vector (a row of one of its operands)? The comment speaks of the vector; a range
+    of the raw embeddings is not the step ``ranges`` of the normalised ones. True for any
+    other number."""
+    line = (getattr(m, "source", None) or {}).get(n.line)
+    step = m.spec.step(name)
+    if line is None or step is None or "#" not in fold(n.line_text[:n.start]):
+        return True
+    printed = numbers_in(without_comment(line, labelled=False))
+    if not printed or printed[-1].start >= n.start:
+        return True
+    for d in names(step.tree) & set(m.spec.tensors):
+        t = m.spec.tensors[d]
+        if m.approx.get(d) is None or t.shape[1] != len(printed):
+            continue
+        if any(all(m.rounds_to(x, Cell(d, i, p), loose=True) or m.near_print(x, Cell(d, i, p))
+                   for p, x in enumerate(printed)) for i in range(t.shape[0])):
+            return True
+    return False
 
 
 def _by_index(t: Target) -> bool:
@@ -123,7 +154,7 @@ def _ends_chain(g) -> bool:
     """Is the block the last value of its equation (nothing is computed from it after it on
     its line)? ``Q = x·W = [0.8, 1.2]·W = [0.92, 1.24]``: only the last block is Q."""
     last = g.numbers[-1]
-    after = _CLOSERS.sub(" ", fold(last.line_text[last.end:]))
+    after = _CLOSERS.sub(" ", _KWARG.sub(" ", fold(last.line_text[last.end:])))
     after = after.split("#")[0] if "#" in after else after
     return _AFTER_OP.search(after) is None
 

@@ -25,7 +25,7 @@ from typing import NamedTuple
 from .tokens import fold
 
 # The left-hand side of an equation or assignment that a block ends.
-_ENDS_VALUE = re.compile(r"(?:=|≈|≒|\\approx|:)\s*(?:\\left\s*)?(?:[\[(]|\\begin\{[bpvBV]?matrix\}|"
+_ENDS_VALUE = re.compile(r"(?:=|≈|≒|\\approx|:)\s*~?\s*(?:\\left\s*)?(?:[\[(]|\\begin\{[bpvBV]?matrix\}|"
                          r"tensor\(|array\(|\\bigl?|\\Bigl?)*\s*$")
 _LEAD = re.compile(r"^[\s$&#*>|`\\\[]*(?:\\\[|\\begin\{(?:aligned|align\*?|equation\*?|split)\})?[\s&$]*")
 _NAME = re.compile(r"""
@@ -37,7 +37,9 @@ _NAME = re.compile(r"""
 _WRAP = re.compile(r"\\(?:text|mathrm|mathbf|boldsymbol|mathit|operatorname|bm)\s*\{([^{}]*)\}")
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "sigma": "σ", "mu": "μ", "theta": "θ",
           "epsilon": "ε", "varepsilon": "ε", "lambda": "λ", "tau": "τ"}
-_ASSIGN = re.compile(r"^\s*(?:print\(\s*(?P<p>[A-Za-z_][\w.]*)\s*\)|(?P<a>[A-Za-z_][\w.]*)\s*=(?!=))")
+_ASSIGN = re.compile(r"^\s*(?:print\(\s*(?P<p>[A-Za-z_][\w.]*)\s*\)|"
+                     r"print\(\s*(?P<of>[A-Za-z_]\w*)\.(?P<m>[A-Za-z_]\w*)\([^()]*\)\s*\)|"
+                     r"(?P<a>[A-Za-z_][\w.]*)\s*=(?!=))")
 _FREE = {"i", "j", "k", "t", "n", "m", "pos", "p"}
 
 
@@ -72,7 +74,7 @@ def label_text(text: str, start: int) -> str | None:
     return lhs or None
 
 
-_SEPARATOR = re.compile(r"\\q?quad|[,;。、]|\\text\{\s*(?:and|for)\s*\}|\s(?:and|where)\s")
+_SEPARATOR = re.compile(r"\\q?quad|[,;。、#]|\\text\{\s*(?:and|for)\s*\}|\s(?:and|where)\s")
 
 
 def _chain_start(text: str) -> int:
@@ -93,10 +95,12 @@ def _chain_start(text: str) -> int:
 
 def assignment_above(lines: dict, line: int, back: int = 3) -> str | None:
     """For a printout that opens its line: the name a program line just above assigns or
-    prints (``attn_scores = …``, ``print(keys)``)."""
+    prints (``attn_scores = …``, ``print(keys)``; ``print(out.std())`` prints ``out_std``)."""
     for ln in _above(lines, line, back):
         m = _ASSIGN.match(ln.text)
         if m:
+            if m.group("of"):
+                return f"{m.group('of')}_{m.group('m')}"
             return (m.group("p") or m.group("a")).removesuffix(".T")
         return None
     return None
@@ -147,6 +151,9 @@ def resolve(name: Name, spec) -> list[Target]:
             row, col = _indices(spec.tensors[t_name], name.sub)
             if row is not False:
                 out.append(Target(t_name, row, col, name.transposed, True))
+    if not out and not name.sub:                  # Range: for the step ranges, Mean for mean
+        out = [Target(t, None, None, name.transposed, True) for t in spec.tensors
+               if t.lower() in _forms(name.name)]
     named = {t.tensor for t in out}
     for t_name, symbols in _op_symbols(spec).items():   # A, α, P: what computes it
         if t_name not in named and (name.name in symbols or joined in symbols):
@@ -156,11 +163,24 @@ def resolve(name: Name, spec) -> list[Target]:
     for t_name in spec.tensors:                     # X for the steps X_toy, X_pe: weaker
         if joined and t_name.startswith(joined + "_"):      # weighted_values: _key1, _key2
             out.append(Target(t_name, None, None, name.transposed, False))
-        elif t_name.startswith(name.name + "_") and t_name != joined:
+        elif t_name.lower().startswith(name.name.lower() + "_") and t_name != joined:
             row, col = _indices(spec.tensors[t_name], name.sub)
+            if row is False and _word_sub(name.sub):
+                row, col = None, None           # std_dev, new_mean: a program's name, not a subscript
             if row is not False:
                 out.append(Target(t_name, row, col, name.transposed, False))
     return out
+
+
+def _forms(word: str) -> set:
+    """A word as a step's name may write it: lower case, singular or plural."""
+    w = word.lower()
+    return {w, w + "s", w.removesuffix("s")} - {""}
+
+
+def _word_sub(parts: tuple) -> bool:
+    """Is the subscript a word of a program's variable name (``dev`` of ``std_dev``)?"""
+    return len(parts) == 1 and len(parts[0]) >= 2 and parts[0].isascii() and parts[0].isalpha()
 
 
 def _symbols(spec) -> dict:
