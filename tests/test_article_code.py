@@ -216,3 +216,40 @@ def test_a_trailing_comment_that_labels_a_number_speaks_of_its_lines_vector(tmp_
     assert ranges == {5: (["Hello", "0"], "2.75", "correct"), 6: (["how", "0"], "2.88", "wrong")}
     assert at(out, 7) == [("mean_u", ["0", "0"], "6.5", "correct")]
     assert not [c for c in out["claims"] if c["line"] in (2, 3) and c["verdict"] == "wrong"]
+
+
+WORKED = """
+[example]
+id = "worked"
+source = "post.md"
+tokens = ["Hello"]
+[inputs]
+x = { value = [[0.1, 0.3, -0.2, 0.8]], rows = "tokens" }
+eps = "0.00001"
+[[steps]]
+name = "std_h"
+expr = "sqrt(var(x, ddof=0))"
+[[steps]]
+name = "norm_h"
+expr = "(x - mean(x)) / std_h"
+[[steps]]
+name = "code_norm"
+expr = "layer_norm(x, eps=eps)"
+"""
+
+
+def test_the_order_of_the_steps_decides_between_entries_the_words_leave_equally_likely(tmp_path):
+    """`(0.1 - 0.25) / 0.364 = -0.412` rounds from `norm_h` (-0.412082) and from `code_norm`
+    (-0.412066, with eps): after `std_dev = … = 0.364` (the result of `std_h`) the article
+    works out the next step, `norm_h`. Without a result before it, it stays unverified."""
+    xs = [mpmath.mpf(v) for v in ("0.1", "0.3", "-0.2", "0.8")]
+    mu = sum(xs) / 4
+    var = sum((v - mu) ** 2 for v in xs) / 4
+    norm, code = (xs[0] - mu) / mpmath.sqrt(var), (xs[0] - mu) / mpmath.sqrt(var + mpmath.mpf("0.00001"))
+    assert f"{float(norm):.3f}" == f"{float(code):.3f}" == "-0.412" and norm != code
+    body = "normalized = [\n    (0.1 - 0.25) / 0.364 = -0.15 / 0.364 = -0.412,\n]\n"
+    out = check(tmp_path, WORKED, "```python\nstd_dev = √0.1325 = 0.364\n" + body + "```\n")
+    assert ("norm_h", ["Hello", "0"], "-0.412", "correct") in at(out, 4)
+    out = check(tmp_path, WORKED, "```python\n" + body + "```\n")
+    assert not [c for c in at(out, 3) if c[2] == "-0.412"]
+    assert [u["text"] for u in out["unmatched"] if u["line"] == 3] == ["-0.412"]

@@ -213,7 +213,7 @@ def _cells(m: Matcher, g: Group, place) -> dict | None:
 
 def _take(m, g, cells, got, restated, found):
     for c, n in cells.values():
-        m.saw(n, c)
+        m.saw(n, c, result=True)
         if c.name in m.spec.inputs:
             found.inputs.append(n)
             continue
@@ -256,12 +256,36 @@ def _single(m, n, role, lines, got, restated, pending, found):
     if best.name in m.spec.inputs:
         found.inputs.append(n)
         return
+    result = "result" in (role, n.role)         # after =: the end of a chain, in a list too
     if _ambiguous(m, n, cands, best, key):
-        found.unmatched.append(unmatched(m, n))
-        return
+        best = _next_in_order(m, cands, best, key) if result else None
+        if best is None:
+            found.unmatched.append(unmatched(m, n))
+            return
     got[id(n)] = best
-    m.saw(n, best)
+    m.saw(n, best, result=result)
     restated.setdefault(n.printed, best)
+
+
+def _next_in_order(m: Matcher, cands: list, best, key):
+    """Among candidates the words leave equally likely, the entry of the step that comes
+    next in the spec's order after the step whose result the article printed last (an
+    article works its steps out in order: the line after ``std_dev = … = 0.364`` prints
+    the normalised features, not the code section's), or None when that does not decide."""
+    last = m.last_result
+    if last is None:
+        return None
+    top = key(best)[:STRONG_KEYS]
+    ahead = [(m.order[c.name] - last, c) for c in cands
+             if key(c)[:STRONG_KEYS] == top and m.order[c.name] >= last]
+    if not ahead:
+        return None
+    nearest = min(d for d, _ in ahead)
+    chosen = [c for d, c in ahead if d == nearest]
+    x = m.approx[chosen[0].name][chosen[0].i][chosen[0].j]
+    if any(_differ(m.approx[c.name][c.i][c.j], x) for c in chosen):
+        return None
+    return max(chosen, key=key)
 
 
 def _rounded_whole(m: Matcher, n: Number, text: str) -> list:

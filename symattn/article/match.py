@@ -76,6 +76,7 @@ class Matcher:
         self.ev = ev or Evaluator()
         self.order = {n: k for k, n in enumerate(spec.tensors)}
         self.lines: dict | None = None           # article line number -> Line
+        self.last_result: int | None = None      # order of the step of the last result placed
         self._balls: dict = {}
         self._bounds: dict = {}                  # name -> [[(lower, upper) as floats]]
         self._rounds: dict = {}
@@ -334,9 +335,12 @@ class Matcher:
                 (pos, lab) for lab in set(rows) for pos in _positions(ln.text, lab))
         return self._memo[key]
 
-    def saw(self, n: Number, c: Cell):
-        """Remember the row the article last printed (the one it is talking about)."""
+    def saw(self, n: Number, c: Cell, result: bool = False):
+        """Remember the row the article last printed (the one it is talking about) and, for
+        a result (not an operand restated), the order of its step (:attr:`last_result`)."""
         self._last_row = (n.line, self.spec.tensors[c.name].row_label(c.i))
+        if result and c.name not in self.spec.inputs:
+            self.last_result = self.order[c.name]
 
     def recent_row(self, n: Number, c: Cell) -> bool:
         """Is ``c`` in the row the article printed last, within 40 lines?"""
