@@ -253,3 +253,59 @@ def test_the_order_of_the_steps_decides_between_entries_the_words_leave_equally_
     out = check(tmp_path, WORKED, "```python\n" + body + "```\n")
     assert not [c for c in at(out, 3) if c[2] == "-0.412"]
     assert [u["text"] for u in out["unmatched"] if u["line"] == 3] == ["-0.412"]
+
+
+SECTIONS = """
+[example]
+id = "sections"
+source = "post.md"
+tokens = ["Hello"]
+rounding = "half-up"
+[inputs]
+x = { value = [[0.1, 0.3, -0.2, 0.8]], rows = "tokens" }
+[[steps]]
+name = "hello"
+expr = 'x["Hello"]'
+[[steps]]
+name = "mean_h"
+expr = "mean(x)"
+[[steps]]
+name = "var_h"
+expr = "var(x, ddof=0)"
+[[steps]]
+name = "norm_std_h"
+expr = "sqrt(var((x - mean(x)) / sqrt(var_h), ddof=0))"
+[[steps]]
+name = "code_mean"
+expr = "mean(x)"
+[[steps]]
+name = "code_var"
+expr = "var(x, ddof=0)"
+[[steps]]
+name = "code_norm"
+expr = "(x - code_mean) / sqrt(code_var)"
+[[steps]]
+name = "code_norm_std"
+expr = "sqrt(var(code_norm, ddof=1))"
+"""
+
+
+def test_a_caption_names_the_step_next_in_order_among_those_its_words_name(tmp_path):
+    """An output block after the code section's mean: `Variance: 0.132` names a step by
+    the abbreviation `var` (var_h or code_var) and the next in order after code_mean is
+    code_var (0.1325 exactly, half-up 0.133: wrong); `Normalized std: 1.000000 (should be
+    ≈1)` names norm_std_h or code_norm_std, and after code_var it is code_norm_std, the
+    unbiased std of the normalised features (1.1547…): wrong, though norm_std_h is 1. A
+    print of the input's row between (`hello`) does not move the order."""
+    xs = [Fraction(s) for s in ("0.1", "0.3", "-0.2", "0.8")]
+    mu = sum(xs) / 4
+    var = sum((v - mu) ** 2 for v in xs) / 4
+    assert var == Fraction(1325, 10000)
+    z = [mpmath.mpf((v - mu).numerator) / (v - mu).denominator / mpmath.sqrt(mpmath.mpf(var.numerator) / var.denominator) for v in xs]
+    assert f"{float(mpmath.sqrt(sum(t ** 2 for t in z) / 3)):.4f}" == "1.1547"
+    article = ("```python\nprint(code_mean)\n```\n\n```\ntensor(0.2500)\n"
+               "Original 'Hello' features: tensor([0.1000, 0.3000, -0.2000, 0.8000])\n"
+               "Variance: 0.132\nNormalized std: 1.000000 (should be ≈1)\n```\n")
+    out = check(tmp_path, SECTIONS, article)
+    assert at(out, 8) == [("code_var", ["Hello", "0"], "0.132", "wrong")]
+    assert at(out, 9) == [("code_norm_std", ["Hello", "0"], "1.000000", "wrong")]

@@ -23,6 +23,7 @@ from ..spec.expr import names
 _AFTER_OP = re.compile(r"(?:=|≈|⋅|·|×|\*|@|\+|\\cdot|\\times|\\approx|\s-\s)")
 _CLOSERS = re.compile(r"\\end\{[A-Za-z*]+\}|\\right[\])]?|\\[,;!]|\\\\")
 _KWARG = re.compile(r",\s*[A-Za-z_]\w*=[^,()\[\]]*")   # tensor(1.2, dtype=torch.float32)
+_REMARK = re.compile(r"\((?=[^()]*[^\W\d_]{2})[^()]*\)")  # (should be ≈1): a remark, not an operation
 _OPENS_LINE = re.compile(r"^[\s#>*`$|]*(?:tensor\(|array\(|\\begin\{[bpvBV]?matrix\}|[\[(])*\s*$")
 
 
@@ -110,10 +111,13 @@ def _targets(m: Matcher, g, lines: dict) -> tuple[list, int | None, bool]:
     if lhs is not None:
         name = parse(lhs)
         got = resolve(name, m.spec) if name is not None else []
-        if got or " " not in lhs.strip() or not re.search(re.escape(lhs) + r"\s*[:：]", fold(text)):
+        phrase = " " in lhs.strip() and not any(t.exact for t in got)   # Normalized std: 1.0
+        if (got and not phrase) or not re.search(re.escape(lhs) + r"\s*[:：]", fold(text)):
             return got, None, weak
         caption = lhs                               # Original stds per token: tensor([…])
-    return (by_caption(caption, m.spec) if caption else []), None, False
+        if got:
+            return by_caption(caption, m.spec, m.last_result) or got, None, weak
+    return (by_caption(caption, m.spec, m.last_result) if caption else []), None, False
 
 
 def _assigned(m: Matcher, source: dict, name: str) -> int:
@@ -154,7 +158,7 @@ def _ends_chain(g) -> bool:
     """Is the block the last value of its equation (nothing is computed from it after it on
     its line)? ``Q = x·W = [0.8, 1.2]·W = [0.92, 1.24]``: only the last block is Q."""
     last = g.numbers[-1]
-    after = _CLOSERS.sub(" ", _KWARG.sub(" ", fold(last.line_text[last.end:])))
+    after = _CLOSERS.sub(" ", _KWARG.sub(" ", _REMARK.sub(" ", fold(last.line_text[last.end:]))))
     after = after.split("#")[0] if "#" in after else after
     return _AFTER_OP.search(after) is None
 

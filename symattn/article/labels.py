@@ -163,7 +163,7 @@ def resolve(name: Name, spec) -> list[Target]:
     for t_name in spec.tensors:                     # X for the steps X_toy, X_pe: weaker
         if joined and t_name.startswith(joined + "_"):      # weighted_values: _key1, _key2
             out.append(Target(t_name, None, None, name.transposed, False))
-        elif t_name.lower().startswith(name.name.lower() + "_") and t_name != joined:
+        elif t_name.startswith(name.name + "_") and t_name != joined:
             row, col = _indices(spec.tensors[t_name], name.sub)
             if row is False and _word_sub(name.sub):
                 row, col = None, None           # std_dev, new_mean: a program's name, not a subscript
@@ -266,20 +266,32 @@ def caption_above(lines: dict, line: int) -> str | None:
     return None
 
 
-def by_caption(caption: str, spec) -> list[Target]:
+def by_caption(caption: str, spec, after: int | None = None) -> list[Target]:
     """The steps a caption names in words (``Original stds per token`` → ``code_stds``;
     ``After RMSNorm`` → the step computed by ``rms_norm``): those whose name's words, or
-    the words of the operation that computes them, the caption uses most, and among those
-    the ones with the fewest words it does not use."""
+    the words of the operation that computes them, the caption uses most (its words
+    themselves; failing those, a name's abbreviation of them: ``var`` for ``Variance``).
+    Of these, the step that comes next in order after the step of position ``after`` (the
+    one whose result the article printed last) when one does; else the ones with the
+    fewest words the caption does not use."""
     rows = {str(r).lower() for t in spec.tensors.values() for r in (t.rows or ())}
     words = set(_WORD.findall(caption.lower().replace("_", " "))) - rows   # 'Hello' is a row
-    scored = []
-    for step in spec.steps:
-        best = max((_caption_score(words, w) for w in _phrases(step)), default=(0, 0))
-        if best[0]:
-            scored.append((best, step.name))
+    for says in (_forms, _abbreviates):
+        scored = []
+        for step in spec.steps:
+            best = max((_caption_score(words, w, says) for w in _phrases(step)), default=(0, 0))
+            if best[0]:
+                scored.append((best, step.name))
+        if scored:
+            break
     if not scored:
         return []
+    hit = max(s[0] for s, _ in scored)
+    order = {n: k for k, n in enumerate(spec.tensors)}
+    ahead = sorted((order[n] - after, n) for s, n in scored if s[0] == hit and after is not None
+                   and order[n] >= after)
+    if ahead and (len(ahead) == 1 or ahead[0][0] < ahead[1][0]):
+        return [Target(ahead[0][1], None, None, False, False)]
     top = max(s for s, _ in scored)
     return [Target(name, None, None, False, False) for s, name in scored if s == top]
 
@@ -293,6 +305,17 @@ def _phrases(step) -> list:
     return out
 
 
-def _caption_score(words: set, phrase: list) -> tuple:
-    hit = sum(w in words for w in phrase)
+def _caption_score(words: set, phrase: list, says) -> tuple:
+    hit = sum(any(w in says(p) for w in words) if says is _forms else
+              any(says(w, p) for w in words) for p in phrase)
     return (hit, hit - len(phrase)) if hit else (0, 0)
+
+
+def _abbreviates(word: str, part: str) -> bool:
+    """Is a name's part an abbreviation of a caption's word (``var``: variance, ``norm``:
+    normalized, ``std``: standard)? Three letters or more, in the word's order, its first
+    letter first."""
+    if len(part) < 3 or len(word) <= len(part) or word[0] != part[0]:
+        return False
+    it = iter(word)
+    return all(c in it for c in part)

@@ -77,6 +77,7 @@ class Matcher:
         self.order = {n: k for k, n in enumerate(spec.tensors)}
         self.lines: dict | None = None           # article line number -> Line
         self.last_result: int | None = None      # order of the step of the last result placed
+        self._selections = _selections(spec)     # inputs, and steps that only select from them
         self._balls: dict = {}
         self._bounds: dict = {}                  # name -> [[(lower, upper) as floats]]
         self._rounds: dict = {}
@@ -339,7 +340,7 @@ class Matcher:
         """Remember the row the article last printed (the one it is talking about) and, for
         a result (not an operand restated), the order of its step (:attr:`last_result`)."""
         self._last_row = (n.line, self.spec.tensors[c.name].row_label(c.i))
-        if result and c.name not in self.spec.inputs:
+        if result and c.name not in self._selections:
             self.last_result = self.order[c.name]
 
     def recent_row(self, n: Number, c: Cell) -> bool:
@@ -359,6 +360,20 @@ class Matcher:
         if hint is None:
             return -10_000
         return -(n.line - hint) if hint <= n.line else -5 * (hint - n.line)
+
+
+def _selections(spec: Spec) -> set:
+    """The inputs and the steps that only pick part of one (``hello = emb["Hello"]``): a
+    print of them restates an input, it is no step worked out."""
+    from ..spec import expr as E
+    out = set(spec.inputs)
+    for step in spec.steps:
+        t = step.tree
+        while isinstance(t, E.Index):
+            t = t.target
+        if isinstance(t, E.Name) and (t.id in out or t.id in spec.inputs):
+            out.add(step.name)
+    return out
 
 
 def _names(text: str, name: str) -> int:
