@@ -295,8 +295,10 @@ def test_a_caption_names_the_step_next_in_order_among_those_its_words_name(tmp_p
     the abbreviation `var` (var_h or code_var) and the next in order after code_mean is
     code_var (0.1325 exactly, half-up 0.133: wrong); `Normalized std: 1.000000 (should be
     ≈1)` names norm_std_h or code_norm_std, and after code_var it is code_norm_std, the
-    unbiased std of the normalised features (1.1547…): wrong, though norm_std_h is 1. A
-    print of the input's row between (`hello`) does not move the order."""
+    unbiased std of the normalised features (1.1547…): wrong, though norm_std_h is 1;
+    between them `Normalized 'Hello': tensor([…])` is code_norm, the next step (`norm`
+    abbreviates normalized), printed wrong. A print of the input's row (`hello`) does not
+    move the order."""
     xs = [Fraction(s) for s in ("0.1", "0.3", "-0.2", "0.8")]
     mu = sum(xs) / 4
     var = sum((v - mu) ** 2 for v in xs) / 4
@@ -305,7 +307,10 @@ def test_a_caption_names_the_step_next_in_order_among_those_its_words_name(tmp_p
     assert f"{float(mpmath.sqrt(sum(t ** 2 for t in z) / 3)):.4f}" == "1.1547"
     article = ("```python\nprint(code_mean)\n```\n\n```\ntensor(0.2500)\n"
                "Original 'Hello' features: tensor([0.1000, 0.3000, -0.2000, 0.8000])\n"
-               "Variance: 0.132\nNormalized std: 1.000000 (should be ≈1)\n```\n")
+               "Variance: 0.132\nNormalized 'Hello': tensor([-0.4124,  0.1375, -1.2371,  1.5120])\n"
+               "Normalized std: 1.000000 (should be ≈1)\n```\n")
+    assert [f"{float(t):.4f}" for t in z] == ["-0.4121", "0.1374", "-1.2362", "1.5110"]
     out = check(tmp_path, SECTIONS, article)
     assert at(out, 8) == [("code_var", ["Hello", "0"], "0.132", "wrong")]
-    assert at(out, 9) == [("code_norm_std", ["Hello", "0"], "1.000000", "wrong")]
+    assert [(c[0], c[3]) for c in at(out, 9)] == [("code_norm", "wrong")] * 4
+    assert at(out, 10) == [("code_norm_std", ["Hello", "0"], "1.000000", "wrong")]

@@ -270,30 +270,33 @@ def by_caption(caption: str, spec, after: int | None = None) -> list[Target]:
     """The steps a caption names in words (``Original stds per token`` → ``code_stds``;
     ``After RMSNorm`` → the step computed by ``rms_norm``): those whose name's words, or
     the words of the operation that computes them, the caption uses most (its words
-    themselves; failing those, a name's abbreviation of them: ``var`` for ``Variance``).
-    Of these, the step that comes next in order after the step of position ``after`` (the
-    one whose result the article printed last) when one does; else the ones with the
-    fewest words the caption does not use."""
+    themselves, or a name's abbreviation of them: ``var`` for ``Variance``). Of these, the
+    step that comes next in order after the step of position ``after`` (the one whose
+    result the article printed last), those naming the words themselves first; else, of
+    the steps naming the words themselves (failing those, by abbreviation), the ones with
+    the fewest words the caption does not use."""
     rows = {str(r).lower() for t in spec.tensors.values() for r in (t.rows or ())}
     words = set(_WORD.findall(caption.lower().replace("_", " "))) - rows   # 'Hello' is a row
+    order = {n: k for k, n in enumerate(spec.tensors)}
+    first = None
     for says in (_forms, _abbreviates):
         scored = []
         for step in spec.steps:
             best = max((_caption_score(words, w, says) for w in _phrases(step)), default=(0, 0))
             if best[0]:
                 scored.append((best, step.name))
-        if scored:
-            break
-    if not scored:
+        if not scored:
+            continue
+        first = first or scored
+        hit = max(s[0] for s, _ in scored)
+        ahead = sorted((order[n] - after, n) for s, n in scored if s[0] == hit and after is not None
+                       and order[n] >= after)
+        if ahead and (len(ahead) == 1 or ahead[0][0] < ahead[1][0]):
+            return [Target(ahead[0][1], None, None, False, False)]
+    if not first:
         return []
-    hit = max(s[0] for s, _ in scored)
-    order = {n: k for k, n in enumerate(spec.tensors)}
-    ahead = sorted((order[n] - after, n) for s, n in scored if s[0] == hit and after is not None
-                   and order[n] >= after)
-    if ahead and (len(ahead) == 1 or ahead[0][0] < ahead[1][0]):
-        return [Target(ahead[0][1], None, None, False, False)]
-    top = max(s for s, _ in scored)
-    return [Target(name, None, None, False, False) for s, name in scored if s == top]
+    top = max(s for s, _ in first)
+    return [Target(name, None, None, False, False) for s, name in first if s == top]
 
 
 def _phrases(step) -> list:
