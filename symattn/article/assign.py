@@ -7,7 +7,7 @@ import re
 
 from . import by_label
 from .groups import Group
-from .match import Matcher, Cell, Found, Unmatched, NEAR, _names
+from .match import Matcher, Cell, Found, Unmatched, NEAR
 from .tokens import Number, fold
 from ..spec.load import Claim
 
@@ -289,13 +289,14 @@ def _next_in_order(m: Matcher, cands: list, best, key):
 
 
 def _rounded_whole(m: Matcher, n: Number, text: str) -> list:
-    """A whole number of two or more digits in a sentence that names a step, the step's
-    entry rounded to it (``The perplexity … that'd be 48,725 words``): that entry."""
+    """A whole number of two or more digits in a sentence that names a step by its whole
+    name (any case; not by one letter), the step's entry rounded to it (``The perplexity
+    … that'd be 48,725 words``): that entry."""
     if not n.integer or _significant(n) < 2:
         return []
     sentence = _SENTENCE.split(fold(text[:n.start]))[-1]
-    return [c for c in m.correct(n, loose=True)
-            if c.name not in m.spec.inputs and _names(sentence, c.name)]
+    return [c for c in m.correct(n, loose=True) if c.name not in m.spec.inputs and len(c.name) > 1
+            and re.search(r"(?<![A-Za-z])" + re.escape(c.name) + r"(?![A-Za-z])", sentence, re.I)]
 
 
 def _ambiguous(m: Matcher, n: Number, cands: list, best, key) -> bool:
