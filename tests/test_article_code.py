@@ -314,3 +314,46 @@ def test_a_caption_names_the_step_next_in_order_among_those_its_words_name(tmp_p
     assert at(out, 8) == [("code_var", ["Hello", "0"], "0.132", "wrong")]
     assert [(c[0], c[3]) for c in at(out, 9)] == [("code_norm", "wrong")] * 4
     assert at(out, 10) == [("code_norm_std", ["Hello", "0"], "1.000000", "wrong")]
+
+
+def test_an_output_line_prints_what_the_code_prints_under_its_label(tmp_path):
+    """`print(f"Variance: {variance:.3f}")` in the code, `Variance: 0.132` in the output
+    block: the line prints the program's `variance`, the step of that name (0.1325 exactly,
+    half-up 0.133: wrong), although `var_h` has the same value and another step rounds to
+    0.132 (`sq`, 0.364² = 0.132496). `print(f"Std: {x.std():.4f}")` prints `x_std`
+    (0.4203…, torch's unbiased std: wrong), not the step `std` its caption's word names
+    (the population std, 0.3640)."""
+    spec = """
+[example]
+id = "printed"
+source = "post.md"
+tokens = ["Hello"]
+rounding = "half-up"
+[inputs]
+x = { value = [[0.1, 0.3, -0.2, 0.8]], rows = "tokens" }
+[[steps]]
+name = "var_h"
+expr = "var(x, ddof=0)"
+[[steps]]
+name = "sq"
+expr = "0.364 ** 2"
+[[steps]]
+name = "variance"
+expr = "var(x, ddof=0)"
+[[steps]]
+name = "x_std"
+expr = "sqrt(var(x, ddof=1))"
+[[steps]]
+name = "std"
+expr = "sqrt(var(x, ddof=0))"
+"""
+    assert Fraction("0.364") ** 2 == Fraction("0.132496")
+    xs = [Fraction(s) for s in ("0.1", "0.3", "-0.2", "0.8")]
+    ss = sum((v - sum(xs) / 4) ** 2 for v in xs)
+    assert ss / 4 == Fraction("0.1325")
+    assert f"{float(mpmath.sqrt(mpmath.mpf(ss.numerator) / ss.denominator / 3)):.4f}" == "0.4203"
+    article = ('```python\nprint(f"Variance: {variance:.3f}")\nprint(f"Std: {x.std():.4f}")\n```\n\n'
+               "```\nVariance: 0.132\nStd: 0.3640\n```\n")
+    out = check(tmp_path, spec, article)
+    assert at(out, 7) == [("variance", ["Hello", "0"], "0.132", "wrong")]
+    assert at(out, 8) == [("x_std", ["Hello", "0"], "0.3640", "wrong")]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .labels import (Target, Index, label_text, assignment_above, by_caption, caption_above,
-                     parse, resolve)
+                     parse, printed_as, resolve)
 from . import rows_named
 from .match import Cell, Matcher
 from .code import without_comment
@@ -95,7 +95,7 @@ def _targets(m: Matcher, g, lines: dict) -> tuple[list, int | None, bool]:
     other values, so only values that agree with it count)."""
     first = g.numbers[0]
     text = first.line_text
-    lhs = label_text(text, first.start)
+    lhs = said = label_text(text, first.start)
     if lhs is None and fold(text).lstrip().startswith("|"):
         header = m.header(first, text)
         name = _header_name(header) if header else None
@@ -108,6 +108,11 @@ def _targets(m: Matcher, g, lines: dict) -> tuple[list, int | None, bool]:
         lhs = assignment_above(source, first.line)
         weak = lhs is not None and _assigned(m, source, lhs) > 1
         caption = None if lhs else caption_above(source, first.line)
+    if said is not None and first.kind in ("output", "code"):
+        program = printed_as(source, said)           # print(f"Variance: {variance:.3f}")
+        got = [t for t in resolve(parse(program), m.spec) if t.exact] if program else []
+        if got:                                      # the step of the program's name itself
+            return got, None, _assigned(m, source, program) > 1
     if lhs is not None:
         name = parse(lhs)
         got = resolve(name, m.spec) if name is not None else []

@@ -109,6 +109,22 @@ def assignment_above(lines: dict, line: int, back: int = 3) -> str | None:
 _FENCE = re.compile(r"^\s*(?:```+|~~~+)[\w+-]*\s*$")
 
 
+def printed_as(lines: dict, label: str) -> str | None:
+    """The program name a ``print(f"…")`` of the example prints after ``label`` (an output
+    line ``Variance: 0.132`` under ``print(f"Variance: {variance:.3f}")`` prints
+    ``variance``; ``{out.std():.4f}`` prints ``out_std``), when one print says so."""
+    if not label or len(label) > 80:
+        return None
+    pattern = re.compile(r"print\(\s*f([\"'])\s*" + re.escape(label.strip()) + r"\s*[:：=]\s*\{\s*"
+                         r"([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*)\([^(){}]*\))?\s*(?:[:!][^}]*)?\}")
+    got = set()
+    for ln in lines.values():
+        if ln.kind == "code" and "print" in ln.text:
+            for m in pattern.finditer(ln.text):
+                got.add(f"{m.group(2)}_{m.group(3)}" if m.group(3) else m.group(2))
+    return got.pop() if len(got) == 1 else None
+
+
 def _above(lines: dict, line: int, count: int):
     """The ``count`` non-blank lines above ``line``, nearest first (a notebook's output
     follows its cell's code across a gap in the line numbers; a Markdown output block
