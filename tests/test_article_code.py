@@ -357,3 +357,29 @@ expr = "sqrt(var(x, ddof=0))"
     out = check(tmp_path, spec, article)
     assert at(out, 7) == [("variance", ["Hello", "0"], "0.132", "wrong")]
     assert at(out, 8) == [("x_std", ["Hello", "0"], "0.3640", "wrong")]
+
+
+def test_a_result_after_the_numbers_a_written_step_is_computed_from_is_that_step(tmp_path):
+    """`0.364² = 0.1325 ✅` checks the step written as `0.364 ** 2` (0.132496, rounds to
+    0.1325), not the variance that is 0.1325 exactly; `The variance is 0.1325.` is the
+    variance."""
+    spec = """
+[example]
+id = "written"
+source = "post.md"
+tokens = ["Hello"]
+[inputs]
+x = { value = [[0.1, 0.3, -0.2, 0.8]], rows = "tokens" }
+[[steps]]
+name = "var_h"
+expr = "var(x, ddof=0)"
+[[steps]]
+name = "std_sq"
+expr = "0.364 ** 2"
+"""
+    xs = [Fraction(s) for s in ("0.1", "0.3", "-0.2", "0.8")]
+    assert sum((v - sum(xs) / 4) ** 2 for v in xs) / 4 == Fraction("0.1325")
+    assert Fraction("0.364") ** 2 == Fraction("0.132496")
+    out = check(tmp_path, spec, "The variance is 0.1325.\n\n```python\n0.364² = 0.1325 ✅\n```\n")
+    assert at(out, 1) == [("var_h", ["Hello", "0"], "0.1325", "correct")]
+    assert ("std_sq", ["0", "0"], "0.1325", "correct") in at(out, 4)

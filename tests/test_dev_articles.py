@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT.parent / "shared" / "dev-articles"
 SCORER = DEV / "score.py"
 
-FOUND, FLAGGED = 865, 144            # of 897 printed numbers and of their 171 incorrect ones
+FOUND, FLAGGED = 866, 144            # of 897 printed numbers and of their 171 incorrect ones
 ALARM = re.compile(r"false alarm (\S+) line (\d+): (\S+) (\[.*\]) printed (\S+)")
 
 

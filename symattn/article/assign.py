@@ -14,7 +14,7 @@ from ..spec.load import Claim
 MAX_SEEDS = 6                     # numbers of a group looked at to propose alignments
 MAX_PLACES = 60                  # alignments tried from one number
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
-STRONG_KEYS = 5                   # of a lone number's ranking: what the text says (see _single)
+STRONG_KEYS = 6                   # of a lone number's ranking: what the text says (see _single)
 
 
 def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
@@ -245,9 +245,9 @@ def _single(m, n, role, lines, got, restated, pending, found):
     def key(c):
         is_input = c.name in m.spec.inputs
         if role == "factor":                     # a product's factors: inputs first
-            return (m.equals(n, c) != n.approximate, is_input, m.context_score(n, c, text), m.here(n, c.name),
-                    m.line_score(n, c.name), -m.order[c.name])
-        return (m.equals(n, c) != n.approximate, m.context_score(n, c, text), m.here(n, c.name),
+            return (m.writes(n, c.name), m.equals(n, c) != n.approximate, is_input,
+                    m.context_score(n, c, text), m.here(n, c.name), m.line_score(n, c.name), -m.order[c.name])
+        return (m.writes(n, c.name), m.equals(n, c) != n.approximate, m.context_score(n, c, text), m.here(n, c.name),
                 m.recent_row(n, c),
                 m.last_row_named(n, c),
                 is_input == prefer_input,
