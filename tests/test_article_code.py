@@ -16,6 +16,13 @@ from test_article_labels import at, check
 
 mpmath.mp.dps = 30
 
+
+def hello_spec(name: str, *steps, inputs: str = "") -> str:
+    """A spec of the Hello features ``x`` (half-up) with ``steps``, (name, expr) pairs."""
+    body = "".join(f"[[steps]]\nname = \"{n}\"\nexpr = {e!r}\n" for n, e in steps)
+    return (f'[example]\nid = "{name}"\nsource = "post.md"\ntokens = ["Hello"]\nrounding = "half-up"\n'
+            f'[inputs]\nx = {{ value = [[0.1, 0.3, -0.2, 0.8]], rows = "tokens" }}\n{inputs}\n{body}')
+
 PERPLEXITY = """
 [example]
 id = "ppl"
@@ -132,34 +139,19 @@ def test_a_method_printed_names_the_step_of_the_two_names_and_keyword_arguments_
     assert at(got, 5) == [("out_std", ["0", "0"], "1.2247", "wrong")]
 
 
-HELLO = """
-[example]
-id = "hello"
-source = "post.md"
-tokens = ["Hello"]
-[inputs]
-x = { value = [[0.1, 0.3, -0.2, 0.8]], rows = "tokens" }
-[[steps]]
-name = "mean_h"
-expr = "mean(x)"
-[[steps]]
-name = "var_h"
-expr = "var(x, ddof=0)"
-[[steps]]
-name = "std_h"
-expr = "sqrt(var_h)"
-[[steps]]
-name = "std_sq"
-expr = "std_h ** 2"
-"""
+HELLO = hello_spec("hello",
+    ("mean_h", "mean(x)"),
+    ("var_h", "var(x, ddof=0)"),
+    ("std_h", "sqrt(var_h)"),
+    ("std_sq", "0.364 ** 2"))
+XS = [Fraction(s) for s in ("0.1", "0.3", "-0.2", "0.8")]      # the Hello features
 
 
 def test_a_line_of_hand_arithmetic_in_a_code_block_is_read(tmp_path):
     """`std_dev = √0.1325 = 0.364` in a ```python block is no Python (√): it works the
     step out, its result a claim on `std_h` (`std_dev`: `dev` is a word of the program's
     name, not a subscript). A plain assignment `eps = 0.364` stays program text."""
-    xs = [Fraction(s) for s in ("0.1", "0.3", "-0.2", "0.8")]
-    var = sum((x - sum(xs) / 4) ** 2 for x in xs) / 4
+    var = sum((x - sum(XS) / 4) ** 2 for x in XS) / 4
     assert var == Fraction(53, 400)
     assert f"{float(mpmath.sqrt(mpmath.mpf(53) / 400)):.3f}" == "0.364"
     article = "```python\nstd_dev = √0.1325 = 0.364\neps = 0.364\n```\n"
@@ -218,24 +210,10 @@ def test_a_trailing_comment_that_labels_a_number_speaks_of_its_lines_vector(tmp_
     assert not [c for c in out["claims"] if c["line"] in (2, 3) and c["verdict"] == "wrong"]
 
 
-WORKED = """
-[example]
-id = "worked"
-source = "post.md"
-tokens = ["Hello"]
-[inputs]
-x = { value = [[0.1, 0.3, -0.2, 0.8]], rows = "tokens" }
-eps = "0.00001"
-[[steps]]
-name = "std_h"
-expr = "sqrt(var(x, ddof=0))"
-[[steps]]
-name = "norm_h"
-expr = "(x - mean(x)) / std_h"
-[[steps]]
-name = "code_norm"
-expr = "layer_norm(x, eps=eps)"
-"""
+WORKED = hello_spec("worked",
+    ("std_h", "sqrt(var(x, ddof=0))"),
+    ("norm_h", "(x - mean(x)) / std_h"),
+    ("code_norm", "layer_norm(x, eps=eps)"), inputs='eps = "0.00001"')
 
 
 def test_the_order_of_the_steps_decides_between_entries_the_words_leave_equally_likely(tmp_path):
@@ -255,39 +233,15 @@ def test_the_order_of_the_steps_decides_between_entries_the_words_leave_equally_
     assert [u["text"] for u in out["unmatched"] if u["line"] == 3] == ["-0.412"]
 
 
-SECTIONS = """
-[example]
-id = "sections"
-source = "post.md"
-tokens = ["Hello"]
-rounding = "half-up"
-[inputs]
-x = { value = [[0.1, 0.3, -0.2, 0.8]], rows = "tokens" }
-[[steps]]
-name = "hello"
-expr = 'x["Hello"]'
-[[steps]]
-name = "mean_h"
-expr = "mean(x)"
-[[steps]]
-name = "var_h"
-expr = "var(x, ddof=0)"
-[[steps]]
-name = "norm_std_h"
-expr = "sqrt(var((x - mean(x)) / sqrt(var_h), ddof=0))"
-[[steps]]
-name = "code_mean"
-expr = "mean(x)"
-[[steps]]
-name = "code_var"
-expr = "var(x, ddof=0)"
-[[steps]]
-name = "code_norm"
-expr = "(x - code_mean) / sqrt(code_var)"
-[[steps]]
-name = "code_norm_std"
-expr = "sqrt(var(code_norm, ddof=1))"
-"""
+SECTIONS = hello_spec("sections",
+    ("hello", 'x["Hello"]'),
+    ("mean_h", "mean(x)"),
+    ("var_h", "var(x, ddof=0)"),
+    ("norm_std_h", "sqrt(var((x - mean(x)) / sqrt(var_h), ddof=0))"),
+    ("code_mean", "mean(x)"),
+    ("code_var", "var(x, ddof=0)"),
+    ("code_norm", "(x - code_mean) / sqrt(code_var)"),
+    ("code_norm_std", "sqrt(var(code_norm, ddof=1))"))
 
 
 def test_a_caption_names_the_step_next_in_order_among_those_its_words_name(tmp_path):
@@ -299,7 +253,7 @@ def test_a_caption_names_the_step_next_in_order_among_those_its_words_name(tmp_p
     between them `Normalized 'Hello': tensor([…])` is code_norm, the next step (`norm`
     abbreviates normalized), printed wrong. A print of the input's row (`hello`) does not
     move the order."""
-    xs = [Fraction(s) for s in ("0.1", "0.3", "-0.2", "0.8")]
+    xs = XS
     mu = sum(xs) / 4
     var = sum((v - mu) ** 2 for v in xs) / 4
     assert var == Fraction(1325, 10000)
@@ -323,33 +277,14 @@ def test_an_output_line_prints_what_the_code_prints_under_its_label(tmp_path):
     0.132 (`sq`, 0.364² = 0.132496). `print(f"Std: {x.std():.4f}")` prints `x_std`
     (0.4203…, torch's unbiased std: wrong), not the step `std` its caption's word names
     (the population std, 0.3640)."""
-    spec = """
-[example]
-id = "printed"
-source = "post.md"
-tokens = ["Hello"]
-rounding = "half-up"
-[inputs]
-x = { value = [[0.1, 0.3, -0.2, 0.8]], rows = "tokens" }
-[[steps]]
-name = "var_h"
-expr = "var(x, ddof=0)"
-[[steps]]
-name = "sq"
-expr = "0.364 ** 2"
-[[steps]]
-name = "variance"
-expr = "var(x, ddof=0)"
-[[steps]]
-name = "x_std"
-expr = "sqrt(var(x, ddof=1))"
-[[steps]]
-name = "std"
-expr = "sqrt(var(x, ddof=0))"
-"""
+    spec = hello_spec("printed",
+    ("var_h", "var(x, ddof=0)"),
+    ("sq", "0.364 ** 2"),
+    ("variance", "var(x, ddof=0)"),
+    ("x_std", "sqrt(var(x, ddof=1))"),
+    ("std", "sqrt(var(x, ddof=0))"))
     assert Fraction("0.364") ** 2 == Fraction("0.132496")
-    xs = [Fraction(s) for s in ("0.1", "0.3", "-0.2", "0.8")]
-    ss = sum((v - sum(xs) / 4) ** 2 for v in xs)
+    ss = sum((v - sum(XS) / 4) ** 2 for v in XS)
     assert ss / 4 == Fraction("0.1325")
     assert f"{float(mpmath.sqrt(mpmath.mpf(ss.numerator) / ss.denominator / 3)):.4f}" == "0.4203"
     article = ('```python\nprint(f"Variance: {variance:.3f}")\nprint(f"Std: {x.std():.4f}")\n```\n\n'
@@ -363,23 +298,8 @@ def test_a_result_after_the_numbers_a_written_step_is_computed_from_is_that_step
     """`0.364² = 0.1325 ✅` checks the step written as `0.364 ** 2` (0.132496, rounds to
     0.1325), not the variance that is 0.1325 exactly; `The variance is 0.1325.` is the
     variance."""
-    spec = """
-[example]
-id = "written"
-source = "post.md"
-tokens = ["Hello"]
-[inputs]
-x = { value = [[0.1, 0.3, -0.2, 0.8]], rows = "tokens" }
-[[steps]]
-name = "var_h"
-expr = "var(x, ddof=0)"
-[[steps]]
-name = "std_sq"
-expr = "0.364 ** 2"
-"""
-    xs = [Fraction(s) for s in ("0.1", "0.3", "-0.2", "0.8")]
-    assert sum((v - sum(xs) / 4) ** 2 for v in xs) / 4 == Fraction("0.1325")
+    assert sum((v - sum(XS) / 4) ** 2 for v in XS) / 4 == Fraction("0.1325")
     assert Fraction("0.364") ** 2 == Fraction("0.132496")
-    out = check(tmp_path, spec, "The variance is 0.1325.\n\n```python\n0.364² = 0.1325 ✅\n```\n")
+    out = check(tmp_path, HELLO, "The variance is 0.1325.\n\n```python\n0.364² = 0.1325 ✅\n```\n")
     assert at(out, 1) == [("var_h", ["Hello", "0"], "0.1325", "correct")]
     assert ("std_sq", ["0", "0"], "0.1325", "correct") in at(out, 4)
