@@ -14,7 +14,8 @@ from ..spec.load import Claim
 
 MAX_SEEDS = 6                     # numbers of a group looked at to propose alignments
 MAX_PLACES = 60                  # alignments tried from one number
-STRONG_KEYS = 5                   # of a lone number's ranking: what the text says (see _single)
+_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
+STRONG_KEYS = 6                   # of a lone number's ranking: what the text says (see _single)
 
 
 def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
@@ -23,6 +24,7 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
     pending: list[Number] = []
     found = Found()
     numbers = {}
+    _whole_blocks(groups)
     for g, cells in _rows_apart(m, _labelled(m, groups, lines, got, restated, found, numbers),
                                 lines):
         if g.readings:                     # a table's cells: results, not operands
@@ -51,29 +53,49 @@ def assign(m: Matcher, groups: list[Group], lines: dict) -> Found:
 
 def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbers):
     """The groups the text does not place by their label (those it does are taken, right
-    or wrong: :mod:`symattn.article.by_label`; a 3-D printout's blocks by its family)."""
+    or wrong: :mod:`symattn.article.by_label`; a 3-D printout's blocks by its family), in
+    the article's order (a caption chooses by the step printed last)."""
     family = by_label.families(m, groups, lines)
-    placed = {id(g): cells for g in groups if id(g) not in family and g.numbers and not g.readings
-              and g.role not in ("operand", "factor")
-              and (cells := by_label.place(m, g, lines)) is not None}
-    labelled = [(g, placed[id(g)]) for g in groups if isinstance(placed.get(id(g)), dict)]
+    labelled = []                             # (group, cells) placed by their label so far
     for k, g in enumerate(groups):
         if id(g) in family:
             numbers.update((id(n), n) for n in g.numbers)
             _take_family(m, *family[id(g)], got, found)
             continue
-        if isinstance(placed.get(id(g)), by_label.Unsure):   # named, but not where: unverified
+        cells = by_label.place(m, g, lines) if _labels_place(g) else None
+        if isinstance(cells, by_label.Unsure):       # named, but not where: unverified
             numbers.update((id(n), n) for n in g.numbers)
-            found.unmatched += _unsure(m, g, placed[id(g)])
+            found.unmatched += _unsure(m, g, cells)
             continue
-        cells = placed.get(id(g)) or (by_label.restated(g, labelled) or _rounded_beside(
-            m, g, groups[k + 1] if k + 1 < len(groups) else None, placed, lines)
-            if g.numbers and not g.readings and g.role not in ("operand", "factor") else None)
+        if cells is not None:
+            labelled.append((g, cells))
+        elif _labels_place(g):                        # its labelled twin, or rounded form, nearby
+            ahead = _labelled_ahead(m, groups, k, lines)
+            cells = by_label.restated(g, labelled + list(ahead.values())) or _rounded_beside(
+                m, g, groups[k + 1] if k + 1 < len(groups) else None,
+                {i: c for i, (_, c) in ahead.items()}, lines)
         if cells is None:
             yield g
         else:
             numbers.update((id(n), n) for n in g.numbers)
             _take(m, g, cells, got, restated, found)
+
+
+def _labels_place(g: Group) -> bool:
+    return bool(g.numbers) and not g.readings and g.role not in ("operand", "factor")
+
+
+def _labelled_ahead(m: Matcher, groups: list, k: int, lines: dict) -> dict:
+    """``{id(group): (group, cells)}``: the groups a few lines after group ``k`` that their
+    labels place (``= [2.0, 7.0, 1.5]`` under a sum, then "[2.0, 7.0, 1.5] is Output 1")."""
+    out = {}
+    for h in groups[k + 1:]:
+        if h.line - groups[k].line > by_label.RESTATED_WITHIN:
+            break
+        cells = by_label.place(m, h, lines) if _labels_place(h) else None
+        if isinstance(cells, dict):
+            out[id(h)] = (h, cells)
+    return out
 
 
 _APPROX_BETWEEN = re.compile(r"^(?:[\s$\]]|\\right\s*\]|\\end\{[bpv]?matrix\})*(?:≈|≒|\\approx)"
@@ -325,7 +347,7 @@ def _cells(m: Matcher, g: Group, place) -> dict | None:
 
 def _take(m, g, cells, got, restated, found):
     for c, n in cells.values():
-        m.saw(n, c)
+        m.saw(n, c, result=True)
         if c.name in m.spec.inputs:
             found.inputs.append(n)
             continue
@@ -382,6 +404,8 @@ def _single(m, n, role, lines, got, restated, pending, found):
     if by_label.sets_parameter(m, n):
         return                               # T = 0.5, ε = 1e-5: what the example is given
     cands = m.correct(n)
+    whole = [] if cands else _rounded_whole(m, n, text)
+    cands = cands or whole
     if not cands:
         c = restated.get(n.printed) if n.significant >= 3 else None
         if c is not None:
@@ -391,7 +415,7 @@ def _single(m, n, role, lines, got, restated, pending, found):
         return
     prefer_input = role in ("operand", "text", "factor")
     cands = _best_named(m, n, cands, text)
-    if n.integer:                # "3 tokens", "d_k = 2", 1×0: an integer needs its step named
+    if n.integer and not whole:  # "3 tokens", "d_k = 2", 1×0: an integer needs its step named
         cands = [c for c in cands if c.name in m.spec.inputs or m.here(n, c.name) or (
             m.context_score(n, c, text) if role == "result" else m._name_score(n, c.name, text))]
         if not cands:
@@ -400,9 +424,9 @@ def _single(m, n, role, lines, got, restated, pending, found):
     def key(c):
         is_input = c.name in m.spec.inputs
         if role == "factor":                     # a product's factors: inputs first
-            return (m.equals(n, c) != n.approximate, is_input, m.context_score(n, c, text), m.here(n, c.name),
-                    m.line_score(n, c.name), -m.order[c.name])
-        return (m.equals(n, c) != n.approximate, m.context_score(n, c, text), m.here(n, c.name),
+            return (m.writes(n, c.name), m.equals(n, c) != n.approximate, is_input,
+                    m.context_score(n, c, text), m.here(n, c.name), m.line_score(n, c.name), -m.order[c.name])
+        return (m.writes(n, c.name), m.equals(n, c) != n.approximate, m.context_score(n, c, text), m.here(n, c.name),
                 m.recent_row(n, c),
                 m.last_row_named(n, c),
                 is_input == prefer_input,
@@ -411,12 +435,47 @@ def _single(m, n, role, lines, got, restated, pending, found):
     if best.name in m.spec.inputs:
         found.inputs.append(n)
         return
+    result = "result" in (role, n.role)         # after =: the end of a chain, in a list too
     if _ambiguous(m, n, cands, best, key):
-        found.unmatched.append(unmatched(m, n))
-        return
+        best = _next_in_order(m, cands, best, key) if result else None
+        if best is None:
+            found.unmatched.append(unmatched(m, n))
+            return
     got[id(n)] = best
-    m.saw(n, best)
+    m.saw(n, best, result=result)
     restated.setdefault(n.printed, best)
+
+
+def _next_in_order(m: Matcher, cands: list, best, key):
+    """Among candidates the words leave equally likely, the entry of the step that comes
+    next in the spec's order after the step whose result the article printed last (an
+    article works its steps out in order: the line after ``std_dev = … = 0.364`` prints
+    the normalised features, not the code section's), or None when that does not decide."""
+    last = m.last_result
+    if last is None:
+        return None
+    top = key(best)[:STRONG_KEYS]
+    ahead = [(m.order[c.name] - last, c) for c in cands
+             if key(c)[:STRONG_KEYS] == top and m.order[c.name] >= last]
+    if not ahead:
+        return None
+    nearest = min(d for d, _ in ahead)
+    chosen = [c for d, c in ahead if d == nearest]
+    x = m.approx[chosen[0].name][chosen[0].i][chosen[0].j]
+    if any(_differ(m.approx[c.name][c.i][c.j], x) for c in chosen):
+        return None
+    return max(chosen, key=key)
+
+
+def _rounded_whole(m: Matcher, n: Number, text: str) -> list:
+    """A whole number of two or more digits in a sentence that names a step by its whole
+    name (any case; not by one letter), the step's entry rounded to it (``The perplexity
+    … that'd be 48,725 words``): that entry."""
+    if not n.integer or n.significant < 2:
+        return []
+    sentence = _SENTENCE.split(fold(text[:n.start]))[-1]
+    return [c for c in m.correct(n, loose=True) if c.name not in m.spec.inputs and len(c.name) > 1
+            and re.search(r"(?<![A-Za-z])" + re.escape(c.name) + r"(?![A-Za-z])", sentence, re.I)]
 
 
 def _ambiguous(m: Matcher, n: Number, cands: list, best, key) -> bool:
@@ -516,14 +575,37 @@ def _claims(m: Matcher, got: dict, numbers: dict, tentative=frozenset()) -> list
         whole = [c.j for _, c in items] == list(range(t.shape[1])) and len(items) > 1 and \
             not any((n.line, n.column) in tentative for n, _ in items)
         if whole:
-            printed = "[" + ", ".join(n.printed for n, _ in items) + "]"
+            printed = "[" + ", ".join(_as_printed(n) for n, _ in items) + "]"
             out.append(_claim(len(out), name, _key(t.rows, i), printed, line,
                               tuple(n.column for n, _ in items)))
             continue
         for n, c in items:
-            out.append(_claim(len(out), name, [_key(t.rows, c.i), _key(t.cols, c.j)], n.printed,
+            out.append(_claim(len(out), name, [_key(t.rows, c.i), _key(t.cols, c.j)], _as_printed(n),
                               line, (n.column,)))
     return out
+
+
+def _whole_blocks(groups: list):
+    """Mark the numbers of printouts whose every entry is a whole float (``[[2., 4.],
+    [4., 16.]]``: an integer-valued tensor, its entries the integers 2, 4, 16)."""
+    for g in groups:
+        if len(g.numbers) > 1 and all(n.text.endswith(".") and not n.integer for n in g.numbers):
+            for n in g.numbers:
+                n.whole_block = True
+
+
+_PRINTOUT_NEXT = re.compile(r"\s*(?:[,\])]|-?\d)")
+
+
+def _as_printed(n: Number) -> str:
+    """The claim's printed text: a printout's whole float keeps its point (``tensor(1.)``,
+    NumPy's ``0.`` among ``0.84147098``), a sentence's full stop does not (``… is 48,725.``),
+    nor does an integer-valued printout (``[[2., 4.], [4., 16.]]`` prints 16). The checker
+    reads ``1.`` as it reads ``1`` (:func:`symattn.claims.check.precision`)."""
+    if n.text.endswith(".") and not n.printed.endswith(".") and not n.whole_block and \
+            _PRINTOUT_NEXT.match(n.line_text, n.end):
+        return n.printed + "."
+    return n.printed
 
 
 def _key(labels, i):

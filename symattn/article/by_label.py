@@ -14,14 +14,18 @@ import re
 from typing import NamedTuple
 
 from .labels import (Target, Index, label_text, assignment_above, by_caption, by_name,
-                     caption_above, label_after, parameter, parse, resolve)
+                     caption_above, label_after, parameter, parse, printed_as, resolve)
 from . import rows_named
 from .match import Cell, Matcher
-from .tokens import fold
+from .code import without_comment
+from .tokens import fold, numbers_in
+from ..spec.expr import names
 
 _AFTER_OP = re.compile(r"(?:=|≈|⋅|·|×|\*|@|\+|\\cdot|\\times|\\approx|\s-\s)")
 _EMPHASIS = re.compile(r"\*\*|(?:(?<=\s)|^)\*(?=\w)|(?<=\w)\*(?=[\s.,;:!?]|$)")   # Markdown *word*
 _CLOSERS = re.compile(r"\\end\{[A-Za-z*]+\}|\\right[\])]?|\\[,;!]|\\\\")
+_KWARG = re.compile(r",\s*[A-Za-z_]\w*=[^,()\[\]]*")   # tensor(1.2, dtype=torch.float32)
+_REMARK = re.compile(r"\((?=[^()]*[^\W\d_]{2})[^()]*\)")  # (should be ≈1): a remark, not an operation
 _OPENS_LINE = re.compile(r"^[\s#>*`$|]*(?:tensor\(|array\(|\\begin\{[bpvBV]?matrix\}|[\[(])*\s*$")
 
 
@@ -39,7 +43,11 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
     if not targets:
         return rows_named.place(m, g)
     best, maybe = None, {}
+    lead = rows_named.lead(m, first)
     for t in targets:
+        rows = m.spec.tensors[t.tensor].rows or ()
+        if t.row is None and lead in rows and list(rows).count(lead) == 1:
+            t = t._replace(row=list(rows).index(lead))   # "Hello": […]  # Range: ~2.75
         cells = _fit(m, t, g, table_row)
         if isinstance(cells, Unsure):
             if t.exact and not weak:
@@ -53,9 +61,10 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
         if cells is None:
             continue
         right = sum(m.rounds_to(n, c, loose=True) for c, n in cells.values())
-        sure = not weak and (t.exact or len(targets) == 1) and not _by_index(t)
+        about = _about_its_line(m, t.tensor, first)
+        sure = not weak and (t.exact or len(targets) == 1) and not _by_index(t) and about
         if not sure and right * 2 <= len(cells):
-            if t.exact and not weak:
+            if t.exact and not weak and about:
                 for k, (c, _) in cells.items():
                     maybe.setdefault(k, []).append(c)
             continue                                # a prefix or an index: values must agree
@@ -64,8 +73,8 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
             best = (key, cells)
     if best is None:
         return Unsure(maybe) if maybe else rows_named.place(m, g)
-    if first.approximate and best[0][0] == 0:
-        return None                                 # ≈ and no entry agrees: not enough
+    if first.approximate and best[0][0] == 0 and all(n.integer for n in g.numbers):
+        return None               # ≈ [1, 0] and no entry agrees: not enough (~2.88 says its places)
     return best[1]
 
 
@@ -170,6 +179,29 @@ def same_entries(g, h, cells: dict) -> dict:
     return {id(n): (cells[id(k)][0], n) for n, k in zip(g.numbers, h.numbers) if id(k) in cells}
 
 
+def _about_its_line(m: Matcher, name: str, n) -> bool:
+    """For a number in the trailing comment of a line that prints a vector (``"Hello":
+    [-0.41, 0.14, -1.24, 1.51]  # Range: ~2.75``): is step ``name`` computed right from
+    that vector (a row of one of its operands)? The comment speaks of the vector; a range
+    of the raw embeddings is not the step ``ranges`` of the normalised ones. True for any
+    other number."""
+    line = (getattr(m, "source", None) or {}).get(n.line)
+    step = m.spec.step(name)
+    if line is None or step is None or "#" not in fold(n.line_text[:n.start]):
+        return True
+    printed = numbers_in(without_comment(line, labelled=False))
+    if not printed or printed[-1].start >= n.start:
+        return True
+    for d in names(step.tree) & set(m.spec.tensors):
+        t = m.spec.tensors[d]
+        if m.approx.get(d) is None or t.shape[1] != len(printed):
+            continue
+        if any(all(m.rounds_to(x, Cell(d, i, p), loose=True) or m.near_print(x, Cell(d, i, p))
+                   for p, x in enumerate(printed)) for i in range(t.shape[0])):
+            return True
+    return False
+
+
 def _by_index(t: Target) -> bool:
     return isinstance(t.row, Index) or isinstance(t.col, Index)
 
@@ -180,7 +212,7 @@ def _targets(m: Matcher, g, lines: dict) -> tuple[list, int | None, bool]:
     other values, so only values that agree with it count)."""
     first = g.numbers[0]
     text = first.line_text
-    lhs = label_text(text, first.start)
+    lhs = said = label_text(text, first.start)
     if lhs is None and fold(text).lstrip().startswith("|"):
         header = m.header(first, text)
         name = _header_name(header) if header else None
@@ -192,17 +224,41 @@ def _targets(m: Matcher, g, lines: dict) -> tuple[list, int | None, bool]:
     if lhs is None and _OPENS_LINE.match(fold(text[:first.start])):
         lhs = assignment_above(source, first.line)
         weak = lhs is not None and _assigned(m, source, lhs) > 1
-        caption = None if lhs else caption_above(source, first.line)
+        caption = None if lhs or _in_computation(source, first.line) else caption_above(source, first.line)
+    if said is not None and first.kind in ("output", "code"):
+        program = printed_as(source, said)           # print(f"Variance: {variance:.3f}")
+        got = [t for t in resolve(parse(program), m.spec) if t.exact] if program else []
+        if got:                                      # the step of the program's name itself
+            return got, None, _assigned(m, source, program) > 1
     if lhs is not None:
         name = parse(lhs)
         got = resolve(name, m.spec) if name is not None else []
-        if got or " " not in lhs.strip() or not re.search(re.escape(lhs) + r"\s*[:：]", fold(text)):
+        phrase = " " in lhs.strip() and not any(t.exact for t in got)   # Normalized std: 1.0
+        if (got and not phrase) or not re.search(re.escape(lhs) + r"\s*[:：]", fold(text)):
             return got, None, weak
         caption = lhs                               # Original stds per token: tensor([…])
+        if got:
+            return by_caption(caption, m.spec, m.last_result) or got, None, weak
     if caption:
-        return by_caption(caption, m.spec), None, False
+        return by_caption(caption, m.spec, m.last_result), None, False
     after = label_after(text, g.numbers[-1].end) if lhs is None else None
     return (by_name(after, m.spec) if after else []), None, False
+
+
+_BETWEEN_BLOCKS = re.compile(r"[\])]\s*(?:[x×*·⋅@+=-]|\\cdot|\\times)\s*[\[(]")
+
+
+def _in_computation(source: dict, line: int, ahead: int = 4) -> bool:
+    """Is the block that opens ``line`` one row of a matrix written out in a computation
+    (``[0, 0, 1]`` over ``[1, 0, 1, 0] x [1, 1, 0] = [0, 1, 1]``)? Then the caption above
+    speaks of the computation's result, not of this operand."""
+    for k in range(line, line + ahead):
+        ln = source.get(k)
+        if ln is None or not ln.text.strip():
+            return False
+        if _BETWEEN_BLOCKS.search(fold(ln.text)):
+            return True
+    return False
 
 
 def _assigned(m: Matcher, source: dict, name: str) -> int:
@@ -243,7 +299,7 @@ def _ends_chain(g) -> bool:
     """Is the block the last value of its equation (nothing is computed from it after it on
     its line)? ``Q = x·W = [0.8, 1.2]·W = [0.92, 1.24]``: only the last block is Q."""
     last = g.numbers[-1]
-    after = _CLOSERS.sub(" ", fold(last.line_text[last.end:]))
+    after = _CLOSERS.sub(" ", _KWARG.sub(" ", _REMARK.sub(" ", fold(last.line_text[last.end:]))))
     after = after.split("#")[0] if "#" in after else after
     return _AFTER_OP.search(_EMPHASIS.sub("", after)) is None
 

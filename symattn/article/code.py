@@ -27,9 +27,16 @@ _EMPHASIS = re.compile(r"\*\*[^*\s][^*]*\*\*")
 _TRAILING_COMMENT = re.compile(r"(?<=[\])0-9,.])\s+#(?!\w*\[).*$")
 
 
+_MATH = re.compile(r"[√≈²³⁻✅✓×÷·→∑]")      # no Python: a computation worked by hand
+
+
 def program(line: Line) -> bool:
-    """Is ``line`` program text (its numbers are the program's, not printed results)?"""
+    """Is ``line`` program text (its numbers are the program's, not printed results)? A
+    line written in a code block with the signs of hand arithmetic (``std_dev = √0.1325 =
+    0.364``, ``new_mean = … ≈ 0.000 ✅``) is no program: it works a step out."""
     if line.kind != "code" or _PRINTED_COMMENT.match(line.text):
+        return False
+    if _MATH.search(without_comment(line, labelled=False).text.split("#")[0]):
         return False
     power = "**" in _EMPHASIS.sub("", line.text)
     return bool(_STATEMENT.match(line.text) or power)
@@ -53,10 +60,26 @@ def literal_results(lines: list, names) -> set:
             and m.group("name") in names and written.get(m.group("name")) == 1}
 
 
-def without_comment(line: Line) -> Line:
-    """A code or output line without its trailing comment."""
+_LABELLED = re.compile(r"\s*#\s*(?:[^\W\d_][\w ]{0,30}?[^\W\d_])\s*[:=]\s*[~≈]?\s*-?\.?\d")
+
+
+def without_comment(line: Line, labelled: bool = True) -> Line:
+    """A code or output line without its trailing comment, unless the comment labels a
+    number of its line (``# Range: ~2.75``, ``# Mean=6.5``: a sentence about it) and
+    ``labelled`` keeps such comments."""
     if line.kind not in ("code", "output"):
         return line
     m = _TRAILING_COMMENT.search(line.text)
-    return line if m is None else replace(line, text=line.text[:m.start()],
-                                          columns=line.columns[:m.start()] if line.columns else None)
+    if m is None or (labelled and _LABELLED.match(line.text, m.start())):
+        return line
+    return replace(line, text=line.text[:m.start()],
+                   columns=line.columns[:m.start()] if line.columns else None)
+
+
+def comment_of(line: Line) -> Line | None:
+    """The trailing comment of a program line, when it labels a number (``unbalanced =
+    [5, 6, 7, 8]  # Mean=6.5``), as the only text of its line (columns kept); else None."""
+    m = _TRAILING_COMMENT.search(line.text)
+    if m is None or not _LABELLED.match(line.text, m.start()):
+        return None
+    return replace(line, text=" " * m.start() + line.text[m.start():])

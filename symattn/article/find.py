@@ -4,7 +4,7 @@ matcher and the assignment of numbers to entries."""
 from __future__ import annotations
 
 from .assign import assign
-from .code import literal_results, program, without_comment
+from .code import comment_of, literal_results, program, without_comment
 from .groups import groups_of
 from .match import Matcher, Found
 from .source import Line
@@ -16,14 +16,22 @@ def find_claims(spec: Spec, lines: list[Line]) -> Found:
     """The claims ``spec``'s example makes in ``lines`` (an article, read by a reader)."""
     here = [ln for ln in lines if _in_range(spec, ln.number)]
     results = literal_results(here, {s.name for s in spec.steps})
-    inside = [without_comment(ln) for ln in here
-              if not program(ln) or not numbers_in(ln) or ln.number in results]
+    inside = [_readable(ln, results) for ln in here]
+    inside = [ln for ln in inside if ln is not None]
     m = Matcher(spec)
     m.lines = {ln.number: ln for ln in inside}
     m.source = {ln.number: ln for ln in here}                 # program text too
     found = assign(m, groups_of(inside), m.lines)
     found.ev = m.ev
     return found
+
+
+def _readable(ln: Line, results: set) -> Line | None:
+    """What of ``ln`` a reader reads for printed numbers: the line (less a trailing comment),
+    or of program text only a comment that labels a number."""
+    if not program(ln) or not numbers_in(ln) or ln.number in results:
+        return without_comment(ln)
+    return comment_of(ln)
 
 
 def _in_range(spec: Spec, line: int) -> bool:

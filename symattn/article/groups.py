@@ -30,6 +30,7 @@ _MATRIX_ENV = re.compile(r"\\(begin|end)\{([bpvBV]?matrix|smallmatrix|array)\*?\
 _OPEN, _CLOSE = "[(", "])"
 _OPS = set("+-×·*/÷=") | {"\\cdot", "\\times", "\\div"}
 _RESULT_MARK = re.compile(r"(=|≈|\\approx|≒|→|\\to|\\Rightarrow|：|:)\s*(\\left)?\s*$")
+_PRINTOUT = re.compile(r"(?<![\w.])(?:tensor|array)\(\s*$")
 _TABLE_SEP = re.compile(r"\s*\|\s*|\s{2,}|\t")
 
 
@@ -243,7 +244,9 @@ def _close(stack: list, out: list):
         return
     g = Group(rows, "matrix" if len(rows) > 1 else "vector")
     if f.kind == "(" and len(g.numbers) == 1 and len(rows[0]) == 1:
-        g.role = "operand"                       # exp(1), f(0.5): an argument
+        n = g.numbers[0]                         # exp(1), f(0.5): an argument; but
+        printout = _PRINTOUT.search(fold(n.line_text[:n.start]))   # tensor(48725.8203): a value
+        g.role = "result" if printout else "operand"
     _attach(stack, out, g)
 
 

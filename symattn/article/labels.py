@@ -26,7 +26,7 @@ from typing import NamedTuple
 from .tokens import fold
 
 # The left-hand side of an equation or assignment that a block ends.
-_ENDS_VALUE = re.compile(r"(?:=|≈|≒|\\approx|:)\s*(?:\\left\s*)?(?:[\[(]|\\begin\{[bpvBV]?matrix\}|"
+_ENDS_VALUE = re.compile(r"(?:=|≈|≒|\\approx|:)\s*~?\s*(?:\\left\s*)?(?:[\[(]|\\begin\{[bpvBV]?matrix\}|"
                          r"tensor\(|array\(|\\bigl?|\\Bigl?)*\s*$")
 _LEAD = re.compile(r"^(?:[\s$&#*>|`\[]|\\(?![A-Za-z]))*(?:\\\[|\\begin\{(?:aligned|align\*?|equation\*?|split)\})?[\s&$]*")
 _NAME = re.compile(r"""
@@ -38,7 +38,9 @@ _NAME = re.compile(r"""
 _WRAP = re.compile(r"\\(?:text|mathrm|mathbf|boldsymbol|mathit|operatorname|bm)\s*\{([^{}]*)\}")
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "sigma": "σ", "mu": "μ", "theta": "θ",
           "epsilon": "ε", "varepsilon": "ε", "lambda": "λ", "tau": "τ"}
-_ASSIGN = re.compile(r"^\s*(?:print\(\s*(?P<p>[A-Za-z_][\w.]*)\s*\)|(?P<a>[A-Za-z_][\w.]*)\s*=(?!=))")
+_ASSIGN = re.compile(r"^\s*(?:print\(\s*(?P<p>[A-Za-z_][\w.]*)\s*\)|"
+                     r"print\(\s*(?P<of>[A-Za-z_]\w*)\.(?P<m>[A-Za-z_]\w*)\([^()]*\)\s*\)|"
+                     r"(?P<a>[A-Za-z_][\w.]*)\s*=(?!=))")
 _FREE = {"i", "j", "k", "t", "n", "m", "pos", "p"}
 _ROW_WORD = r"(?:token|word|position|pos|input|query|row)"
 _ROW_NAMED = re.compile(r"^" + _ROW_WORD + r"\s+(?=\w)", re.I)     # (token 3): the row 3
@@ -82,6 +84,11 @@ def parameter(name: Name | None, spec, lhs: str = "") -> bool:
     return word in _parameters() and not _resolve(name, spec)
 
 
+def _operations() -> dict:
+    from ..ops import OPERATIONS
+    return OPERATIONS
+
+
 def _parameters() -> frozenset:
     """The scalar parameters of the declared operations (a number by default, or a whole
     number by its converter), and the two that no operation takes (dropout, learning rate)."""
@@ -113,7 +120,7 @@ def label_text(text: str, start: int) -> str | None:
     return lhs or None
 
 
-_SEPARATOR = re.compile(r"\\q?quad|[,;。、]|\\text\{\s*(?:and|for)\s*\}|\s(?:and|where)\s")
+_SEPARATOR = re.compile(r"\\q?quad|[,;。、#]|\\text\{\s*(?:and|for)\s*\}|\s(?:and|where)\s")
 
 
 def _chain_start(text: str) -> int:
@@ -134,23 +141,45 @@ def _chain_start(text: str) -> int:
 
 def assignment_above(lines: dict, line: int, back: int = 3) -> str | None:
     """For a printout that opens its line: the name a program line just above assigns or
-    prints (``attn_scores = …``, ``print(keys)``)."""
+    prints (``attn_scores = …``, ``print(keys)``; ``print(out.std())`` prints ``out_std``)."""
     for ln in _above(lines, line, back):
         m = _ASSIGN.match(ln.text)
         if m:
+            if m.group("of"):
+                return f"{m.group('of')}_{m.group('m')}"
             return (m.group("p") or m.group("a")).removesuffix(".T")
         return None
     return None
 
 
+_FENCE = re.compile(r"^\s*(?:```+|~~~+)[\w+-]*\s*$")
+
+
+def printed_as(lines: dict, label: str) -> str | None:
+    """The program name a ``print(f"…")`` of the example prints after ``label`` (an output
+    line ``Variance: 0.132`` under ``print(f"Variance: {variance:.3f}")`` prints
+    ``variance``; ``{out.std():.4f}`` prints ``out_std``), when one print says so."""
+    if not label or len(label) > 80:
+        return None
+    pattern = re.compile(r"print\(\s*f([\"'])\s*" + re.escape(label.strip()) + r"\s*[:：=]\s*\{\s*"
+                         r"([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*)\([^(){}]*\))?\s*(?:[:!][^}]*)?\}")
+    got = set()
+    for ln in lines.values():
+        if ln.kind == "code" and "print" in ln.text:
+            for m in pattern.finditer(ln.text):
+                got.add(f"{m.group(2)}_{m.group(3)}" if m.group(3) else m.group(2))
+    return got.pop() if len(got) == 1 else None
+
+
 def _above(lines: dict, line: int, count: int):
     """The ``count`` non-blank lines above ``line``, nearest first (a notebook's output
-    follows its cell's code across a gap in the line numbers)."""
+    follows its cell's code across a gap in the line numbers; a Markdown output block
+    follows its code block across the fences)."""
     k, seen = line - 1, 0
     while seen < count and k > line - 1000:
         ln = lines.get(k)
         k -= 1
-        if ln is not None and ln.text.strip():
+        if ln is not None and ln.text.strip() and not _FENCE.match(ln.text):
             seen += 1
             yield ln
 
@@ -198,7 +227,8 @@ def resolve(name: Name, spec) -> list[Target]:
 
 def _resolve(name: Name, spec) -> list[Target]:
     labels = {str(x) for t in spec.tensors.values() for x in (t.rows or ()) + (t.cols or ())}
-    if any(p in spec.tensors and p not in labels for p in name.sub):      # LN(x), softmax(S)
+    if "_".join((name.name,) + name.sub) not in spec.tensors and \
+            any(p in spec.tensors and p not in labels for p in name.sub):      # LN(x), softmax(S)
         name = name._replace(sub=tuple(p for p in name.sub if p not in spec.tensors or p in labels))
     out = []
     joined = "_".join((name.name,) + name.sub) if name.sub else None
@@ -209,6 +239,9 @@ def _resolve(name: Name, spec) -> list[Target]:
             row, col = _indices(spec.tensors[t_name], name.sub)
             if row is not False:
                 out += [Target(t_name, r, c, name.transposed, True) for r, c in _bases(row, col)]
+    if not out and not name.sub:                  # Range: for the step ranges, Mean for mean
+        out = [Target(t, None, None, name.transposed, True) for t in spec.tensors
+               if t.lower() in _forms(name.name)]
     named = {t.tensor for t in out}
     for t_name, symbols in _op_symbols(spec).items():   # A, α, P: what computes it
         if t_name not in named and (name.name in symbols or joined in symbols):
@@ -220,9 +253,22 @@ def _resolve(name: Name, spec) -> list[Target]:
             out.append(Target(t_name, None, None, name.transposed, False))
         elif t_name.startswith(name.name + "_") and t_name != joined:
             row, col = _indices(spec.tensors[t_name], name.sub)
+            if row is False and _word_sub(name.sub):
+                row, col = None, None           # std_dev, new_mean: a program's name, not a subscript
             if row is not False:
                 out.append(Target(t_name, row, col, name.transposed, False))
     return out
+
+
+def _forms(word: str) -> set:
+    """A word as a step's name may write it: lower case, singular or plural."""
+    w = word.lower()
+    return {w, w + "s", w.removesuffix("s")} - {""}
+
+
+def _word_sub(parts: tuple) -> bool:
+    """Is the subscript a word of a program's variable name (``dev`` of ``std_dev``)?"""
+    return len(parts) == 1 and len(parts[0]) >= 2 and parts[0].isascii() and parts[0].isalpha()
 
 
 def _symbols(spec) -> dict:
@@ -318,25 +364,42 @@ def caption_above(lines: dict, line: int) -> str | None:
     return None
 
 
-_DELIMITER = re.compile(r"\$\$|\\\[|```\w*|~~~\w*|\\begin\{(?:equation|align|gather)\*?\}|<pre>|<code>")
+# display math opened on its own line; a code fence is not one (a caption over a fence
+# speaks of the code's result, not of each operand matrix in it)
+_DELIMITER = re.compile(r"\$\$|\\\[|\\begin\{(?:equation|align|gather)\*?\}")
 
 
-def by_caption(caption: str, spec) -> list[Target]:
+def by_caption(caption: str, spec, after: int | None = None) -> list[Target]:
     """The steps a caption names in words (``Original stds per token`` → ``code_stds``;
     ``After RMSNorm`` → the step computed by ``rms_norm``): those whose name's words, or
-    the words of the operation that computes them, the caption uses most, and among those
-    the ones with the fewest words it does not use."""
+    the words of the operation that computes them, the caption uses most (its words
+    themselves, or a name's abbreviation of them: ``var`` for ``Variance``). Of these, the
+    step that comes next in order after the step of position ``after`` (the one whose
+    result the article printed last), those naming the words themselves first; else, of
+    the steps naming the words themselves (failing those, by abbreviation), the ones with
+    the fewest words the caption does not use."""
     rows = {str(r).lower() for t in spec.tensors.values() for r in (t.rows or ())}
     words = set(_WORD.findall(caption.lower().replace("_", " "))) - rows   # 'Hello' is a row
-    scored = []
-    for step in spec.steps:
-        best = max((_caption_score(words, w) for w in _phrases(step)), default=(0, 0))
-        if best[0]:
-            scored.append((best, step.name))
-    if not scored:
+    order = {n: k for k, n in enumerate(spec.tensors)}
+    first = None
+    for says in (_forms, _abbreviates):
+        scored = []
+        for step in spec.steps:
+            best = max((_caption_score(words, w, says) for w in _phrases(step)), default=(0, 0))
+            if best[0]:
+                scored.append((best, step.name))
+        if not scored:
+            continue
+        first = first or scored
+        hit = max(s[0] for s, _ in scored)
+        ahead = sorted((order[n] - after, n) for s, n in scored if s[0] == hit and after is not None
+                       and order[n] >= after)
+        if ahead and (len(ahead) == 1 or ahead[0][0] < ahead[1][0]):
+            return [Target(ahead[0][1], None, None, False, False)]
+    if not first:
         return []
-    top = max(s for s, _ in scored)
-    return [Target(name, None, None, False, False) for s, name in scored if s == top]
+    top = max(s for s, _ in first)
+    return [Target(name, None, None, False, False) for s, name in first if s == top]
 
 
 def _phrases(step) -> list:
@@ -345,13 +408,14 @@ def _phrases(step) -> list:
     call = getattr(step.tree, "name", None)
     if isinstance(call, str) and "_" in call:       # layer_norm: "layer norm", "layernorm"
         out += [call.split("_"), [call.replace("_", "")]]
-    elif isinstance(call, str) and call.isalpha():  # softmax, gelu
+    elif isinstance(call, str) and call.isalpha() and call in _operations():   # softmax, gelu
         out.append([call.lower()])
     return out
 
 
-def _caption_score(words: set, phrase: list) -> tuple:
-    hit = sum(w in words for w in phrase)
+def _caption_score(words: set, phrase: list, says) -> tuple:
+    hit = sum(any(w in says(p) for w in words) if says is _forms else
+              any(says(w, p) for w in words) for p in phrase)
     return (hit, hit - len(phrase)) if hit else (0, 0)
 
 
@@ -373,3 +437,13 @@ def by_name(words: str, spec) -> list[Target]:
     key = re.sub(r"[\s_-]+", "", words.lower())
     return [Target(t, None, None, False, True) for t in spec.tensors
             if re.sub(r"[\s_-]+", "", t.lower()) == key]
+
+
+def _abbreviates(word: str, part: str) -> bool:
+    """Is a name's part an abbreviation of a caption's word (``var``: variance, ``norm``:
+    normalized, ``std``: standard)? Three letters or more, in the word's order, its first
+    letter first."""
+    if len(part) < 3 or len(word) <= len(part) or word[0] != part[0]:
+        return False
+    it = iter(word)
+    return all(c in it for c in part)

@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from .source import Line
-from .tokens import Number, fold
+from .tokens import Number, fold, numbers_in
 from ..claims.printed import parse_number
 from ..errors import SymattnError
 from ..evaluation.evaluator import Evaluator
@@ -76,6 +76,9 @@ class Matcher:
         self.ev = ev or Evaluator()
         self.order = {n: k for k, n in enumerate(spec.tensors)}
         self.lines: dict | None = None           # article line number -> Line
+        self.last_result: int | None = None      # order of the step of the last result placed
+        self._selections = _selections(spec)     # inputs, and steps that only select from them
+        self._written = _written(spec)           # step of numbers only -> its decimals
         self._balls: dict = {}
         self._bounds: dict = {}                  # name -> [[(lower, upper) as floats]]
         self._rounds: dict = {}
@@ -334,15 +337,30 @@ class Matcher:
                 (pos, lab) for lab in set(rows) for pos in _positions(ln.text, lab))
         return self._memo[key]
 
-    def saw(self, n: Number, c: Cell):
-        """Remember the row the article last printed (the one it is talking about)."""
+    def saw(self, n: Number, c: Cell, result: bool = False):
+        """Remember the row the article last printed (the one it is talking about) and, for
+        a result (not an operand restated), the order of its step (:attr:`last_result`)."""
         self._last_row = (n.line, self.spec.tensors[c.name].row_label(c.i))
+        if result and c.name not in self._selections:
+            self.last_result = self.order[c.name]
 
     def recent_row(self, n: Number, c: Cell) -> bool:
         """Is ``c`` in the row the article printed last, within 40 lines?"""
         last = getattr(self, "_last_row", None)
         return last is not None and 0 <= n.line - last[0] <= 40 and \
             self.spec.tensors[c.name].row_label(c.i) == last[1]
+
+    def writes(self, n: Number, name: str) -> bool:
+        """Does ``n``'s line write, before it, the numbers step ``name`` is computed from, a
+        step of numbers only (``0.364² = 0.1325`` for the step ``0.364 ** 2``)?"""
+        need = self._written.get(name)
+        if not need:
+            return False
+        key = (id(n), "writes")
+        if key not in self._memo:
+            ln = self.lines.get(n.line) if self.lines else None
+            self._memo[key] = set() if ln is None else {x.value for x in numbers_in(ln) if x.end <= n.start}
+        return need <= self._memo[key]
 
     def here(self, n: Number, name: str) -> bool:
         """Is step ``name`` said (its ``line`` hint) to be printed on ``n``'s line or just
@@ -355,6 +373,39 @@ class Matcher:
         if hint is None:
             return -10_000
         return -(n.line - hint) if hint <= n.line else -5 * (hint - n.line)
+
+
+def _written(spec: Spec) -> dict:
+    """Steps computed from numbers written in the spec only (``0.364 ** 2``, a relation the
+    article checks as written): step -> the numbers with decimals it is computed from."""
+    from ..spec import expr as E
+    out = {}
+    for step in spec.steps:
+        if E.names(step.tree) & set(spec.tensors):
+            continue
+        stack, nums = [step.tree], set()
+        while stack:
+            t = stack.pop()
+            if isinstance(t, E.Num) and t.value.denominator != 1:
+                nums.add(t.value)
+            stack += E._children(t)
+        if nums:
+            out[step.name] = frozenset(nums)
+    return out
+
+
+def _selections(spec: Spec) -> set:
+    """The inputs and the steps that only pick part of one (``hello = emb["Hello"]``): a
+    print of them restates an input, it is no step worked out."""
+    from ..spec import expr as E
+    out = set(spec.inputs)
+    for step in spec.steps:
+        t = step.tree
+        while isinstance(t, E.Index):
+            t = t.target
+        if isinstance(t, E.Name) and (t.id in out or t.id in spec.inputs):
+            out.add(step.name)
+    return out
 
 
 def _names(text: str, name: str) -> int:

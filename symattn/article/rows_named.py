@@ -52,6 +52,12 @@ def place(m: Matcher, g) -> dict | None:
     return best[2]
 
 
+def lead(m: Matcher, n) -> str | None:
+    """The row label the line of number ``n`` opens with, before ``n``, or None."""
+    got = _lead(m, n.line_text)
+    return got[0] if got is not None and got[1] <= n.start else None
+
+
 def _lead(m: Matcher, text: str):
     """(row label, end of the label) when ``text`` opens with a row label of the spec."""
     hit = _LEAD.match(fold(text))
@@ -100,7 +106,7 @@ def _right_in_run(m: Matcher, name: str, run: list, word: str | None) -> int:
     for line, label in run:
         text = src[line].text
         i = list(t.rows).index(label)
-        nums = [n for n in numbers_in(without_comment(src[line])) if n.start >= _lead(m, text)[1]]
+        nums = [n for n in numbers_in(without_comment(src[line], labelled=False)) if n.start >= _lead(m, text)[1]]
         if word is not None:
             nums = [n for n in nums if (h := _NAMED.search(fold(text[:n.start]))) and h.group("w").lower() == word]
             right += sum(m.rounds_to(n, Cell(name, i, 0)) for n in nums[:1])

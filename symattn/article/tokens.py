@@ -94,6 +94,7 @@ class Number:
     fraction: bool = False          # \\frac{1}{3}, 1/3: exactly this rational (``integer`` too)
     line_text: str = ""             # the reader's line it stands in (start/end index it)
     index: tuple = ()               # its place in a bracket list: (block, row, column) in 3-D
+    whole_block: bool = False       # in a printout of whole floats only (``[[2., 4.], [4., 16.]]``)
     approx: float | None = None     # the matcher's float of the value (memo)
     half: float | None = None       # the matcher's half unit of the last place (memo)
 

@@ -140,7 +140,8 @@ def resolve(spec: Spec, claim: Claim) -> list[Entry]:
 def precision(spec: Spec, entries: list[Entry]) -> None:
     """The precision as printed, for entries a spec does not state one for: a whole number
     printed beside numbers with decimals (same step, row and article line) is judged at
-    their decimals; a weight or probability printed ``0`` or ``1`` claims exactly 0 or 1
+    their decimals; a weight or probability printed ``0`` or ``1`` (or a printout's ``0.``,
+    ``1.``) claims exactly 0 or 1
     (unless printed after ``≈``). A fraction (``1/3``) always claims exactly its value."""
     places: dict = {}
     for e in entries:
@@ -149,13 +150,19 @@ def precision(spec: Spec, entries: list[Entry]) -> None:
             places[key] = max(places.get(key, 0), e.decimals)
     prob: dict = {}
     for e in entries:
-        if e.explicit or not e.number.integer:
+        if e.explicit or not (e.number.integer or _bare_point(e.number)):
             continue
         e.decimals = max(e.decimals, places.get((e.claim.step, e.claim.line, e.i), 0))
         if e.claim.step not in prob:
             prob[e.claim.step] = is_probability(spec, e.claim.step)
         if prob[e.claim.step] and e.number.value in (0, 1) and not e.number.approximate:
             e.exact = True                     # ≈ [1, 0] says rounded: at its 0 decimals
+
+
+def _bare_point(number) -> bool:
+    """A whole float as torch and NumPy print it (``1.``, ``0.``): the whole number, as
+    precise as ``1``."""
+    return number.point and number.text.endswith(".") and not number.percent and number.digits is None
 
 
 def _at_text(at) -> str:
