@@ -726,3 +726,21 @@ def test_a_full_width_label_names_its_step(tmp_path):
             '[[steps]]\nname = "K"\nexpr = "X @ W_K"\n')
     out = check(tmp_path, spec, "# 自己注意\n\n「猫」のクエリ：Ｑ_猫 = [0.70, 0.75]\n")
     assert at(out, 3) == [("Q", ["猫", "0"], "0.70", "wrong"), ("Q", ["猫", "1"], "0.75", "wrong")]
+
+
+def test_a_sentence_naming_two_steps_gives_each_number_the_one_it_is_a_slip_of(tmp_path):
+    """`instead of maximizing the average log-probability … maximizing -10.7722 …, we would
+    minimize 10.7722` names the average and its negative: -10.7722 is a slip of the first
+    (−10.794, mpmath), 10.7722 of the second; both wrong claims, one each."""
+    p = [mpmath.mpf("0.0001"), mpmath.mpf("0.00003")]
+    avg = sum(mpmath.log(x) for x in p) / 2
+    assert f"{float(avg):.4f}" == "-9.8123"
+    spec = ('[example]\nid = "ce"\nsource = "post.md"\n[inputs]\np = [[0.0001, 0.00003]]\n'
+            '[[steps]]\nname = "avg_log_probas"\nexpr = "mean(log(p))"\n'
+            '[[steps]]\nname = "neg_avg_log_probas"\nexpr = "avg_log_probas * -1"\n')
+    art = ("# Loss\n\n- Instead of maximizing the average log-probability, we minimize the negative "
+           "average log-probability; instead of maximizing -9.8001 so that it approaches 0, we "
+           "would minimize 9.8001 so that it approaches 0.\n")
+    out = check(tmp_path, spec, art)
+    assert [(c["step"], c["printed"], c["verdict"]) for c in out["claims"]] == [
+        ("avg_log_probas", "-9.8001", "wrong"), ("neg_avg_log_probas", "9.8001", "wrong")]

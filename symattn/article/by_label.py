@@ -14,7 +14,7 @@ import re
 from typing import NamedTuple
 
 from .labels import (Target, Index, label_text, assignment_above, by_caption, by_name,
-                     caption_above, label_after, parameter, parse, printed_as, resolve)
+                     caption_above, label_after, named_in, parameter, parse, printed_as, resolve)
 from . import rows_named
 from .match import Cell, Matcher
 from .code import without_comment
@@ -134,17 +134,17 @@ def sets_parameter(m: Matcher, n) -> bool:
 
 
 def scalar_said(m: Matcher, n) -> Cell | None:
-    """The one-entry step that the words before a lone number on its line name, alone (by
-    its name's words or its operation's: ``With label smoothing the loss becomes 0.517``),
-    when the number is as near it as a slip is (5%): a claim there, right or wrong; None
-    otherwise (``after training the loss is 0.45``: another value of it, unverified)."""
+    """The one-entry step that the words of a lone number's sentence name (by its name's
+    words or its operation's: ``With label smoothing the loss becomes 0.517``; ``instead of
+    maximizing the average log-probability … maximizing -10.7722``) and that the number is
+    as near as a slip is (5%): a claim there, right or wrong. None when no such step, or
+    several (``after training the loss is 0.45``: another value of it, unverified)."""
     before = fold(n.line_text[:n.start])
-    before = re.split(r"(?<!\d)[.;](?!\d)|。", before)[-1]        # its sentence (not 0.1's point)
-    named = by_caption(before, m.spec) if before.strip() else []
-    if len(named) != 1 or m.spec.tensors[named[0].tensor].shape != (1, 1):
-        return None
-    c = Cell(named[0].tensor, 0, 0)
-    return c if named[0].tensor not in m.spec.inputs and m.approx.get(c.name) and m.near_miss(n, c) else None
+    before = re.split(r"(?<!\d)\.(?=\s)|。", before)[-1]        # its sentence (not 0.1's point)
+    cells = [Cell(name, 0, 0) for name in named_in(before, m.spec)
+             if m.spec.tensors[name].shape == (1, 1) and name not in m.spec.inputs and m.approx.get(name)]
+    near = [c for c in cells if m.near_miss(n, c)]
+    return near[0] if len(near) == 1 else None
 
 
 RESTATED_WITHIN = 6              # lines between a block and the labelled one it repeats

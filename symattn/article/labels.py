@@ -402,6 +402,16 @@ def by_caption(caption: str, spec, after: int | None = None) -> list[Target]:
     return [Target(name, None, None, False, False) for s, name in first if s == top]
 
 
+def named_in(text: str, spec) -> list[str]:
+    """Every step that ``text``'s words name at all (a name's words or an abbreviation of
+    them, or its operation's words), in the spec's order."""
+    rows = {str(r).lower() for t in spec.tensors.values() for r in (t.rows or ())}
+    words = set(_WORD.findall(text.lower().replace("_", " "))) - rows
+    return [step.name for step in spec.steps
+            if any(_caption_score(words, w, says)[0] for says in (_forms, _abbreviates)
+                   for w in _phrases(step))]
+
+
 def _phrases(step) -> list:
     name = [w for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", step.name) if w]
     out = [[w.lower() for w in name]]
