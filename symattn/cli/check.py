@@ -15,7 +15,9 @@ from ..spec.files import read_stdin
 def configure(p):
     p.add_argument("paths", nargs="*", metavar="SPEC",
                    help="spec files, folders, bundled example names or - for standard input "
-                        "(default: the bundled corpus of the three articles)")
+                        "(default: the bundled corpus of the three articles); an article "
+                        "(.md, .tex, .ipynb, .html, .txt) or a folder of them: its example is "
+                        "inferred and checked (-o FILE writes the inferred spec)")
     p.add_argument("--json", action="store_true", help="print one JSON object: summary and claims")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="list every printed number, the correct ones too")
@@ -72,11 +74,15 @@ def run(args) -> int:
     from ..render.report import format_report
     from . import fix
     from .flow import articles_to_read, checked_something
+    from .inferred import inferred_specs, split
     if args.article and not args.paths:
         raise SpecError("--article needs the spec of the example it prints", where=f"{args.article[0]}:1",
-                        hint=f"symattn check SPEC --article {args.article[0]}, or start a spec: "
+                        hint=f"symattn check {args.article[0]} infers it; or write one: "
                              f"symattn new --from {args.article[0]} -o SPEC.toml")
-    specs = load_specs(spec_paths(args.paths), show=not args.json)
+    given, to_infer = split(args.paths)
+    specs = load_specs(spec_paths(given), show=not args.json) if given or not to_infer else []
+    if to_infer:
+        specs += inferred_specs(args, to_infer, show=not args.json)
     articles = articles_to_read(specs, args.article)
     args.article = articles               # the articles read: those given, else the sources
     fixing = fix.wanted(args)

@@ -1,0 +1,53 @@
+"""`symattn check ARTICLE` with no spec: the example inferred (:mod:`symattn.infer`), then
+checked as a spec is. ``-o SPEC.toml`` (without ``--fix``) writes the inferred spec, which
+``check SPEC.toml`` reproduces; an article holding several examples writes one file each
+(``SPEC-ex2.toml``, …)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import SpecError
+
+
+def split(paths: list[str]) -> tuple[list[str], list[str]]:
+    """(spec paths, article paths) of the command line."""
+    from ..infer import is_article
+    specs, articles = [], []
+    for p in paths:
+        (articles if p != "-" and is_article(p) else specs).append(p)
+    return specs, articles
+
+
+def outputs(target: str, n: int) -> list[str]:
+    """The files of ``n`` inferred specs written with ``-o target``."""
+    if n == 1:
+        return [target]
+    p = Path(target)
+    return [str(p.with_name(f"{p.stem}-ex{k + 1}{p.suffix or '.toml'}")) for k in range(n)]
+
+
+def inferred_specs(args, articles: list[str], show: bool) -> list:
+    """The specs of the examples of ``articles``, loaded (and written with ``-o``)."""
+    from ..infer import infer
+    from ..spec.load import load
+    from .output import say, write_output
+    if args.article:
+        raise SpecError("--article goes with a spec; an article given alone is inferred and checked",
+                        where=f"{args.article[0]}:1", hint=f"symattn check {args.article[0]}")
+    writing = bool(args.output) and not (args.fix or args.diff)
+    folder = str(Path(args.output).resolve().parent) if writing else None
+    found = infer(articles, folder)
+    paths = outputs(args.output, len(found)) if writing else \
+        [str(Path(f.folder) / f"{f.id}.inferred.toml") for f in found]
+    specs = []
+    for f, path in zip(found, paths):
+        if writing:
+            write_output(path, f.text, args.force)
+            if show:
+                say(f"wrote {path} (the inferred spec of {Path(f.articles[0]).name}); "
+                    f"next: symattn check {path}", prefix="")
+        specs.append(load(path, f.text))
+    if writing:
+        args.output = None
+    return specs

@@ -1,0 +1,274 @@
+"""Which printed blocks are computed, and from what: a search over the declared operations.
+
+For each block in reading order, every *form* is tried on earlier blocks whose shapes fit:
+the spec language's own operators (``A @ B``, ``A @ B.T``, ``A + B``, ``A / sqrt(k)``) and
+each declared operation that carries a :class:`~symattn.ops.operation.Search` (its operand
+shapes, parameters and their usual values, the words the text states them with): a new
+operation joins the search by its declaration alone. A form is evaluated on the NumPy
+fast path (:func:`symattn.evaluation.float_value`) with the operands' printed values, so a
+block computed from an article's own rounded numbers is reproduced as printed (the exact
+check then calls it carried).
+
+A derivation is a proposal, never a verdict: it is accepted when it reproduces at least
+:data:`MOST` of the block's entries within print rounding (half a unit of the entry's last
+digit, plus what the rounding of computed operands can move), and explains more numbers
+than it has freedom (:data:`MIN_ENTRIES`; never a 1×1 block). Among accepted ones the most
+entries win, then the simplest (fewest searched choices), then the nearest operands.
+Where the text between a scores product and its softmax states a scaling by a root
+(``√d_k``), the softmax is taken of the scaled scores, and a block that only a common
+mistake of that form reproduces (the catalogue of
+:mod:`symattn.claims.diagnosis.computation`) is still computed by it: the exact check
+gives the diagnosis. The search is bounded by counts (operands per form, tries per block),
+never by the clock, so it answers the same on any machine.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import SymattnError
+from ..ops import OPERATIONS
+from ..spec import expr as E
+from .blocks import Block, roots, stated, states_scale
+
+MOST = 2 / 3                # share of a block's entries a derivation must reproduce
+MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
+MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
+MAX_TRIES = 3000            # evaluated forms per block
+MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
+
+# The spec language's operators (symattn/spec/expr.py), with their operands' shapes.
+OPERATORS = (("{0} @ {1}", "n d, d m -> n m"), ("{0} @ {1}.T", "n d, m d -> n m"),
+             ("{0} + {1}", "n d, n d -> n d"), ("{0} + {1}", "n d, 1 d -> n d"),
+             ("{0} / sqrt({k})", "n d -> n d"))
+SCORES = "{0} @ {1}.T"
+
+
+@dataclass(frozen=True)
+class Form:
+    """An expression with operand slots ``{0}``, ``{1}``…, its shapes and its freedom."""
+    template: str
+    operands: tuple             # dimension names of each operand
+    result: tuple
+    cost: int                   # searched choices: 1 for the form, +1 per non-default value
+    op: str = ""                # the declared operation ('' for an operator)
+    sizes: tuple = ()           # (parameter, "rows"/"cols") filled from the block's shape
+    scaled: bool = False        # the operand divided by sqrt(k)
+
+
+@dataclass
+class Derivation:
+    """``block`` computed as ``expr`` (the spec language) from ``operands`` (blocks)."""
+    block: Block
+    expr: str
+    operands: tuple
+    matched: int
+    cost: int
+    mistake: str = ""           # the common mistake that reproduces it ('' when none)
+    form: str = ""              # the form's template (``{0} @ {1}.T``)
+    error: float = 0.0          # the largest distance of a reproduced entry's print from it
+
+
+def _shape(text: str) -> tuple:
+    left, right = text.split("->")
+    ops = tuple(tuple(p.split()) for p in left.split(",")) if left.strip() else ()
+    return ops, tuple(right.split())
+
+
+def forms(text: str) -> list[Form]:
+    """Every form: the operators, and each declared operation with each combination of its
+    parameters' values (those the ``text`` states first, free of cost)."""
+    out = []
+    for template, shapes in OPERATORS:
+        out.append(Form(template, *_shape(shapes), cost=1 + ("{k}" in template)))
+    for name, op in OPERATIONS.items():
+        s = op.search
+        if s is None:
+            continue
+        ops, result = _shape(s.shapes)
+        choices = []
+        for p, usual in s.params.items():
+            said = stated(text, s.words.get(p, ())) if s.words.get(p) else []
+            values = [(v, 0) for v in said[:1]] + [(v, int(k > 0)) for k, v in enumerate(usual)
+                                                   if v not in said[:1]]
+            choices.append([(p, v, c, k == 0 and not said) for k, (v, c) in enumerate(values)])
+        for combo in itertools.product(*choices) if choices else [()]:
+            kw = "".join(f", {p}={v}" for p, v, _, default in combo if not default)
+            cost = 1 + sum(c for _, _, c, _ in combo)
+            sizes = tuple(s.sizes.items())
+            args = ", ".join([f"{{{i}}}" for i in range(len(ops))] + [f"{{{p}}}" for p, _ in sizes])
+            template = f"{name}({args}{kw})"
+            out.append(Form(template, ops, result, cost, name, sizes))
+            if s.scaled and len(ops) == 1:
+                scaled = template.replace("{0}", "{0} / sqrt({k})", 1)
+                out.append(Form(scaled, ops, result, cost + 1, name, sizes, True))
+    return out
+
+
+def _bind(dims: tuple, shape: tuple, env: dict) -> dict | None:
+    env = dict(env)
+    for d, n in zip(dims, shape):
+        if d == "1":
+            if n != 1:
+                return None
+        elif env.setdefault(d, n) != n:
+            return None
+    return env
+
+
+def _operand_tuples(form: Form, target: Block, earlier: list[Block]):
+    """Tuples of earlier blocks whose shapes fit the form, the nearest first."""
+    env = _bind(form.result, target.shape, {})
+    if env is None:
+        return
+
+    def go(i: int, env: dict, chosen: tuple):
+        if i == len(form.operands):
+            yield chosen
+            return
+        for b in earlier:
+            e = _bind(form.operands[i], b.shape, env)
+            if e is not None:
+                yield from go(i + 1, e, chosen + (b,))
+    yield from go(0, env, ())
+
+
+class Search:
+    """The derivations of one article's blocks (:meth:`run`)."""
+
+    def __init__(self, found: list[Block], text: str):
+        self.blocks = found
+        self.forms = forms(text)
+        self.derived: dict[int, Derivation] = {}
+        self._env: dict = {}
+        self._mini = None
+
+    def tensor(self, b: Block):
+        if b.name not in self._env:
+            from .. import matrix
+            self._env[b.name] = matrix([list(r) for r in b.printed.values])
+        return self._env[b.name]
+
+    def value(self, text: str, operands: tuple):
+        """The float value of ``text`` over the operands' printed values, or None."""
+        from ..evaluation import float_value
+        from ..spec.build import build
+        try:
+            v = float_value(build(E.parse(text), {b.name: self.tensor(b) for b in operands}))
+        except (SymattnError, ValueError, TypeError, ZeroDivisionError, ArithmeticError):
+            return None
+        return np.asarray(v, dtype=float)
+
+    def matched(self, v, target: Block, operands: tuple) -> tuple[int, float]:
+        """(entries reproduced, the largest distance of their prints): within half a unit of
+        the print's last digit, plus 4× what the computed operands' own prints were off
+        (scaled by the entry's size)."""
+        if v is None or v.shape != target.shape or not np.all(np.isfinite(v)):
+            return 0, 0.0
+        carry = max((self.derived[o.index].error for o in operands if o.index in self.derived),
+                    default=0.0)
+        scale = np.maximum(1, np.abs(v))
+        off = np.abs(v - target.floats)
+        ok = off <= target.half * 1.0001 + (4 * carry + 1e-9) * scale
+        return int(ok.sum()), float(off[ok].max()) if ok.any() else 0.0
+
+    def scales(self, earlier: list[Block], text: str, operands: tuple = ()) -> list[str]:
+        """The d_k tried in ``sqrt(d_k)``: stated in the text (``d_k = 2``, ``\\sqrt{2}``),
+        the width of the keys of a scores operand, then the widths of earlier blocks (2 or
+        more), nearest first."""
+        out = stated(text, ("d_k", "d_{k}", "dk", "d_head", "head_dim")) + roots(text)
+        for o in operands:
+            d = self.derived.get(o.index)
+            if d is not None and d.form == SCORES:
+                out.append(str(d.operands[1].shape[1]))
+        out += [str(b.shape[1]) for b in earlier if b.shape[1] > 1]
+        return list(dict.fromkeys(x for x in out if x not in ("0", "1")))[:MAX_SCALES]
+
+    def run(self) -> dict[int, Derivation]:
+        for b in self.blocks:
+            d = self.derive(b)
+            if d is not None:
+                self.derived[b.index] = d
+        return self.derived
+
+    def derive(self, target: Block) -> Derivation | None:
+        n = target.floats.size
+        if n < 2 or len(np.unique(target.floats)) < 2:
+            return None
+        earlier = sorted((b for b in self.blocks if b.index < target.index),
+                         key=lambda b: -b.index)[:MAX_OPERANDS]
+        best, tries, forced = None, 0, []
+        for form in self.forms:
+            for operands in _operand_tuples(form, target, earlier):
+                if tries >= MAX_TRIES:
+                    break
+                scales = self.scales(earlier, target.before, operands) if "{k}" in form.template else []
+                for text, cost in self._texts(form, operands, target, scales):
+                    if self._needs_scale(form, operands, target):
+                        forced.append((form, operands, text, cost))
+                        continue
+                    tries += 1
+                    m, err = self.matched(self.value(text, operands), target, operands)
+                    cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
+                    if self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
+                        best = cand
+        for form, operands, text, cost in forced[:MAX_TRIES]:
+            cand = self._with_mistakes(text, operands, target, cost)
+            if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
+                best = cand
+        return best
+
+    def _texts(self, form: Form, operands: tuple, target: Block, scales: list[str]):
+        fill = {p: target.shape[0] if side == "rows" else target.shape[1] for p, side in form.sizes}
+        names = [o.name for o in operands]
+        for k in (scales if "{k}" in form.template else [None]):
+            yield form.template.format(*names, k=k, **fill), form.cost
+
+    def _needs_scale(self, form: Form, operands: tuple, target: Block) -> bool:
+        """An unscaled softmax of a scores product the text says is scaled."""
+        if form.op == "" or form.scaled or not any(
+                f.scaled for f in self.forms if f.op == form.op) or len(operands) != 1:
+            return False
+        d = self.derived.get(operands[0].index)
+        return d is not None and d.form == SCORES and states_scale(target.before)
+
+    def _with_mistakes(self, text: str, operands: tuple, target: Block, cost: int):
+        """The scaled form of a forced softmax (``softmax(S)`` → ``softmax(S / sqrt(k))``),
+        and, if its value is not the print, the common mistake of it that is."""
+        from ..claims.diagnosis.computation import computation_mistakes, variants
+        k = self.scales([o for o in self.blocks if o.index < target.index][::-1], target.before, operands)
+        if not k:
+            return None
+        scaled = text.replace(operands[0].name, f"{operands[0].name} / sqrt({k[0]})", 1)
+        m, err = self.matched(self.value(scaled, operands), target, operands)
+        if m >= MOST * target.floats.size:
+            return Derivation(target, scaled, operands, m, cost, error=err)
+        tree, spec = E.parse(scaled), self._spec(operands)
+        for desc, alt in list(variants(tree, computation_mistakes(spec)))[:50]:
+            m, err = self.matched(self.value(E.unparse(alt), operands), target, operands)
+            if m >= MOST * target.floats.size:
+                return Derivation(target, scaled, operands, m, cost + 1, desc, error=err)
+        return None
+
+    def _spec(self, operands: tuple):
+        """A spec of the operands alone (what the catalogue of mistakes reads)."""
+        from ..spec.load import Spec
+        env = {o.name: self.tensor(o) for o in operands}
+        return Spec("<infer>", "infer", "", "", "half-up", None, inputs=env, tensors=dict(env))
+
+    def _accepts(self, d: Derivation, n: int) -> bool:
+        return d.matched >= max(MOST * n, d.cost + MIN_ENTRIES)
+
+
+def _key(d: Derivation) -> tuple:
+    return (-d.matched, d.cost, bool(d.mistake), -sum(o.index for o in d.operands))
+
+
+def infer_derivations(found: list[Block], text: str) -> dict[int, Derivation]:
+    """Block index -> its derivation, for the blocks some derivation reproduces."""
+    return Search(found, text).run()
+
+
