@@ -106,6 +106,9 @@ def run(args) -> int:
         out = {"summary": summary.to_json(), "claims": [r.to_json() for r in records]}
         if articles:
             out["unmatched"] = [u.to_json() for u in unmatched]
+        if to_infer:
+            from .inferred import derivations
+            out["inferred"] = derivations(specs)
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
     else:
         from .terminal import write_report
@@ -113,6 +116,9 @@ def run(args) -> int:
                                    per_example=per_example))
         if unmatched:
             sys.stdout.write(format_unmatched(unmatched))
+        if to_infer:
+            from .inferred import describe
+            sys.stdout.write(describe(specs))
     return 1 if summary.wrong else 0
 
 

@@ -47,7 +47,27 @@ def inferred_specs(args, articles: list[str], show: bool) -> list:
             if show:
                 say(f"wrote {path} (the inferred spec of {Path(f.articles[0]).name}); "
                     f"next: symattn check {path}", prefix="")
-        specs.append(load(path, f.text))
+        spec = load(path, f.text)
+        spec.inferred = True
+        specs.append(spec)
     if writing:
         args.output = None
     return specs
+
+
+def derivations(specs: list) -> list[dict]:
+    """What each inferred example was checked against: its inputs and its steps (name,
+    expression, article line), for the JSON report."""
+    return [{"example": s.id, "source": list(s.sources), "lines": s.lines and [list(r) for r in s.lines],
+             "inputs": list(s.inputs),
+             "steps": [{"name": st.name, "expr": st.expr_text, "line": st.article_line} for st in s.steps]}
+            for s in specs if s.inferred]
+
+
+def describe(specs: list) -> str:
+    """The derivations in the terminal report: one line per computed block."""
+    out = []
+    for d in derivations(specs):
+        out.append(f"\nInferred {d['example']}: inputs {', '.join(d['inputs']) or 'none'}; computed:")
+        out += [f"  line {st['line']:<5} {st['name']} = {st['expr']}" for st in d["steps"]]
+    return "\n".join(out) + "\n" if out else ""
