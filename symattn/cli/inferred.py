@@ -1,7 +1,7 @@
 """`symattn check ARTICLE` with no spec: the example inferred (:mod:`symattn.infer`), then
 checked as a spec is. ``-o SPEC.toml`` (without ``--fix``) writes the inferred spec, which
 ``check SPEC.toml`` reproduces; an article holding several examples writes one file each
-(``SPEC-ex2.toml``, …)."""
+(``SPEC.toml``, ``SPEC-ex2.toml``, …)."""
 
 from __future__ import annotations
 
@@ -20,11 +20,10 @@ def split(paths: list[str]) -> tuple[list[str], list[str]]:
 
 
 def outputs(target: str, n: int) -> list[str]:
-    """The files of ``n`` inferred specs written with ``-o target``."""
-    if n == 1:
-        return [target]
+    """The files of ``n`` inferred specs written with ``-o target``: the first example's is
+    ``target``, the next ones' ``target-ex2.toml``, …"""
     p = Path(target)
-    return [str(p.with_name(f"{p.stem}-ex{k + 1}{p.suffix or '.toml'}")) for k in range(n)]
+    return [target] + [str(p.with_name(f"{p.stem}-ex{k + 1}{p.suffix or '.toml'}")) for k in range(1, n)]
 
 
 def inferred_specs(args, articles: list[str], show: bool) -> list:

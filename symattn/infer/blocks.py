@@ -90,8 +90,12 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
 
 
 def _named(found: list[Block]) -> list[Block]:
-    """Every block a unique name: its label, else ``M`` and its line (``M52``)."""
+    """Every block a unique name: its label, else ``X`` for the first unnamed table of
+    labelled rows (the tokens, when no block is named X), else ``M`` and its line (``M52``)."""
     used: set = set()
+    x = next((b for b in found if not b.name and b.printed.rows), None)
+    if x is not None and not any(b.name == "X" for b in found):
+        x.name = "X"
     for b in found:
         base = b.name or f"M{b.line}"
         name, k = base, 2

@@ -188,10 +188,14 @@ class Search:
         return list(dict.fromkeys(x for x in out if x not in ("0", "1")))[:MAX_SCALES]
 
     def run(self) -> dict[int, Derivation]:
+        """Each block's derivation; a block whose best derivation is an earlier block's
+        (the same expression: a printout of a step printed again) is not a step of its own."""
+        done: set = set()
         for b in self.blocks:
             d = self.derive(b)
-            if d is not None:
+            if d is not None and d.expr not in done:
                 self.derived[b.index] = d
+                done.add(d.expr)
         return self.derived
 
     def derive(self, target: Block) -> Derivation | None:
@@ -260,7 +264,11 @@ class Search:
         return Spec("<infer>", "infer", "", "", "half-up", None, inputs=env, tensors=dict(env))
 
     def _accepts(self, d: Derivation, n: int) -> bool:
-        return d.matched >= max(MOST * n, d.cost + MIN_ENTRIES)
+        """Most entries reproduced, and more non-zero ones than the derivation's freedom
+        (zeros follow from the structure: a product with a zero weight, a mask)."""
+        nonzero = int(np.count_nonzero(d.block.floats))
+        return d.matched >= max(MOST * n, d.cost + MIN_ENTRIES) and \
+            nonzero - (n - d.matched) >= d.cost + MIN_ENTRIES
 
 
 def _key(d: Derivation) -> tuple:
