@@ -48,8 +48,14 @@ class Block:
         return self.printed.line
 
 
+_SCIENTIFIC = re.compile(r"[+\-−]?(\d*)\.?(\d*)[eE]([+\-−]?\d+)")
+
+
 def _half_units(texts) -> np.ndarray:
     def half(t: str) -> float:            # a whole number or a fraction: taken as exact
+        m = _SCIENTIFIC.fullmatch(t.strip())
+        if m:                             # 6.3379e-2: four decimals, then the exponent
+            return 0.5 * 10.0 ** (-len(m.group(2)) + int(m.group(3).replace("−", "-")))
         d = _decimals(t.replace("−", "-").lstrip("+"))
         return 0.0 if not d else 0.5 * 10.0 ** -d
     return np.array([[half(t) for t in row] for row in texts])

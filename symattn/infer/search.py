@@ -10,7 +10,7 @@ block computed from an article's own rounded numbers is reproduced as printed (t
 check then calls it carried).
 
 A derivation is a proposal, never a verdict: it is accepted when it reproduces at least
-:data:`MOST` of the block's entries within print rounding (half a unit of the entry's last
+:data:`MOST` of the block's entries, and of its non-zero ones, within print rounding (half a unit of the entry's last
 digit, plus what the rounding of computed operands can move), and explains more numbers
 than it has freedom (:data:`MIN_ENTRIES`; never a 1×1 block). Among accepted ones the most
 entries win, then the simplest (fewest searched choices), then the nearest operands.
@@ -34,7 +34,7 @@ from ..ops import OPERATIONS
 from ..spec import expr as E
 from .blocks import Block, roots, stated, states_scale
 
-MOST = 2 / 3                # share of a block's entries a derivation must reproduce
+MOST = 3 / 4                # share of a block's entries (and of its non-zero ones) reproduced
 MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
 MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
 MAX_TRIES = 3000            # evaluated forms per block
@@ -267,8 +267,9 @@ class Search:
         """Most entries reproduced, and more non-zero ones than the derivation's freedom
         (zeros follow from the structure: a product with a zero weight, a mask)."""
         nonzero = int(np.count_nonzero(d.block.floats))
+        shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
         return d.matched >= max(MOST * n, d.cost + MIN_ENTRIES) and \
-            nonzero - (n - d.matched) >= d.cost + MIN_ENTRIES
+            shown >= max(MOST * nonzero, d.cost + MIN_ENTRIES)
 
 
 def _key(d: Derivation) -> tuple:

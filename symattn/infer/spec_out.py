@@ -47,14 +47,22 @@ def examples(found: list[Block], derived: dict[int, Derivation]) -> list[list[Bl
     return merged
 
 
-def line_ranges(groups: list[list[Block]]) -> list[tuple[int, int]]:
-    """Each example's article lines: from its first block (line 1 for the first example)
-    to the line before the next example's first block (the end for the last)."""
+def line_ranges(groups: list[list[Block]], found: list[Block]) -> list[tuple]:
+    """Each example's article lines: those of its blocks, each with the text after it up
+    to the next block printed (the end of the article after the last). A number printed
+    in another block, or in the text after it, is no claim on the example."""
+    starts = sorted({b.line for b in found})
     out = []
-    for k, g in enumerate(groups):
-        first = 1 if k == 0 else g[0].line
-        last = groups[k + 1][0].line - 1 if k + 1 < len(groups) else 10 ** 9
-        out.append((first, max(first, last)))
+    for g in groups:
+        regions: list[list[int]] = []
+        for line in sorted({b.line for b in g}):
+            later = [x for x in starts if x > line]
+            end = later[0] - 1 if later else 10 ** 9
+            if regions and line <= regions[-1][1] + 1:
+                regions[-1][1] = max(regions[-1][1], end)
+            else:
+                regions.append([line, end])
+        out.append(tuple(tuple(r) for r in regions))
     return out
 
 
@@ -71,7 +79,7 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
            "source = " + (toml_string(sources[0]) if len(sources) == 1 else _strings(sources)),
            'rounding = "half-up"']
     if lines is not None:
-        out.append(f"lines = [{lines[0]}, {lines[1]}]")
+        out.append("lines = [" + ", ".join(f"[{a}, {b}]" for a, b in lines) + "]")
     if x is not None:
         out.append(f"tokens = {_strings(x.printed.rows)}")
     out += ["", "[inputs]"]
