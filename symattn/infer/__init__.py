@@ -69,8 +69,8 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     parts = [(f, read_article(f)) for f in files]
     found = blocks(parts)
     text = "\n".join(ln.text for _, lines in parts for ln in lines if ln.kind != "code")
-    derived = infer_derivations(found, text)
-    groups = examples(found, derived)
+    derived, reprints = infer_derivations(found, text)
+    groups = examples(found, derived, reprints)
     if not groups:
         raise SpecError(f"no worked example found: of the {len(found)} blocks of numbers printed, "
                         "none is computed from the others by the operations symattn knows",

@@ -38,6 +38,7 @@ class Block:
     half: np.ndarray
     before: str = ""
     label: str = field(default="")       # the article's own name for it ('' when none)
+    parent: "Block | None" = None        # a row of this block (named ``X[1]``)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -47,8 +48,25 @@ class Block:
     def line(self) -> int:
         return self.printed.line
 
+    @property
+    def rounded(self) -> bool:
+        """A printout of computed numbers (every entry at the same 4 or more decimals, as
+        PyTorch and NumPy print): as an input, each entry is a rounding (``rounded = true``)."""
+        halves = set(self.half.ravel().tolist())
+        return len(halves) == 1 and 0 < halves.pop() <= 0.5e-4
+
 
 _SCIENTIFIC = re.compile(r"[+\-−]?(\d*)\.?(\d*)[eE]([+\-−]?\d+)")
+
+
+def rows_of(b: Block) -> list[Block]:
+    """The rows of a block of several rows, each an operand of its own (``X[1]``: the
+    query of one token)."""
+    if b.shape[0] < 2 or b.parent is not None:
+        return []
+    p = b.printed
+    return [Block(f"{b.name}[{i}]", Printed(p.name, p.line, (p.values[i],), (p.texts[i],)), b.index,
+                  b.path, b.floats[i:i + 1], b.half[i:i + 1], parent=b) for i in range(b.shape[0])]
 
 
 def _half_units(texts) -> np.ndarray:

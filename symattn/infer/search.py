@@ -32,17 +32,19 @@ import numpy as np
 from ..errors import SymattnError
 from ..ops import OPERATIONS
 from ..spec import expr as E
-from .blocks import Block, roots, stated, states_scale
+from .blocks import Block, roots, rows_of, stated, states_scale
 
 MOST = 3 / 4                # share of a block's entries (and of its non-zero ones) reproduced
 MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
 MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
-MAX_TRIES = 3000            # evaluated forms per block
+MAX_TRIES = 1500            # evaluated forms per block
+MAX_ROW_BLOCKS = 6          # nearest earlier blocks whose rows are operands of a row's derivation
 MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
 
 # The spec language's operators (symattn/spec/expr.py), with their operands' shapes.
 OPERATORS = (("{0} @ {1}", "n d, d m -> n m"), ("{0} @ {1}.T", "n d, m d -> n m"),
              ("{0} + {1}", "n d, n d -> n d"), ("{0} + {1}", "n d, 1 d -> n d"),
+             ("{0} * {1}", "n d, n d -> n d"), ("{0} / sum({0})", "n d -> n d"),
              ("{0} / sqrt({k})", "n d -> n d"))
 SCORES = "{0} @ {1}.T"
 
@@ -69,7 +71,8 @@ class Derivation:
     cost: int
     mistake: str = ""           # the common mistake that reproduces it ('' when none)
     form: str = ""              # the form's template (``{0} @ {1}.T``)
-    error: float = 0.0          # the largest distance of a reproduced entry's print from it
+    error: float = 0.0          # how far its prints may be off: the largest distance of a
+                                # reproduced entry's print, or what its operands carry
 
 
 def _shape(text: str) -> tuple:
@@ -143,10 +146,12 @@ class Search:
         self.blocks = found
         self.forms = forms(text)
         self.derived: dict[int, Derivation] = {}
+        self.reprints: dict[int, int] = {}
         self._env: dict = {}
         self._mini = None
 
     def tensor(self, b: Block):
+        b = b.parent or b                      # a row X[1] is read from X
         if b.name not in self._env:
             from .. import matrix
             self._env[b.name] = matrix([list(r) for r in b.printed.values])
@@ -157,23 +162,24 @@ class Search:
         from ..evaluation import float_value
         from ..spec.build import build
         try:
-            v = float_value(build(E.parse(text), {b.name: self.tensor(b) for b in operands}))
+            v = float_value(build(E.parse(text), {(b.parent or b).name: self.tensor(b) for b in operands}))
         except (SymattnError, ValueError, TypeError, ZeroDivisionError, ArithmeticError):
             return None
         return np.asarray(v, dtype=float)
 
     def matched(self, v, target: Block, operands: tuple) -> tuple[int, float]:
-        """(entries reproduced, the largest distance of their prints): within half a unit of
-        the print's last digit, plus 4× what the computed operands' own prints were off
-        (scaled by the entry's size)."""
+        """(entries reproduced, how far they may be off): within half a unit of
+        the print's last digit, plus 4× what the operands' own prints may be off (a
+        computed one: as far as its prints were; a printout: half its last digit), scaled
+        by the entry's size)."""
         if v is None or v.shape != target.shape or not np.all(np.isfinite(v)):
             return 0, 0.0
-        carry = max((self.derived[o.index].error for o in operands if o.index in self.derived),
-                    default=0.0)
+        carry = max((self.derived[o.index].error if o.index in self.derived else
+                     float(o.half.max()) if (o.parent or o).rounded else 0.0 for o in operands), default=0.0)
         scale = np.maximum(1, np.abs(v))
         off = np.abs(v - target.floats)
         ok = off <= target.half * 1.0001 + (4 * carry + 1e-9) * scale
-        return int(ok.sum()), float(off[ok].max()) if ok.any() else 0.0
+        return int(ok.sum()), max(carry, float(off[ok].max()) if ok.any() else 0.0)
 
     def scales(self, earlier: list[Block], text: str, operands: tuple = ()) -> list[str]:
         """The d_k tried in ``sqrt(d_k)``: stated in the text (``d_k = 2``, ``\\sqrt{2}``),
@@ -188,15 +194,30 @@ class Search:
         return list(dict.fromkeys(x for x in out if x not in ("0", "1")))[:MAX_SCALES]
 
     def run(self) -> dict[int, Derivation]:
-        """Each block's derivation; a block whose best derivation is an earlier block's
-        (the same expression: a printout of a step printed again) is not a step of its own."""
-        done: set = set()
+        """Each block's derivation. A block whose best derivation is an earlier block's (the
+        same expression), or whose numbers are a computed block's printed again (within
+        both prints' rounding), is no step of its own: it prints that block again
+        (:attr:`reprints`, block index -> the index of the block it prints)."""
+        done: dict = {}
         for b in self.blocks:
             d = self.derive(b)
-            if d is not None and d.expr not in done:
+            if d is not None and d.expr in done:
+                self.reprints[b.index] = done[d.expr]
+            elif d is not None:
                 self.derived[b.index] = d
-                done.add(d.expr)
+                done[d.expr] = b.index
+            else:
+                again = self._printed_again(b)
+                if again is not None:
+                    self.reprints[b.index] = again
         return self.derived
+
+    def _printed_again(self, b: Block) -> int | None:
+        for i, d in sorted(self.derived.items(), reverse=True):
+            c = d.block
+            if c.shape == b.shape and np.all(np.abs(b.floats - c.floats) <= b.half + c.half + 1e-9):
+                return i
+        return None
 
     def derive(self, target: Block) -> Derivation | None:
         n = target.floats.size
@@ -204,6 +225,8 @@ class Search:
             return None
         earlier = sorted((b for b in self.blocks if b.index < target.index),
                          key=lambda b: -b.index)[:MAX_OPERANDS]
+        if target.shape[0] == 1:              # a row's result: a row of an earlier block may be its operand
+            earlier += [r for b in earlier[:MAX_ROW_BLOCKS] for r in rows_of(b)]
         best, tries, forced = None, 0, []
         for form in self.forms:
             for operands in _operand_tuples(form, target, earlier):
@@ -215,7 +238,10 @@ class Search:
                         forced.append((form, operands, text, cost))
                         continue
                     tries += 1
-                    m, err = self.matched(self.value(text, operands), target, operands)
+                    v = self.value(text, operands)
+                    if _reprints(v, operands):
+                        continue
+                    m, err = self.matched(v, target, operands)
                     cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
                     if self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
                         best = cand
@@ -228,8 +254,9 @@ class Search:
     def _texts(self, form: Form, operands: tuple, target: Block, scales: list[str]):
         fill = {p: target.shape[0] if side == "rows" else target.shape[1] for p, side in form.sizes}
         names = [o.name for o in operands]
+        cost = form.cost + len({o.name for o in operands if o.parent is not None})
         for k in (scales if "{k}" in form.template else [None]):
-            yield form.template.format(*names, k=k, **fill), form.cost
+            yield form.template.format(*names, k=k, **fill), cost
 
     def _needs_scale(self, form: Form, operands: tuple, target: Block) -> bool:
         """An unscaled softmax of a scores product the text says is scaled."""
@@ -272,12 +299,21 @@ class Search:
             shown >= max(MOST * nonzero, d.cost + MIN_ENTRIES)
 
 
+def _reprints(v, operands: tuple) -> bool:
+    """Is the value an operand's own (a form that changes nothing: a softmax renormalised,
+    a product with the identity)? Then it derives nothing: the block prints that operand."""
+    return v is not None and any(o.shape == v.shape and bool(np.all(
+        np.abs(v - o.floats) <= o.half * 1.0001 + 1e-9 * np.maximum(1, np.abs(v)))) for o in operands)
+
+
 def _key(d: Derivation) -> tuple:
     return (-d.matched, d.cost, bool(d.mistake), -sum(o.index for o in d.operands))
 
 
-def infer_derivations(found: list[Block], text: str) -> dict[int, Derivation]:
-    """Block index -> its derivation, for the blocks some derivation reproduces."""
-    return Search(found, text).run()
+def infer_derivations(found: list[Block], text: str) -> tuple[dict, dict]:
+    """(block index -> its derivation, for the blocks some derivation reproduces; block
+    index -> the computed block it prints again)."""
+    search = Search(found, text)
+    return search.run(), search.reprints
 
 

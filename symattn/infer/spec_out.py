@@ -21,8 +21,11 @@ from .blocks import Block
 from .search import Derivation
 
 
-def examples(found: list[Block], derived: dict[int, Derivation]) -> list[list[Block]]:
-    """The blocks of each example (connected by derivations), in reading order."""
+def examples(found: list[Block], derived: dict[int, Derivation],
+             reprints: dict | None = None) -> list[list[Block]]:
+    """The blocks of each example (connected by derivations; a block printed again joins
+    the example of the block it prints), in reading order."""
+    reprints = reprints or {}
     parent = {b.index: b.index for b in found}
 
     def root(i):
@@ -33,9 +36,12 @@ def examples(found: list[Block], derived: dict[int, Derivation]) -> list[list[Bl
     for i, d in derived.items():
         for o in d.operands:
             parent[root(o.index)] = root(i)
+    for i, j in reprints.items():
+        parent[root(i)] = root(j)
+    used = {o.index for d in derived.values() for o in d.operands}   # a row X[1]: X
     groups: dict = {}
     for b in found:
-        if b.index in derived or any(b in d.operands for d in derived.values()):
+        if b.index in derived or b.index in used or b.index in reprints:
             groups.setdefault(root(b.index), []).append(b)
     spans = sorted(groups.values(), key=lambda g: g[0].index)
     merged: list[list[Block]] = []
@@ -70,7 +76,8 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
               ident: str, lines: tuple | None) -> str:
     """The TOML of one example."""
     steps = [b for b in group if b.index in derived]
-    inputs = [b for b in group if b.index not in derived]
+    taken = {o.index for b in steps for o in derived[b.index].operands}
+    inputs = [b for b in group if b.index not in derived and b.index in taken]
     x = next((b for b in inputs if b.printed.rows), None)
     out = ["# Inferred by symattn from the article: which printed blocks are inputs and which are",
            "# computed was found by search; review it, edit it, then: symattn check THIS.toml",
@@ -88,7 +95,8 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
         if b.printed.rows:
             rows = ', rows = "tokens"' if b.printed.rows == x.printed.rows else \
                 f", rows = {_strings(b.printed.rows)}"
-        out.append(f"{toml_key(b.name)} = {{ value = {_value(b.printed)}{rows}, line = {b.line} }}")
+        rounded = ", rounded = true" if b.rounded else ""
+        out.append(f"{toml_key(b.name)} = {{ value = {_value(b.printed)}{rows}{rounded}, line = {b.line} }}")
     for b in steps:
         d = derived[b.index]
         out += ["", "[[steps]]", f"name = {toml_string(b.name)}", f"expr = {toml_string(d.expr)}",
