@@ -14,7 +14,9 @@ A derivation is a proposal, never a verdict: it is accepted when it reproduces a
 digit, plus what the rounding of computed operands can move), and explains more numbers
 than it has freedom (:data:`MIN_ENTRIES`; never a 1×1 block). Among accepted ones the most
 entries win, then the simplest (fewest searched choices), then the nearest operands.
-Where the text between a scores product and its softmax states a scaling by a root
+A block no derivation reproduces but a common mistake of a near one does (one that
+reproduces at least :data:`PARTLY` of it) is computed by that derivation. Where the text
+between a scores product and its softmax states a scaling by a root
 (``√d_k``), the softmax is taken of the scaled scores, and a block that only a common
 mistake of that form reproduces (the catalogue of
 :mod:`symattn.claims.diagnosis.computation`) is still computed by it: the exact check
@@ -40,6 +42,9 @@ MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
 MAX_TRIES = 1500            # evaluated forms per block
 MAX_ROW_BLOCKS = 6          # nearest earlier blocks whose rows are operands of a row's derivation
 MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
+PARTLY = 1 / 3              # a derivation reproducing this share is near: its mistakes are tried
+MAX_NEAR = 12               # near derivations whose mistakes are tried, the best first
+MAX_VARIANTS = 24           # mistakes of one derivation tried
 
 # The spec language's operators (symattn/spec/expr.py), with their operands' shapes.
 OPERATORS = (("{0} @ {1}", "n d, d m -> n m"), ("{0} @ {1}.T", "n d, m d -> n m"),
@@ -105,6 +110,8 @@ def forms(text: str) -> list[Form]:
             args = ", ".join([f"{{{i}}}" for i in range(len(ops))] + [f"{{{p}}}" for p, _ in sizes])
             template = f"{name}({args}{kw})"
             out.append(Form(template, ops, result, cost, name, sizes))
+            if not ops:                       # a table of its own (positional encodings): added to a block
+                out.append(Form(f"{{0}} + {template}", (result,), result, cost + 1, name, sizes))
             if s.scaled and len(ops) == 1:
                 scaled = template.replace("{0}", "{0} / sqrt({k})", 1)
                 out.append(Form(scaled, ops, result, cost + 1, name, sizes, True))
@@ -227,7 +234,7 @@ class Search:
                          key=lambda b: -b.index)[:MAX_OPERANDS]
         if target.shape[0] == 1:              # a row's result: a row of an earlier block may be its operand
             earlier += [r for b in earlier[:MAX_ROW_BLOCKS] for r in rows_of(b)]
-        best, tries, forced = None, 0, []
+        best, tries, forced, partly = None, 0, [], []
         for form in self.forms:
             for operands in _operand_tuples(form, target, earlier):
                 if tries >= MAX_TRIES:
@@ -245,10 +252,18 @@ class Search:
                     cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
                     if self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
                         best = cand
+                    elif m >= PARTLY * n:
+                        partly.append(cand)
         for form, operands, text, cost in forced[:MAX_TRIES]:
             cand = self._with_mistakes(text, operands, target, cost)
             if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
                 best = cand
+        if best is None:                      # what a common mistake of a near derivation reproduces
+            for near in sorted(partly, key=_key)[:MAX_NEAR]:
+                best = self._mistaken(near.expr, near.operands, target, near.cost)
+                if best is not None:
+                    best.form = near.form
+                    break
         return best
 
     def _texts(self, form: Form, operands: tuple, target: Block, scales: list[str]):
@@ -269,7 +284,6 @@ class Search:
     def _with_mistakes(self, text: str, operands: tuple, target: Block, cost: int):
         """The scaled form of a forced softmax (``softmax(S)`` → ``softmax(S / sqrt(k))``),
         and, if its value is not the print, the common mistake of it that is."""
-        from ..claims.diagnosis.computation import computation_mistakes, variants
         k = self.scales([o for o in self.blocks if o.index < target.index][::-1], target.before, operands)
         if not k:
             return None
@@ -277,17 +291,24 @@ class Search:
         m, err = self.matched(self.value(scaled, operands), target, operands)
         if m >= MOST * target.floats.size:
             return Derivation(target, scaled, operands, m, cost, error=err)
-        tree, spec = E.parse(scaled), self._spec(operands)
-        for desc, alt in list(variants(tree, computation_mistakes(spec)))[:50]:
+        return self._mistaken(scaled, operands, target, cost)
+
+    def _mistaken(self, text: str, operands: tuple, target: Block, cost: int):
+        """``text`` as the derivation of a block that one of its common mistakes (the
+        catalogue: :mod:`symattn.claims.diagnosis.computation`) reproduces, or None."""
+        from ..claims.diagnosis.computation import computation_mistakes, variants
+        tree, spec = E.parse(text), self._spec(operands)
+        for desc, alt in itertools.islice(variants(tree, computation_mistakes(spec)), MAX_VARIANTS):
             m, err = self.matched(self.value(E.unparse(alt), operands), target, operands)
-            if m >= MOST * target.floats.size:
-                return Derivation(target, scaled, operands, m, cost + 1, desc, error=err)
+            cand = Derivation(target, text, operands, m, cost + 1, desc, error=err)
+            if self._accepts(cand, target.floats.size):
+                return cand
         return None
 
     def _spec(self, operands: tuple):
         """A spec of the operands alone (what the catalogue of mistakes reads)."""
         from ..spec.load import Spec
-        env = {o.name: self.tensor(o) for o in operands}
+        env = {(o.parent or o).name: self.tensor(o) for o in operands}
         return Spec("<infer>", "infer", "", "", "half-up", None, inputs=env, tensors=dict(env))
 
     def _accepts(self, d: Derivation, n: int) -> bool:
