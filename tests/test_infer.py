@@ -117,7 +117,7 @@ def one_wrong(tmp_path):
 
 
 def verdicts(records) -> list:
-    return sorted((c["line"], c["column"], c["printed"], c["verdict"]) for c in records)
+    return sorted((c["source"], c["line"], c["column"], c["printed"], c["verdict"]) for c in records)
 
 
 def test_a_new_users_post_has_its_wrong_weight_diagnosed(one_wrong):
@@ -198,3 +198,42 @@ def test_parameters_read_from_the_text():
     assert stated("a temperature T = 0.5", ("T",)) == ["0.5"]
     assert stated("Tokens = 4", ("T",)) == []                   # a word, not the symbol T
     assert roots(r"divided by $\sqrt{d_k} = \sqrt{2}$") == ["2"]
+
+
+# ---- the development articles and the seeds (../shared, as beside a clone) -------------
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+# Each article's figures with no spec (benchmarks/infer.py): the key's numbers found with
+# the key's verdict, at least; an article where nothing is inferred exits 2 (no example).
+FLOORS = {
+    "karim_illustrated_self_attention.md": 56,
+    "raschka_llms_from_scratch_ch03_attention.ipynb": 200,
+    "wangywust_lecture3_transformer.md": 189,
+    "yangshiteng_multi_head_calculation.md": 20,
+    "rezaei_transformers_math_positional_encoding.part1.ipynb": 10,
+    "datawhale_happy_llm_positional_encoding.md": 6,
+}
+
+
+def _bench():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_infer", ROOT / "benchmarks" / "infer.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.skipif(not (SHARED / "dev-articles").is_dir(), reason="../shared/dev-articles missing")
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_dev_article_figures_and_the_written_spec(tmp_path, name):
+    bench = _bench()
+    keys = bench.dev_keys()
+    files = next(f for f in keys if f[0].endswith(name))
+    n = bench.score(files, keys[files], verbose=False)
+    assert n["agree"] >= FLOORS[name] and n["false alarms"] == 0, n
+    first = cli("check", "--json", *files, "-o", str(tmp_path / "spec.toml"))
+    written = sorted(str(p) for p in tmp_path.glob("spec*.toml"))
+    again = cli("check", "--json", *written)
+    assert first.returncode == again.returncode, again.stderr
+    assert verdicts(json.loads(again.stdout)["claims"]) == verdicts(json.loads(first.stdout)["claims"])
