@@ -313,11 +313,24 @@ class Search:
 
     def _accepts(self, d: Derivation, n: int) -> bool:
         """Most entries reproduced, and more non-zero ones than the derivation's freedom
-        (zeros follow from the structure: a product with a zero weight, a mask)."""
+        (zeros follow from the structure: a product with a zero weight, a mask). Plain
+        numbers coincide easily (a permutation of a 2×2 block is a product with another):
+        for a block of them (:func:`_plain`) each operand chosen counts as freedom too."""
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
-        return d.matched >= max(MOST * n, d.cost + MIN_ENTRIES) and \
-            shown >= max(MOST * nonzero, d.cost + MIN_ENTRIES)
+        freedom = d.cost + (len(d.operands) if _plain(d.block) else 0)
+        return d.matched >= max(MOST * n, freedom + MIN_ENTRIES) and \
+            shown >= max(MOST * nonzero, freedom + MIN_ENTRIES)
+
+
+SMALL = 4                   # entries of a block small enough to be reproduced by chance
+
+
+def _plain(b: Block) -> bool:
+    """A small block of whole numbers, or of at most three magnitudes (0, 0.5, 1): one that
+    a product of other small blocks reproduces by chance."""
+    return b.floats.size <= SMALL and (bool(np.all(b.floats == np.round(b.floats)))
+                                       or len(np.unique(np.abs(b.floats))) <= 3)
 
 
 def _reprints(v, operands: tuple) -> bool:
