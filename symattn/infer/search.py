@@ -39,7 +39,8 @@ from .blocks import Block, roots, rows_of, stated, states_scale
 MOST = 3 / 4                # share of a block's entries (and of its non-zero ones) reproduced
 MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
 MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
-MAX_TRIES = 1500            # evaluated forms per block
+MAX_TRIES = 1500            # evaluated forms per block (TRIES_PER_ENTRY for each entry, at most)
+TRIES_PER_ENTRY = 150       # a small block is little evidence: fewer tries
 MAX_ROW_BLOCKS = 6          # nearest earlier blocks whose rows are operands of a row's derivation
 MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
 PARTLY = 1 / 3              # a derivation reproducing this share is near: its mistakes are tried
@@ -155,21 +156,32 @@ class Search:
         self.derived: dict[int, Derivation] = {}
         self.reprints: dict[int, int] = {}
         self._env: dict = {}
+        self._trees: dict = {}                 # a form's text with slots -> its parsed tree
         self._mini = None
 
     def tensor(self, b: Block):
-        b = b.parent or b                      # a row X[1] is read from X
+        """The block's printed values as a matrix (a row ``X[1]``: that row)."""
         if b.name not in self._env:
             from .. import matrix
             self._env[b.name] = matrix([list(r) for r in b.printed.values])
         return self._env[b.name]
 
-    def value(self, text: str, operands: tuple):
-        """The float value of ``text`` over the operands' printed values, or None."""
+    def value(self, text: str, operands: tuple, slots: bool = False):
+        """The float value of ``text`` over the operands' printed values, or None.
+        ``slots``: the operands are named ``_0``, ``_1``… in ``text`` (parsed once)."""
         from ..evaluation import float_value
         from ..spec.build import build
+        if slots:
+            env = {f"_{i}": self.tensor(b) for i, b in enumerate(operands)}
+        else:
+            env = {(b.parent or b).name: self.tensor(b.parent or b) for b in operands}
         try:
-            v = float_value(build(E.parse(text), {(b.parent or b).name: self.tensor(b) for b in operands}))
+            tree = self._trees.get(text) if slots else None
+            if tree is None:
+                tree = E.parse(text)
+                if slots:
+                    self._trees[text] = tree
+            v = float_value(build(tree, env))
         except (SymattnError, ValueError, TypeError, ZeroDivisionError, ArithmeticError):
             return None
         return np.asarray(v, dtype=float)
@@ -235,17 +247,18 @@ class Search:
         if target.shape[0] == 1:              # a row's result: a row of an earlier block may be its operand
             earlier += [r for b in earlier[:MAX_ROW_BLOCKS] for r in rows_of(b)]
         best, tries, forced, partly = None, 0, [], []
+        budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
         for form in self.forms:
             for operands in _operand_tuples(form, target, earlier):
-                if tries >= MAX_TRIES:
+                if tries >= budget:
                     break
                 scales = self.scales(earlier, target.before, operands) if "{k}" in form.template else []
-                for text, cost in self._texts(form, operands, target, scales):
+                for text, slotted, cost in self._texts(form, operands, target, scales):
                     if self._needs_scale(form, operands, target):
                         forced.append((form, operands, text, cost))
                         continue
                     tries += 1
-                    v = self.value(text, operands)
+                    v = self.value(slotted, operands, slots=True)
                     if _reprints(v, operands):
                         continue
                     m, err = self.matched(v, target, operands)
@@ -269,9 +282,11 @@ class Search:
     def _texts(self, form: Form, operands: tuple, target: Block, scales: list[str]):
         fill = {p: target.shape[0] if side == "rows" else target.shape[1] for p, side in form.sizes}
         names = [o.name for o in operands]
+        slots = [f"_{i}" for i in range(len(operands))]
         cost = form.cost + len({o.name for o in operands if o.parent is not None})
         for k in (scales if "{k}" in form.template else [None]):
-            yield form.template.format(*names, k=k, **fill), cost
+            yield (form.template.format(*names, k=k, **fill), form.template.format(*slots, k=k, **fill),
+                   cost)
 
     def _needs_scale(self, form: Form, operands: tuple, target: Block) -> bool:
         """An unscaled softmax of a scores product the text says is scaled."""
