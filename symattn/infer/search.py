@@ -33,14 +33,15 @@ import numpy as np
 
 from ..errors import SymattnError
 from ..ops import OPERATIONS
+from ..primitives import PRIMITIVES
 from ..spec import expr as E
 from .blocks import Block, roots, rows_of, stated, states_scale
 
 MOST = 3 / 4                # share of a block's entries (and of its non-zero ones) reproduced
 MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
 MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
-MAX_TRIES = 1500            # evaluated forms per block (TRIES_PER_ENTRY for each entry, at most)
-TRIES_PER_ENTRY = 150       # a small block is little evidence: fewer tries
+MAX_TRIES = 300             # evaluations of one form per block (TRIES_PER_ENTRY for each entry, at most)
+TRIES_PER_ENTRY = 40        # a small block is little evidence: fewer tries
 MAX_ROW_BLOCKS = 6          # nearest earlier blocks whose rows are operands of a row's derivation
 MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
 PARTLY = 1 / 3              # a derivation reproducing this share is near: its mistakes are tried
@@ -50,7 +51,9 @@ MAX_VARIANTS = 24           # mistakes of one derivation tried
 # The spec language's operators (symattn/spec/expr.py), with their operands' shapes.
 OPERATORS = (("{0} @ {1}", "n d, d m -> n m"), ("{0} @ {1}.T", "n d, m d -> n m"),
              ("{0} + {1}", "n d, n d -> n d"), ("{0} + {1}", "n d, 1 d -> n d"),
-             ("{0} * {1}", "n d, n d -> n d"), ("{0} / sum({0})", "n d -> n d"),
+             ("{0} * {1}", "n d, n d -> n d"), ("{0}.T * {1}", "1 n, n d -> n d"),
+             ("{0} / sum({0})", "n d -> n d"), ("sum({0})", "n d -> n 1"),
+             ("{0} / {1}", "n d, n 1 -> n d"),
              ("{0} / sqrt({k})", "n d -> n d"))
 SCORES = "{0} @ {1}.T"
 
@@ -93,6 +96,9 @@ def forms(text: str) -> list[Form]:
     out = []
     for template, shapes in OPERATORS:
         out.append(Form(template, *_shape(shapes), cost=1 + ("{k}" in template)))
+    for p in PRIMITIVES.values():             # the elementwise functions declared searchable
+        if p.search and p.kind == "function" and p.arity == 1:
+            out.append(Form(f"{p.builder}({{0}})", (("n", "d"),), ("n", "d"), 1, p.builder))
     for name, op in OPERATIONS.items():
         s = op.search
         if s is None:
@@ -130,8 +136,9 @@ def _bind(dims: tuple, shape: tuple, env: dict) -> dict | None:
     return env
 
 
-def _operand_tuples(form: Form, target: Block, earlier: list[Block]):
-    """Tuples of earlier blocks whose shapes fit the form, the nearest first."""
+def _operand_tuples(form: Form, target: Block, earlier: list[Block], rows: list[Block] = ()):
+    """Tuples of earlier blocks whose shapes fit the form, the nearest first; the ``rows``
+    of earlier blocks too where the form takes a row (``1 n``) or gives one."""
     env = _bind(form.result, target.shape, {})
     if env is None:
         return
@@ -140,7 +147,9 @@ def _operand_tuples(form: Form, target: Block, earlier: list[Block]):
         if i == len(form.operands):
             yield chosen
             return
-        for b in earlier:
+        pool = earlier + list(rows) if rows and (target.shape[0] == 1 or form.operands[i][0] == "1") \
+            else earlier
+        for b in pool:
             e = _bind(form.operands[i], b.shape, env)
             if e is not None:
                 yield from go(i + 1, e, chosen + (b,))
@@ -244,12 +253,12 @@ class Search:
             return None
         earlier = sorted((b for b in self.blocks if b.index < target.index),
                          key=lambda b: -b.index)[:MAX_OPERANDS]
-        if target.shape[0] == 1:              # a row's result: a row of an earlier block may be its operand
-            earlier += [r for b in earlier[:MAX_ROW_BLOCKS] for r in rows_of(b)]
+        rows = [r for b in earlier[:MAX_ROW_BLOCKS] for r in rows_of(b)]
         best, tries, forced, partly = None, 0, [], []
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
         for form in self.forms:
-            for operands in _operand_tuples(form, target, earlier):
+            tries = 0                         # each form its own budget: none starves the next
+            for operands in _operand_tuples(form, target, earlier, rows):
                 if tries >= budget:
                     break
                 scales = self.scales(earlier, target.before, operands) if "{k}" in form.template else []
