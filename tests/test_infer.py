@@ -192,6 +192,20 @@ def test_an_article_with_no_numbers_is_a_one_line_error(tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "of the 0 blocks" in r.stderr
 
 
+def test_a_folder_of_articles_is_each_inferred(tmp_path):
+    (tmp_path / "post.md").write_text(post(A_PRINTED), encoding="utf-8")
+    (tmp_path / "noscale.md").write_text(post(printed(A_UNSCALED, p4), scaled_block=False,
+                                              outputs=Z_UNSCALED), encoding="utf-8")
+    (tmp_path / "notes.md").write_text("$$A = \\begin{bmatrix} 1 & 2 \\\\ 3 & 4 \\end{bmatrix}$$\n",
+                                       encoding="utf-8")
+    r = cli("check", "--json", str(tmp_path))
+    assert r.returncode == 1, r.stderr
+    d = json.loads(r.stdout)
+    assert sorted(x["example"] for x in d["inferred"]) == ["noscale", "post"]
+    assert d["summary"]["wrong"] == 1 + 9 + 6           # the wrong weight; the unscaled weights, their outputs
+    assert "notes.md:1: no worked example found" in r.stderr and "(not checked)" in r.stderr
+
+
 def test_parameters_read_from_the_text():
     assert stated(r"we take $\epsilon = 10^{-5}$", ("\\epsilon",)) == ["0.00001"]
     assert stated("eps=1e-6 then ε = 1 \\times 10^{-12}", ("eps", "ε")) == ["0.000000000001", "0.000001"]

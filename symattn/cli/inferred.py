@@ -36,7 +36,10 @@ def inferred_specs(args, articles: list[str], show: bool) -> list:
                         where=f"{args.article[0]}:1", hint=f"symattn check {args.article[0]}")
     writing = bool(args.output) and not (args.fix or args.diff)
     folder = str(Path(args.output).resolve().parent) if writing else None
-    found = infer(articles, folder)
+    skipped: list = []
+    found = infer(articles, folder, skipped)
+    for e in skipped:                        # the others are checked: a note, not the end
+        say(f"{e.where}: {e.message} (not checked)")
     paths = outputs(args.output, len(found)) if writing else \
         [str(Path(f.folder) / f"{f.id}.inferred.toml") for f in found]
     specs = []

@@ -50,12 +50,23 @@ def _articles(paths: list[str]) -> list[list[str]]:
     return [sorted(v) for v in out.values()]
 
 
-def infer(paths: list[str], folder: str | None = None) -> list[Inferred]:
+def infer(paths: list[str], folder: str | None = None, skipped: list | None = None) -> list[Inferred]:
     """The inferred examples of the articles at ``paths`` (files or folders); ``folder``:
-    where the spec will be (its ``source`` is relative to it; default: the article's)."""
-    out = []
+    where the spec will be (its ``source`` is relative to it; default: the article's).
+    With ``skipped`` (a list), an article of several in which nothing is inferred is left
+    out and its error added there; the error is raised when no article has an example."""
+    out, errors = [], []
     for files in _articles(paths):
-        out += infer_article(files, folder)
+        try:
+            out += infer_article(files, folder)
+        except SpecError as e:
+            if skipped is None or "no worked example found" not in str(e):
+                raise
+            errors.append(e)
+    if errors and not out:
+        raise errors[0]
+    if skipped is not None:
+        skipped += errors
     return out
 
 
