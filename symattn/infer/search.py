@@ -42,6 +42,8 @@ MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
 MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
 MAX_TRIES = 300             # evaluations of one form per block (TRIES_PER_ENTRY for each entry, at most)
 TRIES_PER_ENTRY = 40        # a small block is little evidence: fewer tries
+MAX_BLOCK_TRIES = 3000      # evaluations per block, all forms (BLOCK_TRIES_PER_ENTRY per entry, at most)
+BLOCK_TRIES_PER_ENTRY = 200
 MAX_ROW_BLOCKS = 6          # nearest earlier blocks whose rows are operands of a row's derivation
 MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
 PARTLY = 1 / 3              # a derivation reproducing this share is near: its mistakes are tried
@@ -166,6 +168,7 @@ class Search:
         self.reprints: dict[int, int] = {}
         self._env: dict = {}
         self._trees: dict = {}                 # a form's text with slots -> its parsed tree
+        self._values: dict = {}                # (text with slots, operand names) -> its value
         self._mini = None
 
     def tensor(self, b: Block):
@@ -180,6 +183,9 @@ class Search:
         ``slots``: the operands are named ``_0``, ``_1``… in ``text`` (parsed once)."""
         from ..evaluation import float_value
         from ..spec.build import build
+        key = (text, tuple(b.name for b in operands))
+        if slots and key in self._values:      # the same form on the same blocks: once
+            return self._values[key]
         if slots:
             env = {f"_{i}": self.tensor(b) for i, b in enumerate(operands)}
         else:
@@ -190,10 +196,12 @@ class Search:
                 tree = E.parse(text)
                 if slots:
                     self._trees[text] = tree
-            v = float_value(build(tree, env))
+            v = np.asarray(float_value(build(tree, env)), dtype=float)
         except (SymattnError, ValueError, TypeError, ZeroDivisionError, ArithmeticError):
-            return None
-        return np.asarray(v, dtype=float)
+            v = None
+        if slots:
+            self._values[key] = v
+        return v
 
     def matched(self, v, target: Block, operands: tuple) -> tuple[int, float]:
         """(entries reproduced, how far they may be off): within half a unit of
@@ -256,10 +264,12 @@ class Search:
         rows = [r for b in earlier[:MAX_ROW_BLOCKS] for r in rows_of(b)]
         best, tries, forced, partly = None, 0, [], []
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
+        total = min(MAX_BLOCK_TRIES, BLOCK_TRIES_PER_ENTRY * n)
         for form in self.forms:
+            total -= tries
             tries = 0                         # each form its own budget: none starves the next
             for operands in _operand_tuples(form, target, earlier, rows):
-                if tries >= budget:
+                if tries >= min(budget, total):
                     break
                 scales = self.scales(earlier, target.before, operands) if "{k}" in form.template else []
                 for text, slotted, cost in self._texts(form, operands, target, scales):
