@@ -206,6 +206,13 @@ def test_a_folder_of_articles_is_each_inferred(tmp_path):
     assert "notes.md:1: no worked example found" in r.stderr and "(not checked)" in r.stderr
 
 
+def test_the_search_ends_at_the_one_deadline(one_wrong):
+    path, _ = one_wrong
+    r = cli("check", "--timeout", "0.001", str(path))
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1
+    assert "--timeout" in r.stderr
+
+
 def test_parameters_read_from_the_text():
     assert stated(r"we take $\epsilon = 10^{-5}$", ("\\epsilon",)) == ["0.00001"]
     assert stated("eps=1e-6 then ε = 1 \\times 10^{-12}", ("eps", "ε")) == ["0.000000000001", "0.000001"]

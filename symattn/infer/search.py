@@ -234,8 +234,10 @@ class Search:
         same expression), or whose numbers are a computed block's printed again (within
         both prints' rounding), is no step of its own: it prints that block again
         (:attr:`reprints`, block index -> the index of the block it prints)."""
+        from .. import deadline
         done: dict = {}
         for b in self.blocks:
+            deadline.check(f"{b.path}:{b.line}")       # the one deadline: an end, never a guess
             d = self.derive(b)
             if d is not None and d.expr in done:
                 self.reprints[b.index] = done[d.expr]
