@@ -130,7 +130,9 @@ def forms(text: str) -> list[Form]:
 def _bind(dims: tuple, shape: tuple, env: dict) -> dict | None:
     env = dict(env)
     for d, n in zip(dims, shape):
-        if d == "1":
+        if "+" in d:                          # a sum of dimensions: checked once all are bound
+            env.setdefault("+", []).append((d, n))
+        elif d == "1":
             if n != 1:
                 return None
         elif env.setdefault(d, n) != n:
@@ -147,7 +149,8 @@ def _operand_tuples(form: Form, target: Block, earlier: list[Block], rows: list[
 
     def go(i: int, env: dict, chosen: tuple):
         if i == len(form.operands):
-            yield chosen
+            if all(sum(env.get(x, -1) for x in d.split("+")) == n for d, n in env.get("+", ())):
+                yield chosen
             return
         pool = earlier + list(rows) if rows and (target.shape[0] == 1 or form.operands[i][0] == "1") \
             else earlier
@@ -349,24 +352,29 @@ class Search:
 
     def _accepts(self, d: Derivation, n: int) -> bool:
         """Most entries reproduced, and more non-zero ones than the derivation's freedom
-        (zeros follow from the structure: a product with a zero weight, a mask). Plain
+        (zeros follow from the structure: a product with a zero weight, a mask); of a
+        block of whole numbers, all (a few right ones are a coincidence there). Plain
         numbers coincide easily (a permutation of a 2×2 block is a product with another):
         for a block of them (:func:`_plain`) each operand chosen counts as freedom too."""
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
         freedom = d.cost + (len(d.operands) if _plain(d.block) else 0)
-        return d.matched >= max(MOST * n, freedom + MIN_ENTRIES) and \
-            shown >= max(MOST * nonzero, freedom + MIN_ENTRIES)
+        most = 1 if _whole(d.block) else MOST       # whole numbers coincide: all of them
+        return d.matched >= max(most * n, freedom + MIN_ENTRIES) and \
+            shown >= max(most * nonzero, freedom + MIN_ENTRIES)
 
 
 SMALL = 4                   # entries of a block small enough to be reproduced by chance
 
 
+def _whole(b: Block) -> bool:
+    return bool(np.all(b.floats == np.round(b.floats)))
+
+
 def _plain(b: Block) -> bool:
     """A small block of whole numbers, or of at most three magnitudes (0, 0.5, 1): one that
     a product of other small blocks reproduces by chance."""
-    return b.floats.size <= SMALL and (bool(np.all(b.floats == np.round(b.floats)))
-                                       or len(np.unique(np.abs(b.floats))) <= 3)
+    return b.floats.size <= SMALL and (_whole(b) or len(np.unique(np.abs(b.floats))) <= 3)
 
 
 def _reprints(v, operands: tuple) -> bool:
@@ -377,7 +385,10 @@ def _reprints(v, operands: tuple) -> bool:
 
 
 def _key(d: Derivation) -> tuple:
-    return (-d.matched, d.cost, bool(d.mistake), -sum(o.index for o in d.operands))
+    """The order of preference: most entries, fewest choices, no mistake, fewest operands,
+    the latest printed ones."""
+    return (-d.matched, d.cost, bool(d.mistake), len(d.operands),
+            tuple(sorted((-o.index for o in d.operands))))
 
 
 def infer_derivations(found: list[Block], text: str) -> tuple[dict, dict]:

@@ -89,7 +89,8 @@ class Search:
     """How :mod:`symattn.infer` tries an operation as the derivation of a printed block.
 
     ``shapes``: the operands (the function's first parameters, in order) and the result as
-    dimension names, ``"n d -> n d"``, ``"n d, d h, 1 h -> n h"`` (``1``: one row);
+    dimension names, ``"n d -> n d"``, ``"n d, d h, 1 h -> n h"`` (``1``: one row;
+    ``a+b``: the sum of two, as heads concatenated);
     ``params``: parameter name -> the usual values tried (spec-language texts, the first
     the default, written nowhere in the expression); ``words``: parameter name -> the words
     an article states its value with (``ε``, ``eps``), read from the text before the
