@@ -192,6 +192,20 @@ def test_an_article_with_no_numbers_is_a_one_line_error(tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "of the 0 blocks" in r.stderr
 
 
+def test_a_wrong_whole_number_of_a_product_is_diagnosed(tmp_path):
+    x, w = [[F(1), F(2)], [F(3), F(1)], [F(0), F(2)]], [[F(2), F(1)], [F(1), F(3)]]
+    q = mm(x, w)                                  # [[4, 7], [7, 6], [2, 6]]
+    shown = printed(q, dec)
+    shown[1][1] = dec(q[1][1] + 2)                # 6 printed as 8
+    path = tmp_path / "ints.md"
+    path.write_text(f"$$X = {bmatrix(printed(x, dec))}, \\quad W = {bmatrix(printed(w, dec))}$$\n\n"
+                    f"$$Q = XW = {bmatrix(shown)}$$\n", encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 1, r.stderr
+    wrong = [c for c in json.loads(r.stdout)["claims"] if c["verdict"] == "wrong"]
+    assert [(c["printed"], c["expected"]) for c in wrong] == [("8", str(q[1][1]))]
+
+
 def test_a_folder_of_articles_is_each_inferred(tmp_path):
     (tmp_path / "post.md").write_text(post(A_PRINTED), encoding="utf-8")
     (tmp_path / "noscale.md").write_text(post(printed(A_UNSCALED, p4), scaled_block=False,

@@ -353,13 +353,13 @@ class Search:
     def _accepts(self, d: Derivation, n: int) -> bool:
         """Most entries reproduced, and more non-zero ones than the derivation's freedom
         (zeros follow from the structure: a product with a zero weight, a mask); of a
-        block of whole numbers, all (a few right ones are a coincidence there). Plain
+        block of 0s and one magnitude, all (most of it is a coincidence there). Plain
         numbers coincide easily (a permutation of a 2×2 block is a product with another):
         for a block of them (:func:`_plain`) each operand chosen counts as freedom too."""
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
         freedom = d.cost + (len(d.operands) if _plain(d.block) else 0)
-        most = 1 if _whole(d.block) else MOST       # whole numbers coincide: all of them
+        most = 1 if _binary(d.block) else MOST      # 0s and 1s coincide: all of them
         return d.matched >= max(most * n, freedom + MIN_ENTRIES) and \
             shown >= max(most * nonzero, freedom + MIN_ENTRIES)
 
@@ -369,6 +369,11 @@ SMALL = 4                   # entries of a block small enough to be reproduced b
 
 def _whole(b: Block) -> bool:
     return bool(np.all(b.floats == np.round(b.floats)))
+
+
+def _binary(b: Block) -> bool:
+    """Only 0 and one magnitude (0/1 weights, a mask, a one-hot or permutation matrix)."""
+    return len(np.unique(np.abs(b.floats))) <= 2 and 0 in b.floats
 
 
 def _plain(b: Block) -> bool:
