@@ -131,7 +131,7 @@ def _bind(dims: tuple, shape: tuple, env: dict) -> dict | None:
     env = dict(env)
     for d, n in zip(dims, shape):
         if "+" in d:                          # a sum of dimensions: checked once all are bound
-            env.setdefault("+", []).append((d, n))
+            env["+"] = env.get("+", ()) + ((d, n),)
         elif d == "1":
             if n != 1:
                 return None
