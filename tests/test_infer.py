@@ -227,6 +227,31 @@ def test_the_search_ends_at_the_one_deadline(one_wrong):
     assert "--timeout" in r.stderr
 
 
+def cube(x):
+    """x³ elementwise (a toy operation of this test)."""
+    return x * x * x
+
+
+def test_a_new_operation_joins_the_search_by_its_declaration_alone(tmp_path):
+    from symattn.infer import infer
+    from symattn.ops import OPERATIONS, register
+    from symattn.ops.operation import Search, declare
+    x = [[F(1, 2), F(3, 2)], [F(6, 5), F(-7, 10)]]
+    cubed = [[v ** 3 for v in row] for row in x]          # 0.125, 3.375, 1.728, -0.343
+    path = tmp_path / "cube.md"
+    path.write_text(f"$$X = {bmatrix(printed(x, dec))}$$\n\n$$Y = {bmatrix(printed(cubed, dec))}$$\n",
+                    encoding="utf-8")
+    with pytest.raises(Exception, match="no worked example found"):
+        infer([str(path)])
+    register(declare("cube", cube, search=Search("n d -> n d")))
+    try:
+        (found,) = infer([str(path)])
+    finally:
+        OPERATIONS.pop("cube")
+    spec = tomllib.loads(found.text)
+    assert [(s["name"], s["expr"]) for s in spec["steps"]] == [("Y", "cube(X)")]
+
+
 def test_parameters_read_from_the_text():
     assert stated(r"we take $\epsilon = 10^{-5}$", ("\\epsilon",)) == ["0.00001"]
     assert stated("eps=1e-6 then ε = 1 \\times 10^{-12}", ("eps", "ε")) == ["0.000000000001", "0.000001"]
