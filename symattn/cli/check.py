@@ -77,8 +77,8 @@ def run(args) -> int:
     from .inferred import inferred_specs, split
     if args.article and not args.paths:
         raise SpecError("--article needs the spec of the example it prints", where=f"{args.article[0]}:1",
-                        hint=f"symattn check {args.article[0]} infers it; or write one: "
-                             f"symattn new --from {args.article[0]} -o SPEC.toml")
+                        hint=f"symattn check SPEC --article {args.article[0]}, or let symattn infer "
+                             f"the example: symattn check {args.article[0]}")
     given, to_infer = split(args.paths)
     specs = load_specs(spec_paths(given), show=not args.json) if given or not to_infer else []
     if to_infer:
