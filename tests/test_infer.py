@@ -189,7 +189,7 @@ def test_an_article_with_no_numbers_is_a_one_line_error(tmp_path):
     path = tmp_path / "empty.txt"
     path.write_text("Attention is all you need.\n", encoding="utf-8")
     r = cli("check", "--json", str(path))
-    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "of the 0 blocks" in r.stderr
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "no block of numbers is printed" in r.stderr
 
 
 def test_a_wrong_whole_number_of_a_product_is_diagnosed(tmp_path):

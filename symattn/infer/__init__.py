@@ -83,8 +83,11 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     derived, reprints = infer_derivations(found, text)
     groups = examples(found, derived, reprints)
     if not groups:
-        raise SpecError(f"no worked example found: of the {len(found)} blocks of numbers printed, "
-                        "none is computed from the others by the operations symattn knows",
+        what = "no block of numbers is printed" if not found else (
+            f"of the {len(found)} blocks of numbers printed, none is computed from the others by "
+            "the operations symattn knows" if len(found) > 1 else "one block of numbers is printed, "
+            "computed from nothing else printed")
+        raise SpecError(f"no worked example found: {what}",
                         where=f"{files[0]}:1", hint="write its spec (docs/spec-format.md) and run: "
                         f"symattn check SPEC --article {files[0]}")
     folder = folder or str(Path(files[0]).parent)
