@@ -273,6 +273,7 @@ FLOORS = {
     "yangshiteng_multi_head_calculation.md": 10,
     "rezaei_transformers_math_positional_encoding.part1.ipynb": 10,
     "datawhale_happy_llm_positional_encoding.md": 6,
+    "micwill755_layer_normalization.md": 12,
 }
 
 

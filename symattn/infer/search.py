@@ -54,7 +54,7 @@ MAX_VARIANTS = 24           # mistakes of one derivation tried
 OPERATORS = (("{0} @ {1}", "n d, d m -> n m"), ("{0} @ {1}.T", "n d, m d -> n m"),
              ("{0} + {1}", "n d, n d -> n d"), ("{0} + {1}", "n d, 1 d -> n d"),
              ("{0} * {1}", "n d, n d -> n d"), ("{0}.T * {1}", "1 n, n d -> n d"),
-             ("{0} / sum({0})", "n d -> n d"), ("sum({0})", "n d -> n 1"),
+             ("{0} / sum({0})", "n d -> n d"), ("sum({0})", "n d -> n 1"), ("mean({0})", "n d -> n 1"),
              ("{0} / {1}", "n d, n 1 -> n d"),
              ("{0} / sqrt({k})", "n d -> n d"))
 SCORES = "{0} @ {1}.T"
@@ -140,10 +140,11 @@ def _bind(dims: tuple, shape: tuple, env: dict) -> dict | None:
     return env
 
 
-def _operand_tuples(form: Form, target: Block, earlier: list[Block], rows: list[Block] = ()):
-    """Tuples of earlier blocks whose shapes fit the form, the nearest first; the ``rows``
-    of earlier blocks too where the form takes a row (``1 n``) or gives one."""
-    env = _bind(form.result, target.shape, {})
+def _operand_tuples(form: Form, shape: tuple, earlier: list[Block], rows: list[Block] = ()):
+    """Tuples of earlier blocks whose shapes fit the form with a result of ``shape``, the
+    nearest first; the ``rows`` of earlier blocks too where the form takes a row (``1 n``)
+    or gives one."""
+    env = _bind(form.result, shape, {})
     if env is None:
         return
 
@@ -152,7 +153,7 @@ def _operand_tuples(form: Form, target: Block, earlier: list[Block], rows: list[
             if all(sum(env.get(x, -1) for x in d.split("+")) == n for d, n in env.get("+", ())):
                 yield chosen
             return
-        pool = earlier + list(rows) if rows and (target.shape[0] == 1 or form.operands[i][0] == "1") \
+        pool = earlier + list(rows) if rows and (shape[0] == 1 or form.operands[i][0] == "1") \
             else earlier
         for b in pool:
             e = _bind(form.operands[i], b.shape, env)
@@ -270,21 +271,26 @@ class Search:
         best, tries, forced, partly = None, 0, [], []
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
         total = min(MAX_BLOCK_TRIES, BLOCK_TRIES_PER_ENTRY * n)
-        for form in self.forms:
+        # a row may print a column result (a mean per token) transposed
+        shapes = [target.shape] + ([target.shape[::-1]] if target.shape[0] == 1 else [])
+        for form, shape in itertools.product(self.forms, shapes):
             total -= tries
             tries = 0                         # each form its own budget: none starves the next
-            for operands in _operand_tuples(form, target, earlier, rows):
+            flip = shape != target.shape
+            for operands in _operand_tuples(form, shape, earlier, rows):
                 if tries >= min(budget, total):
                     break
                 scales = self.scales(earlier, target.before, operands) if "{k}" in form.template else []
-                for text, slotted, cost in self._texts(form, operands, target, scales):
-                    if self._needs_scale(form, operands, target):
+                for text, slotted, cost in self._texts(form, operands, shape, scales):
+                    if not flip and self._needs_scale(form, operands, target):
                         forced.append((form, operands, text, cost))
                         continue
                     tries += 1
                     v = self.value(slotted, operands, slots=True)
                     if _reprints(v, operands):
                         continue
+                    if flip:
+                        v, text, cost = (None if v is None else v.T), f"({text}).T", cost + 1
                     m, err = self.matched(v, target, operands)
                     cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
                     if self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
@@ -303,8 +309,8 @@ class Search:
                     break
         return best
 
-    def _texts(self, form: Form, operands: tuple, target: Block, scales: list[str]):
-        fill = {p: target.shape[0] if side == "rows" else target.shape[1] for p, side in form.sizes}
+    def _texts(self, form: Form, operands: tuple, shape: tuple, scales: list[str]):
+        fill = {p: shape[0] if side == "rows" else shape[1] for p, side in form.sizes}
         names = [o.name for o in operands]
         slots = [f"_{i}" for i in range(len(operands))]
         cost = form.cost + len({o.name for o in operands if o.parent is not None})
