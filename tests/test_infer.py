@@ -161,6 +161,17 @@ def test_the_inferred_spec_written_with_o_checks_with_the_same_verdicts(one_wron
     assert cli("check", str(path), "-o", str(out)).returncode == 2     # never over a file
 
 
+def test_the_html_report_of_an_article_shows_each_inferred_step(one_wrong, tmp_path):
+    path, _ = one_wrong
+    out = tmp_path / "report.html"
+    r = cli("report", str(path), "-o", str(out))
+    assert r.returncode == 1, r.stderr                 # as check: a wrong number
+    html = out.read_text(encoding="utf-8")
+    assert "<mo>softmax</mo>" in html                 # each step's formula, shown in MathML
+    assert all(f"post: step {name}" in html for name in ("Q", "K", "V", "S", "A", "Z"))
+    assert "0.1520" in html
+
+
 def test_a_forgotten_scaling_is_diagnosed_on_the_whole_block(tmp_path):
     path = tmp_path / "noscale.md"
     path.write_text(post(printed(A_UNSCALED, p4), scaled_block=False, outputs=Z_UNSCALED), encoding="utf-8")

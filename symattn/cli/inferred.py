@@ -27,34 +27,48 @@ def outputs(target: str, n: int) -> list[str]:
 
 
 def inferred_specs(args, articles: list[str], show: bool) -> list:
-    """The specs of the examples of ``articles``, loaded (and written with ``-o``)."""
-    from ..infer import infer
-    from ..spec.load import load
-    from .output import say, write_output
+    """``check``'s specs of the examples of ``articles``, loaded (and written with ``-o``
+    when it does not name the fixed article)."""
     if args.article:
         raise SpecError("--article goes with a spec; an article given alone is inferred and checked",
                         where=f"{args.article[0]}:1", hint=f"symattn check {args.article[0]}")
     writing = bool(args.output) and not (args.fix or args.diff)
-    folder = str(Path(args.output).resolve().parent) if writing else None
+    specs = infer_specs(articles, args.output if writing else None, args.force, show)
+    if writing:
+        args.output = None
+    return specs
+
+
+def infer_specs(articles: list[str], write_to: str | None = None, force: bool = False,
+                show: bool = False) -> list:
+    """The specs of the examples of ``articles`` (files or folders), loaded; with
+    ``write_to``, each written there first (:func:`outputs`)."""
+    from ..infer import infer
+    from ..spec.load import load
+    from .output import say, write_output
+    folder = str(Path(write_to).resolve().parent) if write_to else None
     skipped: list = []
     found = infer(articles, folder, skipped)
     for e in skipped:                        # the others are checked: a note, not the end
         say(f"{e.where}: {e.message} (not checked)")
-    paths = outputs(args.output, len(found)) if writing else \
+    paths = outputs(write_to, len(found)) if write_to else \
         [str(Path(f.folder) / f"{f.id}.inferred.toml") for f in found]
     specs = []
     for f, path in zip(found, paths):
-        if writing:
-            write_output(path, f.text, args.force)
+        if write_to:
+            write_output(path, f.text, force)
             if show:
                 say(f"wrote {path} (the inferred spec of {Path(f.articles[0]).name}); "
                     f"next: symattn check {path}", prefix="")
         spec = load(path, f.text)
         spec.inferred = True
         specs.append(spec)
-    if writing:
-        args.output = None
     return specs
+
+
+def article_files(specs: list) -> list[str]:
+    """The article files the specs' sources name (relative to each spec), each once."""
+    return list(dict.fromkeys(str(Path(s.path).parent / src) for s in specs for src in s.sources))
 
 
 def derivations(specs: list) -> list[dict]:
