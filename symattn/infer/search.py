@@ -301,7 +301,8 @@ class Search:
             cand = self._with_mistakes(text, operands, target, cost)
             if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
                 best = cand
-        if best is None:                      # what a common mistake of a near derivation reproduces
+        if best is None and not _whole(target):   # what a common mistake of a near derivation
+            # reproduces (whole numbers: too easily reproduced by one of so many variants)
             for near in sorted(partly, key=_key)[:MAX_NEAR]:
                 best = self._mistaken(near.expr, near.operands, target, near.cost)
                 if best is not None:
