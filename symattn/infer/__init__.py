@@ -92,7 +92,8 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
                         f"symattn check SPEC --article {files[0]}")
     folder = folder or str(Path(files[0]).parent)
     sources = [relative(f, folder) for f in files]
-    ranges = line_ranges(groups, found) if len(files) == 1 else [None] * len(groups)
+    last = max((ln.number for ln in parts[0][1]), default=1)
+    ranges = line_ranges(groups, found, last) if len(files) == 1 else [None] * len(groups)
     return [Inferred(identifier(files[0], k, len(groups)), files,
                      spec_text(g, derived, sources, identifier(files[0], k, len(groups)), r), folder)
             for k, (g, r) in enumerate(zip(groups, ranges))]

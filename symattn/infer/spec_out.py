@@ -53,9 +53,9 @@ def examples(found: list[Block], derived: dict[int, Derivation],
     return merged
 
 
-def line_ranges(groups: list[list[Block]], found: list[Block]) -> list[tuple]:
+def line_ranges(groups: list[list[Block]], found: list[Block], end: int) -> list[tuple]:
     """Each example's article lines: those of its blocks, each with the text after it up
-    to the next block printed (the end of the article after the last). A number printed
+    to the next block printed (the article's last line ``end`` after the last). A number printed
     in another block, or in the text after it, is no claim on the example."""
     starts = sorted({b.line for b in found})
     out = []
@@ -63,11 +63,11 @@ def line_ranges(groups: list[list[Block]], found: list[Block]) -> list[tuple]:
         regions: list[list[int]] = []
         for line in sorted({b.line for b in g}):
             later = [x for x in starts if x > line]
-            end = later[0] - 1 if later else 10 ** 9
+            stop = later[0] - 1 if later else max(end, line)
             if regions and line <= regions[-1][1] + 1:
-                regions[-1][1] = max(regions[-1][1], end)
+                regions[-1][1] = max(regions[-1][1], stop)
             else:
-                regions.append([line, end])
+                regions.append([line, stop])
         out.append(tuple(tuple(r) for r in regions))
     return out
 
