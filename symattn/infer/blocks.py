@@ -130,7 +130,7 @@ def _named(found: list[Block]) -> list[Block]:
     return found
 
 
-_SCALE = re.compile(r"√|\\sqrt|sqrt\s*\(|\\frac\s*\{\s*1\s*\}\s*\{\s*\\sqrt|scaled?\b", re.I)
+_SCALE = re.compile(r"√|\\sqrt|sqrt\s*\(", re.I)
 
 
 _ROOT = re.compile(r"\\sqrt\s*\{\s*(\d+)\s*\}|√\s*\(?\s*(\d+)|sqrt\s*\(\s*(\d+)\s*\)")
@@ -142,7 +142,8 @@ def roots(text: str) -> list[str]:
 
 
 def states_scale(text: str) -> bool:
-    """Does the text state a division by a square root (``√d_k``, ``\\sqrt{2}``, ``scaled``)?"""
+    """Does the text state a division by a square root (``√d_k``, ``\\sqrt{2}``,
+    ``sqrt(d_k)``)? (The word "scaled" alone names the method, not this step.)"""
     return bool(_SCALE.search(text))
 
 
