@@ -345,7 +345,8 @@ def test_a_source_list_and_parts_of_an_article(tmp_path: Path):
 @pytest.mark.parametrize("args, where, problem", [
     (["check", "s.toml", "--article", "b.md"], "b.md", r"no spec given names this article"),
     (["check", "--article", "a.md"], "a.md", r"--article needs the spec.*symattn check SPEC --article a.md"),
-    (["check", "a.md"], "a.md", r"is an article, not a spec.*symattn new --from a.md -o SPEC.toml"),
+    # an article alone is inferred (issue 21); one that prints no computed block says so
+    (["check", "a.md"], "a.md", r"no worked example found.*symattn check SPEC --article a.md"),
 ], ids=["article-no-spec-names", "article-without-spec", "article-as-spec"])
 def test_the_flow_errors_say_what_to_do(tmp_path: Path, args, where, problem):
     _article_and_spec(tmp_path)

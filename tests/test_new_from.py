@@ -6,6 +6,7 @@ with ``Fraction``; the proposed steps are checked against products worked out by
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tomllib
@@ -69,14 +70,18 @@ def test_seed_000_inputs_and_pipeline(tmp_path):
     assert spec["example"]["tokens"] == ["I", "love", "machine", "learning"]
     assert values(inputs["W_Q"]) == [[F("1.0"), F("0.2")], [F("0.1"), F("0.9")]] and inputs["W_Q"]["line"] == 76
     assert inputs["W_V"]["line"] == 88 and len(values(inputs["W_V"])[0]) == 3
-    assert [s["name"] for s in spec["steps"]] == ["Q", "K", "V", "S", "S_scaled", "A", "Z"]
+    # inferred: the article prints Q, K and V as blocks (line 140), computed from X and the
+    # weights; the scores, weights and output it prints in prose are the usual next steps,
+    # proposed as comments
+    assert [s["name"] for s in spec["steps"]] == ["Q", "K", "V"]
+    assert [s["expr"] for s in spec["steps"]] == ["X @ W_Q", "X @ W_K", "X @ W_V"]
     loaded = load(str(out))
     # the article's own Q row for love: 0.8*1.0 + 1.2*0.1 = 0.92, 0.8*0.2 + 1.2*0.9 = 1.24
     assert exact(loaded, "Q")[1] == [F("0.92"), F("1.24")]
     text = out.read_text(encoding="utf-8")
-    assert "# Q = { value" in text                               # the printed Q is the step's
-    assert "# Q_love = { value = [[0.92, 1.24]], line = 149 }   # printed: row 2 of the step Q" in text
-    assert "\nz_final = { value = [[0.8742, 0.9230, 0.6962]], line = 558 }" in text   # no step of it
+    assert '# name = "S"\n# expr = "Q @ K.T"' in text and '# expr = "softmax(S_scaled)"' in text
+    assert "z_final" not in text                 # a print no derivation uses is not an input
+    checks(out)
 
 
 MARKDOWN = r"""# Attention with LayerNorm
@@ -134,13 +139,17 @@ def test_notebook_code_and_outputs(tmp_path):
     out, spec = new_from(tmp_path, str(article))
     inputs = spec["inputs"]
     assert values(inputs["X"]) == [[F("1.0"), F("0.5")], [F("0.8"), F("1.2")]] and inputs["X"]["line"] == 2001
-    assert inputs["W_Q"]["line"] == 2003 and inputs["W_K"]["line"] == 2004
-    assert set(inputs) == {"X", "W_Q", "W_K", "W_V", "M6"} and inputs["M6"]["line"] == 3501
-    # the printout of X @ W_Q is the step Q's result (1.0*1.0 + 0.5*0.1 = 1.05, ...), not an input
-    text = out.read_text(encoding="utf-8")
-    assert "# M5 = { value = [[1.0500, 0.6500], [0.9200, 1.2400]], line = 2501 }   # printed: the step Q" in text
-    assert exact(load(str(out)), "Q") == [[F("1.05"), F("0.65")], [F("0.92"), F("1.24")]]
-    checks(out)
+    assert inputs["W_Q"]["line"] == 2003
+    assert set(inputs) == {"X", "W_Q"}             # what the computed printout is computed from
+    # the printout of X @ W_Q is that step (1.0*1.0 + 0.5*0.1 = 1.05, ...), not an input; the
+    # second printout, one digit off, prints the same step again: no step of its own
+    assert [(s["expr"], s["line"]) for s in spec["steps"]] == [("X @ W_Q", 2501)]
+    step = spec["steps"][0]["name"]
+    assert exact(load(str(out)), step) == [[F("1.05"), F("0.65")], [F("0.92"), F("1.24")]]
+    r = cli("check", "--json", str(out))
+    assert r.returncode == 1                         # 0.9300 (its second row) is a wrong print of it
+    wrong = [c for c in json.loads(r.stdout)["claims"] if c["verdict"] == "wrong"]
+    assert [(c["line"], c["printed"]) for c in wrong] == [(3502, "0.9300")]
 
 
 HTML = """<html><head><title>Attention 9.9</title></head><body>

@@ -88,6 +88,8 @@ def parse_list(s: str, i: int):
             stack[-1].append(done)
         elif ch == "," and stack:
             i += 1
+        elif ch == "#" and stack and "\n" in s[i:i + 500]:    # a code comment between rows
+            i = s.index("\n", i)
         else:
             m = _NUM.match(s, i)
             if not m or not stack or len(m.group(0)) > 200:

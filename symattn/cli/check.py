@@ -15,7 +15,9 @@ from ..spec.files import read_stdin
 def configure(p):
     p.add_argument("paths", nargs="*", metavar="SPEC",
                    help="spec files, folders, bundled example names or - for standard input "
-                        "(default: the bundled corpus of the three articles)")
+                        "(default: the bundled corpus of the three articles); an article "
+                        "(.md, .tex, .ipynb, .html, .txt) or a folder of them: its example is "
+                        "inferred and checked (-o FILE writes the inferred spec)")
     p.add_argument("--json", action="store_true", help="print one JSON object: summary and claims")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="list every printed number, the correct ones too")
@@ -72,11 +74,15 @@ def run(args) -> int:
     from ..render.report import format_report
     from . import fix
     from .flow import articles_to_read, checked_something
+    from .inferred import inferred_specs, split
     if args.article and not args.paths:
         raise SpecError("--article needs the spec of the example it prints", where=f"{args.article[0]}:1",
-                        hint=f"symattn check SPEC --article {args.article[0]}, or start a spec: "
-                             f"symattn new --from {args.article[0]} -o SPEC.toml")
-    specs = load_specs(spec_paths(args.paths), show=not args.json)
+                        hint=f"symattn check SPEC --article {args.article[0]}, or let symattn infer "
+                             f"the example: symattn check {args.article[0]}")
+    given, to_infer = split(args.paths)
+    specs = load_specs(spec_paths(given), show=not args.json) if given or not to_infer else []
+    if to_infer:
+        specs += inferred_specs(args, to_infer, show=not args.json)
     articles = articles_to_read(specs, args.article)
     args.article = articles               # the articles read: those given, else the sources
     fixing = fix.wanted(args)
@@ -103,6 +109,9 @@ def run(args) -> int:
             out["restated"] = [r.to_json() for r in records if r.restates]
         if articles:
             out["unmatched"] = [u.to_json() for u in unmatched]
+        if to_infer:
+            from .inferred import derivations
+            out["inferred"] = derivations(specs)
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
     else:
         from .terminal import write_report
@@ -110,6 +119,9 @@ def run(args) -> int:
                                    per_example=per_example))
         if unmatched:
             sys.stdout.write(format_unmatched(unmatched))
+        if to_infer:
+            from .inferred import describe
+            sys.stdout.write(describe(specs))
     return 1 if summary.wrong or summary.restated else 0
 
 

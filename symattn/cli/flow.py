@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..errors import SpecError
 
-ARTICLE_SUFFIXES = (".md", ".markdown", ".tex", ".html", ".htm", ".ipynb", ".txt")
+from ..article.read import READERS as ARTICLE_SUFFIXES   # the suffixes an article is read by
 
 
 def not_an_article(path: Path) -> None:
@@ -58,7 +58,10 @@ def articles_to_read(specs: list, given: list | None) -> list[str]:
 def _example_line(spec) -> str:
     """``spec.toml:N``, N the line of its ``[example]`` table (where ``source`` is)."""
     from ..spec.toml_lines import Where
-    text = Path(spec.path).read_text(encoding="utf-8", errors="replace")
+    try:
+        text = Path(spec.path).read_text(encoding="utf-8", errors="replace")
+    except OSError:                          # an inferred spec, not written to a file
+        return spec.where(1)
     return spec.where(Where(spec.path, text).line("example"))
 
 

@@ -5,7 +5,7 @@ spec language calls them: ``concat(z1, z2)``, ``stack(X, Y)``; Python passes one
 from __future__ import annotations
 
 from . import primitives as P
-from .operation import declare, Presentation
+from .operation import declare, Presentation, Search
 
 
 def _show(v, a) -> list[str]:
@@ -28,5 +28,6 @@ def _show(v, a) -> list[str]:
     return [d.latex()]
 
 
-CONCAT = declare("concat", P.hcat, variadic="parts", latex=Presentation("Concat", _show, rows="all"))
+CONCAT = declare("concat", P.hcat, variadic="parts", latex=Presentation("Concat", _show, rows="all"),
+                 search=Search("n a, n b -> n a+b"))
 STACK = declare("stack", P.vcat, variadic="parts", latex=Presentation("Stack"))

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from . import primitives as P
 from .elementwise import sin, cos, sqrt
-from .operation import declare, Presentation
+from .operation import declare, Presentation, Search
 from ..errors import DomainError, InputError
 from ..tensor import Tensor
 
@@ -112,4 +112,6 @@ EMBED = declare("embed", embed, convert={"ids": "labels", "scale": "flag"},
                 latex=Presentation("Embed"))
 POSITIONAL_ENCODING = declare("positional_encoding", positional_encoding,
                               convert={"n": "whole", "d": "whole"}, mistakes=_pe_mistakes,
-                              latex=Presentation("PE"), symbols=("PE", "P", "pe"))
+                              latex=Presentation("PE"), symbols=("PE", "P", "pe"),
+                              search=Search(" -> n d", params={"base": ("10000",)},
+                                            words={"base": ("base",)}, sizes={"n": "rows", "d": "cols"}))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import primitives as P
 from .elementwise import relu
-from .operation import declare, Presentation
+from .operation import declare, Presentation, Search
 from ..primitives import FUNCTION_TEX
 from ..steps import Steps
 from ..tensor import Tensor
@@ -87,6 +87,8 @@ def _residual_formula(show, a, f):
     return f.Tex(f"{x.text} + {f.paren(fx, f.NEG)}", f.ADD, x.leaves + fx.leaves)
 
 
-LINEAR = declare("linear", linear, latex=Presentation("Linear", formula=_linear_formula))
-FFN = declare("ffn", ffn, steps=ffn_steps, latex=Presentation("FFN", _show, rows="first"))
+LINEAR = declare("linear", linear, latex=Presentation("Linear", formula=_linear_formula),
+                 search=Search("n d, d h, 1 h -> n h"))
+FFN = declare("ffn", ffn, steps=ffn_steps, latex=Presentation("FFN", _show, rows="first"),
+              search=Search("n d, d h, 1 h, h d, 1 d -> n d"))
 RESIDUAL = declare("residual", residual, latex=Presentation("Residual", formula=_residual_formula))

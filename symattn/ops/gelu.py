@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from . import primitives as P
 from .elementwise import erf, tanh, pi, sqrt
-from .operation import declare, Presentation
+from .operation import declare, Presentation, Search
 from ..errors import InputError
 from ..steps import Steps
 from ..tensor import Tensor
@@ -89,4 +89,4 @@ def _mistakes(call, spec) -> list:
 
 
 GELU = declare("gelu", gelu, steps=gelu_steps, latex=Presentation("GELU", _show, rows="first"),
-               mistakes=_mistakes)
+               mistakes=_mistakes, search=Search("n d -> n d", params={"approximate": ('"none"', '"tanh"')}))

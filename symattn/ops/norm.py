@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from . import primitives as P
 from .elementwise import sqrt, mean
-from .operation import declare, Presentation
+from .operation import declare, Presentation, Search
 from ..errors import DomainError, InputError
 from ..numbers import exact
 from ..steps import Steps
@@ -143,4 +143,7 @@ def _mistakes(call, spec) -> list:
 LAYER_NORM = declare(
     "layer_norm", layer_norm, steps=layer_norm_steps, convert={"eps_inside": "flag"},
     latex=Presentation("LayerNorm", _show, rows="first"), mistakes=_mistakes,
-    symbols=("LN", "LayerNorm", "layernorm", "normalized"))
+    symbols=("LN", "LayerNorm", "layernorm", "normalized"),
+    search=Search("n d -> n d", params={"eps": ("0.00001", "0", "0.000001", "0.000000000001"),
+                                        "variance": ('"biased"', '"unbiased"')},
+                  words={"eps": ("eps", "epsilon", "ε", "\\epsilon", "\\varepsilon")}))

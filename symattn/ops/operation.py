@@ -16,7 +16,9 @@ As a JAX primitive carries its evaluation, shape, differentiation and lowering r
   ``(description, rewritten call)`` pairs for a call node of a spec tree;
 - ``groups``: families other modules ask for (``"attention"``, ``"softmax"``, ``"mask"``);
 - ``symbols``: the names articles write for what it computes (attention weights are also
-  ``A``, ``α``, ``P``, ``attn_weights``): an article's label may name a step by them.
+  ``A``, ``α``, ``P``, ``attn_weights``): an article's label may name a step by them;
+- ``search``: what inferring a worked example from its printed blocks needs to try it
+  (:class:`Search`: operand shapes, parameters and their usual values; :mod:`symattn.infer`).
 
 :mod:`symattn.ops` imports every module of its package and collects each declaration
 (:data:`symattn.ops.OPERATIONS`): a new operation is one new module, listed nowhere else.
@@ -83,19 +85,52 @@ class Presentation:
         self.operator, self.show, self.formula, self.rows = operator, show, formula, rows
 
 
+class Search:
+    """How :mod:`symattn.infer` tries an operation as the derivation of a printed block.
+
+    ``shapes``: the operands (the function's first parameters, in order) and the result as
+    dimension names, ``"n d -> n d"``, ``"n d, d h, 1 h -> n h"`` (``1``: one row;
+    ``a+b``: the sum of two, as heads concatenated);
+    ``params``: parameter name -> the usual values tried (spec-language texts, the first
+    the default, written nowhere in the expression); ``words``: parameter name -> the words
+    an article states its value with (``ε``, ``eps``), read from the text before the
+    block; ``sizes``: parameter name -> ``"rows"`` or ``"cols"`` of the result (the
+    ``n, d`` of ``positional_encoding``); ``scaled``: the operand may be divided by
+    ``sqrt(d_k)`` first (softmax over scaled scores).
+    """
+
+    __slots__ = ("shapes", "params", "words", "sizes", "scaled")
+
+    def __init__(self, shapes: str = "n d -> n d", params: dict | None = None,
+                 words: dict | None = None, sizes: dict | None = None, scaled: bool = False):
+        self.shapes, self.params = shapes, dict(params or {})
+        self.words, self.sizes, self.scaled = dict(words or {}), dict(sizes or {}), scaled
+
+    @property
+    def operands(self) -> list[list[str]]:
+        """The operands' dimension names (``[["n", "d"], ["d", "h"]]``)."""
+        left = self.shapes.split("->")[0].strip()
+        return [part.split() for part in left.split(",")] if left else []
+
+    @property
+    def result(self) -> list[str]:
+        return self.shapes.split("->")[1].split()
+
+
 class Operation:
     """One operation of the articles, everything about it in one place (see the module)."""
 
     __slots__ = ("name", "function", "params", "steps", "value", "latex", "mistakes", "groups",
-                 "symbols")
+                 "symbols", "search")
 
     def __init__(self, name: str, function: Callable, params: tuple = (), *,
                  steps: Callable | None = None, value: Callable | None = None,
                  latex: Presentation | None = None, mistakes: Callable | None = None,
-                 groups=frozenset(), symbols=()):
+                 groups=frozenset(), symbols=(), search: Search | None = None):
         self.name, self.function, self.params = name, function, tuple(params)
         self.steps, self.value, self.latex, self.mistakes = steps, value, latex, mistakes
         self.groups, self.symbols = frozenset(groups), tuple(symbols)
+        self.search = search
 
     def __repr__(self) -> str:
         return f"Operation({self.name!r})"

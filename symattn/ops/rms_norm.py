@@ -8,7 +8,7 @@ from fractions import Fraction
 from . import primitives as P
 from .elementwise import sqrt, mean
 from .norm import _eps as eps_scalar   # one rule for ε (a number ≥ 0, or a Tensor)
-from .operation import declare, Presentation
+from .operation import declare, Presentation, Search
 from ..steps import Steps
 from ..tensor import Tensor
 
@@ -112,4 +112,6 @@ def _mistakes(call, spec) -> list:
 
 RMS_NORM = declare("rms_norm", rms_norm, steps=rms_norm_steps,
                    latex=Presentation("RMSNorm", _show, rows="first"), mistakes=_mistakes,
-                   symbols=("RMSNorm", "rmsnorm", "normalized"))
+                   symbols=("RMSNorm", "rmsnorm", "normalized"),
+                   search=Search("n d -> n d", params={"eps": ("0.000001", "0", "0.00001", "0.00000001")},
+                                 words={"eps": ("eps", "epsilon", "ε", "\\epsilon", "\\varepsilon")}))

@@ -19,7 +19,7 @@ from fractions import Fraction
 from . import primitives as P
 from .elementwise import sin, cos
 from .embedding import check_base
-from .operation import declare, Presentation
+from .operation import declare, Presentation, Search
 from ..steps import Steps
 from ..errors import ShapeError, InputError
 from ..tensor import Tensor
@@ -160,4 +160,6 @@ def _mistakes(call, spec) -> list:
 
 
 ROPE = declare("rope", rope, steps=rope_steps, convert={"start": "whole"}, latex=Presentation("RoPE", _show),
-               mistakes=_mistakes)
+               mistakes=_mistakes, search=Search("n d -> n d", params={"base": ("10000",),
+                                                                      "layout": ('"pairs"', '"halves"')},
+                                                 words={"base": ("base",)}))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import primitives as P
 from .elementwise import exp
-from .operation import declare, Presentation
+from .operation import declare, Presentation, Search
 from ..steps import Steps
 from ..tensor import Tensor
 
@@ -60,4 +60,5 @@ def _mistakes(call, spec) -> list:
 
 
 SILU = declare("silu", silu, steps=silu_steps,
-               latex=Presentation("SiLU", _show, rows="first"), mistakes=_mistakes)
+               latex=Presentation("SiLU", _show, rows="first"), mistakes=_mistakes,
+               search=Search("n d -> n d"))

@@ -9,7 +9,7 @@ from fractions import Fraction
 from . import primitives as P
 from .elementwise import exp
 from .masks import is_mask
-from .operation import declare, Presentation
+from .operation import declare, Presentation, Search
 from ..errors import DomainError, InputError
 from ..numbers import exact
 from ..primitives import FUNCTION_TEX
@@ -176,7 +176,9 @@ def _mistakes(call, spec) -> list:
 WEIGHT_SYMBOLS = ("A", "α", "P", "weights", "attn_weights", "attention_weights", "attn")
 SOFTMAX = declare("softmax", softmax, steps=softmax_steps, convert={"axis": "axis"},
                   latex=Presentation("softmax", _show, _formula), mistakes=_mistakes,
-                  groups=frozenset({"softmax", "weights"}), symbols=WEIGHT_SYMBOLS + ("p", "probs"))
+                  groups=frozenset({"softmax", "weights"}), symbols=WEIGHT_SYMBOLS + ("p", "probs"),
+                  search=Search("n m -> n m", params={"T": ("1",)},
+                                words={"T": ("T", "temperature", "τ")}, scaled=True))
 PROBABILITIES = declare("probabilities", probabilities, steps=softmax_steps,
                         latex=Presentation("softmax", _show, _formula), groups=frozenset({"softmax", "weights"}),
                         symbols=("P", "p", "probs", "probabilities"))

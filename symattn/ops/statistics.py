@@ -5,7 +5,7 @@ common mistake: the other divisor (÷(d−1) for ÷d, or back). The function its
 from __future__ import annotations
 
 from .elementwise import var
-from .operation import declare, Presentation
+from .operation import declare, Presentation, Search
 
 
 def _mistakes(call, spec) -> list:
@@ -19,4 +19,4 @@ def _mistakes(call, spec) -> list:
 
 
 VAR = declare("var", var, convert={"ddof": "whole"}, mistakes=_mistakes,
-              latex=Presentation("var", rows="first"))
+              latex=Presentation("var", rows="first"), search=Search("n d -> n 1", params={"ddof": ("0", "1")}))

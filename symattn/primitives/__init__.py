@@ -76,19 +76,21 @@ class Primitive:
     - ``domain``: ``(ctx, node, x)`` raising where undefined; ``float_check``:
       ``(node, array)`` the same in floats;
     - ``builder``: its builder's name in :mod:`symattn.ops`; ``method``: the context
-      method of an arithmetic or structure primitive (``op_<name>``).
+      method of an arithmetic or structure primitive (``op_<name>``);
+    - ``search``: a function that inferring an example tries on a printed block
+      (``exp``, ``relu``: :mod:`symattn.infer`).
     """
 
     __slots__ = ("name", "arity", "kind", "doc", "neg_inf", "derivative", "size", "cost",
                  "rational", "atom", "latex", "exact", "ball", "float", "fold", "domain",
-                 "float_check", "builder", "method")
+                 "float_check", "builder", "method", "search")
 
     def __init__(self, *, name: str, arity: int | None, kind: str, doc: str, neg_inf: Any,
                  derivative: Callable, size: Callable, cost: str, rational: bool | Callable,
                  atom: bool, latex: Tex, exact: Any = None, ball: Any = None,
                  float: Any = None, fold: Callable | tuple | None = None,
                  domain: Callable | None = None, float_check: Callable | None = None,
-                 builder: str | None = None, method: str | None = None):
+                 builder: str | None = None, method: str | None = None, search: bool = False):
         if kind not in KINDS or cost not in COSTS:
             raise ValueError(f"primitive {name}: kind {kind!r}, cost {cost!r}")
         if kind in ("arithmetic", "structure") and method is None:
@@ -99,6 +101,7 @@ class Primitive:
         self.exact, self.ball, self.float, self.fold = exact, ball, float, fold
         self.domain, self.float_check, self.builder, self.method = \
             domain, float_check, builder, method
+        self.search = search
 
     def folded(self, c):
         """The exact value at the rational ``c`` if the declaration gives one, else None."""

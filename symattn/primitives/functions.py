@@ -65,7 +65,7 @@ def _erf_float(ctx, a):
     return np.frompyfunc(math.erf, 1, 1)(a).astype(a.dtype)
 
 
-declare(name="exp", arity=1, kind="function", builder="exp", doc="e^x elementwise.",
+declare(name="exp", arity=1, kind="function", builder="exp", search=True, doc="e^x elementwise.",
         exact="exp", ball="exp", float="exp", fold=(0, 1),
         neg_inf=Fraction(0),                  # exp(−∞) = 0: how a mask reaches softmax
         derivative=lambda bp, v, x, o, arg, i, j: bp.ctx.s_mul(v, o),

@@ -70,7 +70,7 @@ declare(name="abs", arity=1, kind="function", builder="abs_", doc="|x| elementwi
         size=size_plus_one, cost="entry", rational=True, atom=True,
         latex=Tex(wrap=r"\left\lvert %s \right\rvert"))
 
-declare(name="relu", arity=1, kind="function", builder="relu",
+declare(name="relu", arity=1, kind="function", builder="relu", search=True,
         doc="max(0, x) elementwise; the sign of an exact value is decided with certainty.",
         exact=_relu_exact, ball=_relu_ball, float=_relu_float,
         fold=lambda c: c if c.numerator > 0 else 0,      # fmpq's own > is 4× slower

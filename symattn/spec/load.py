@@ -75,6 +75,7 @@ class Spec:
     latex: dict = field(default_factory=dict)         # name -> LaTeX of its symbol (``latex = ...``)
     aliases: dict = field(default_factory=dict)       # step -> other names an article calls it
     sources: tuple = ()                               # every file the example is printed in
+    inferred: bool = False                            # inferred from its article (symattn.infer)
 
     _step_index: dict = field(default_factory=dict, repr=False, compare=False)
 

@@ -1,0 +1,99 @@
+"""A worked example inferred from its article alone (``symattn check ARTICLE``).
+
+The printed blocks are the candidates (:mod:`.blocks`); which are computed, and from what,
+is found by search over the declared operations (:mod:`.search`); the result is a spec
+(:mod:`.spec_out`) that is then checked exactly as a hand-written one, through the same
+article check: nothing is called wrong by the search itself.
+
+Several files whose names differ only by ``.partN`` are one article (an example printed
+across notebooks); other files are inferred each on its own. One spec per worked example.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..article.read import READERS as ARTICLE_SUFFIXES   # the suffixes an article is read by
+from ..errors import SpecError
+
+
+@dataclass
+class Inferred:
+    """One inferred example: its id, the article files and the spec's TOML text (its
+    ``source`` relative to ``folder``)."""
+    id: str
+    articles: list
+    text: str
+    folder: str
+
+
+def is_article(path: str) -> bool:
+    p = Path(path)
+    if p.is_dir():
+        return not any(p.glob("*.toml")) and any(article_files(str(p)))
+    return p.suffix.lower() in ARTICLE_SUFFIXES
+
+
+def article_files(folder: str) -> list[str]:
+    return sorted(str(p) for p in Path(folder).iterdir()
+                  if p.is_file() and p.suffix.lower() in ARTICLE_SUFFIXES)
+
+
+def _articles(paths: list[str]) -> list[list[str]]:
+    """The files of each article (``x.part1.ipynb`` and ``x.part2.ipynb`` are one)."""
+    from ..article.check import article_name
+    files = [f for p in paths for f in (article_files(p) if Path(p).is_dir() else [p])]
+    out: dict = {}
+    for f in files:
+        out.setdefault((str(Path(f).parent), article_name(f)), []).append(f)
+    return [sorted(v) for v in out.values()]
+
+
+def infer(paths: list[str], folder: str | None = None, skipped: list | None = None) -> list[Inferred]:
+    """The inferred examples of the articles at ``paths`` (files or folders); ``folder``:
+    where the spec will be (its ``source`` is relative to it; default: the article's).
+    With ``skipped`` (a list), an article of several in which nothing is inferred is left
+    out and its error added there; the error is raised when no article has an example."""
+    out, errors = [], []
+    for files in _articles(paths):
+        try:
+            out += infer_article(files, folder)
+        except SpecError as e:
+            if skipped is None or "no worked example found" not in str(e):
+                raise
+            errors.append(e)
+    if errors and not out:
+        raise errors[0]
+    if skipped is not None:
+        skipped += errors
+    return out
+
+
+def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]:
+    """The examples of one article (its files in order). An article in which no block is
+    derived from others is a one-line error: nothing could be checked."""
+    from ..article.read import read_article
+    from .blocks import blocks
+    from .search import infer_derivations
+    from .spec_out import examples, identifier, line_ranges, relative, spec_text
+    parts = [(f, read_article(f)) for f in files]
+    found = blocks(parts)
+    text = "\n".join(ln.text for _, lines in parts for ln in lines if ln.kind != "code")
+    derived, reprints = infer_derivations(found, text)
+    groups = examples(found, derived, reprints)
+    if not groups:
+        what = "no block of numbers is printed" if not found else (
+            f"of the {len(found)} blocks of numbers printed, none is computed from the others by "
+            "the operations symattn knows" if len(found) > 1 else "one block of numbers is printed, "
+            "computed from nothing else printed")
+        raise SpecError(f"no worked example found: {what}",
+                        where=f"{files[0]}:1", hint="write its spec (docs/spec-format.md) and run: "
+                        f"symattn check SPEC --article {files[0]}")
+    folder = folder or str(Path(files[0]).parent)
+    sources = [relative(f, folder) for f in files]
+    last = max((ln.number for ln in parts[0][1]), default=1)
+    ranges = line_ranges(groups, found, last) if len(files) == 1 else [None] * len(groups)
+    return [Inferred(identifier(files[0], k, len(groups)), files,
+                     spec_text(g, derived, sources, identifier(files[0], k, len(groups)), r), folder)
+            for k, (g, r) in enumerate(zip(groups, ranges))]

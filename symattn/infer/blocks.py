@@ -1,0 +1,184 @@
+"""The candidates of an inference: the blocks an article prints, as the article reading
+finds them (:func:`symattn.article.matrices.find`), with what the search needs beside
+their exact values: a float copy, the half unit of each entry's print (what "reproduces
+the print" allows), a name that the spec language takes, and the text before each block
+(where an article states ``ε = 1e-5``, ``T = 0.5`` or its scaling by ``√d_k``).
+
+A block is kept once: a 1×1 block (a lone number is never explained by others) and a
+block that repeats an earlier one's numbers (the whole, or one of its rows) are left to
+the article check, which assigns their numbers like any other print.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ..article.matrices import Printed, find
+from ..article.results import _decimals
+from ..spec.load import NAME, RESERVED
+
+MAX_BLOCKS = 200            # blocks of one article the search considers (the first ones)
+
+
+@dataclass
+class Block:
+    """One printed block: ``name`` for the spec, ``printed`` as found, its ``index`` in the
+    article's order, ``floats`` (rows × cols), ``half`` (the half unit of each entry's last
+    printed digit; 0 for an exact form such as ``1/3``) and ``before`` (the text between
+    the previous block and this one)."""
+    name: str
+    printed: Printed
+    index: int
+    path: str
+    floats: np.ndarray
+    half: np.ndarray
+    before: str = ""
+    label: str = field(default="")       # the article's own name for it ('' when none)
+    parent: "Block | None" = None        # a row of this block (named ``X[1]``)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.printed.shape
+
+    @property
+    def line(self) -> int:
+        return self.printed.line
+
+    @property
+    def rounded(self) -> bool:
+        """A printout of computed numbers (every entry at the same 4 or more decimals, as
+        PyTorch and NumPy print): as an input, each entry is a rounding (``rounded = true``)."""
+        halves = set(self.half.ravel().tolist())
+        return len(halves) == 1 and 0 < halves.pop() <= 0.5e-4
+
+
+_SCIENTIFIC = re.compile(r"[+\-−]?(\d*)\.?(\d*)[eE]([+\-−]?\d+)")
+
+
+def rows_of(b: Block) -> list[Block]:
+    """The rows of a block of several rows, each an operand of its own (``X[1]``: the
+    query of one token)."""
+    if b.shape[0] < 2 or b.parent is not None:
+        return []
+    p = b.printed
+    return [Block(f"{b.name}[{i}]", Printed(p.name, p.line, (p.values[i],), (p.texts[i],)), b.index,
+                  b.path, b.floats[i:i + 1], b.half[i:i + 1], parent=b) for i in range(b.shape[0])]
+
+
+def _half_units(texts) -> np.ndarray:
+    def half(t: str) -> float:            # a whole number or a fraction: taken as exact
+        m = _SCIENTIFIC.fullmatch(t.strip())
+        if m:                             # 6.3379e-2: four decimals, then the exponent
+            return 0.5 * 10.0 ** (-len(m.group(2)) + int(m.group(3).replace("−", "-")))
+        d = _decimals(t.replace("−", "-").lstrip("+"))
+        return 0.0 if not d else 0.5 * 10.0 ** -d
+    return np.array([[half(t) for t in row] for row in texts])
+
+
+def spec_name(label: str) -> str:
+    """An article's label as a name of the spec language (``Q_{love}`` → ``Q_love``), or ''."""
+    s = re.sub(r"\W+", "_", label or "").strip("_")
+    return s if s and NAME.fullmatch(s) and s not in RESERVED else ""
+
+
+def _repeats(p: Printed, earlier: list[Printed]) -> bool:
+    for q in earlier:
+        if q.values == p.values or (p.shape[0] == 1 and p.values[0] in q.values):
+            return True
+    return False
+
+
+def blocks(parts: list[tuple[str, list]]) -> list[Block]:
+    """The blocks of an article given as (path, lines) parts, in reading order."""
+    out: list[Block] = []
+    seen: list[Printed] = []
+    for path, lines in parts:
+        texts = {ln.number: ln.text for ln in lines if ln.kind != "code"}
+        last = 0
+        for p in find(lines):
+            if len(out) >= MAX_BLOCKS:
+                return out
+            if p.shape == (1, 1) or _repeats(p, seen):
+                continue
+            seen.append(p)
+            floats = np.array([[float(Fraction(v)) for v in row] for row in p.values])
+            before = "\n".join(t for n, t in texts.items() if last <= n <= p.line)
+            out.append(Block(spec_name(p.name), p, len(out), path, floats, _half_units(p.texts),
+                             before, p.name))
+            last = p.line
+    return _named(out)
+
+
+def _named(found: list[Block]) -> list[Block]:
+    """Every block a unique name: its label, else ``X`` for the first unnamed table of
+    labelled rows (the tokens, when no block is named X), else ``M`` and its line (``M52``)."""
+    used: set = set()
+    x = next((b for b in found if not b.name and b.printed.rows), None)
+    if x is not None and not any(b.name == "X" for b in found):
+        x.name = "X"
+    for b in found:
+        base = b.name or f"M{b.line}"
+        name, k = base, 2
+        while name in used:
+            name, k = f"{base}_{k}", k + 1
+        used.add(name)
+        b.name = name
+    return found
+
+
+_SCALE = re.compile(r"√|\\sqrt|sqrt\s*\(", re.I)
+
+
+_ROOT = re.compile(r"\\sqrt\s*\{\s*(\d+)\s*\}|√\s*\(?\s*(\d+)|sqrt\s*\(\s*(\d+)\s*\)")
+
+
+def roots(text: str) -> list[str]:
+    """The whole numbers the text takes a square root of (``\\sqrt{2}``, ``√2``), latest first."""
+    return [next(g for g in m.groups() if g) for m in reversed(list(_ROOT.finditer(text)))]
+
+
+def states_scale(text: str) -> bool:
+    """Does the text state a division by a square root (``√d_k``, ``\\sqrt{2}``,
+    ``sqrt(d_k)``)? (The word "scaled" alone names the method, not this step.)"""
+    return bool(_SCALE.search(text))
+
+
+_VALUE = (r"\s*(?:=|:|is|of)\s*\$?\s*([+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
+          r"(?:\s*(?:\\times|\\cdot|×|·|x|\*)\s*10\s*\^\s*\{?\s*([+\-−]?\d+)\s*\}?)?(?![\d.]|\s*\^)")
+
+
+def stated(text: str, words: tuple) -> list[str]:
+    """The values the text states for a parameter written as one of ``words``
+    (``ε = 1e-5``, ``T = 0.5``, ``\\epsilon=10^{-5}``): spec-language decimal texts, latest
+    first."""
+    out = []
+    for w in words:
+        pat = (r"(?<![A-Za-z\\])" if w[0].isalpha() else "") + re.escape(w) + r"(?![A-Za-z])" + _VALUE
+        for m in re.finditer(pat, text):
+            value = _decimal(m.group(1), m.group(2))
+            if value is not None:
+                out.append((m.start(), value))
+        for m in re.finditer((r"(?<![A-Za-z\\])" if w[0].isalpha() else "") + re.escape(w)
+                             + r"\s*=\s*10\s*\^\s*\{?\s*([+\-−]\d+)\s*\}?", text):
+            out.append((m.start(), _decimal("1", m.group(1))))
+    return list(dict.fromkeys(v for _, v in sorted(out, reverse=True) if v is not None))
+
+
+def _decimal(mantissa: str, power: str | None) -> str | None:
+    from decimal import Decimal, InvalidOperation
+    try:
+        m, _, e = mantissa.lower().partition("e")
+        exp = int(e) if e else 0
+        if power is not None:
+            exp += int(power.replace("−", "-"))
+        if abs(exp) > 30:
+            return None
+        value = Decimal(m).scaleb(exp)
+    except (InvalidOperation, ValueError):
+        return None
+    text = format(value.normalize(), "f")
+    return text if value >= 0 else None

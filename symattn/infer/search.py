@@ -1,0 +1,412 @@
+"""Which printed blocks are computed, and from what: a search over the declared operations.
+
+For each block in reading order, every *form* is tried on earlier blocks whose shapes fit:
+the spec language's own operators (``A @ B``, ``A @ B.T``, ``A + B``, ``A / sqrt(k)``) and
+each declared operation that carries a :class:`~symattn.ops.operation.Search` (its operand
+shapes, parameters and their usual values, the words the text states them with): a new
+operation joins the search by its declaration alone. A form is evaluated on the NumPy
+fast path (:func:`symattn.evaluation.float_value`) with the operands' printed values, so a
+block computed from an article's own rounded numbers is reproduced as printed (the exact
+check then calls it carried).
+
+A derivation is a proposal, never a verdict: it is accepted when it reproduces at least
+:data:`MOST` of the block's entries, and of its non-zero ones, within print rounding (half a unit of the entry's last
+digit, plus what the rounding of computed operands can move), and explains more numbers
+than it has freedom (:data:`MIN_ENTRIES`; never a 1×1 block). Among accepted ones the most
+entries win, then the simplest (fewest searched choices), then the nearest operands.
+A block no derivation reproduces but a common mistake of a near one does (one that
+reproduces at least :data:`PARTLY` of it) is computed by that derivation. Where the text
+between a scores product and its softmax states a scaling by a root
+(``√d_k``), the softmax is taken of the scaled scores, and a block that only a common
+mistake of that form reproduces (the catalogue of
+:mod:`symattn.claims.diagnosis.computation`) is still computed by it: the exact check
+gives the diagnosis. The search is bounded by counts (operands per form, tries per block),
+never by the clock, so it answers the same on any machine.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import SymattnError
+from ..ops import OPERATIONS
+from ..primitives import PRIMITIVES
+from ..spec import expr as E
+from .blocks import Block, roots, rows_of, stated, states_scale
+
+MOST = 3 / 4                # share of a block's entries (and of its non-zero ones) reproduced
+MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
+MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
+MAX_TRIES = 300             # evaluations of one form per block (TRIES_PER_ENTRY for each entry, at most)
+TRIES_PER_ENTRY = 40        # a small block is little evidence: fewer tries
+MAX_BLOCK_TRIES = 1200      # evaluations per block, all forms (BLOCK_TRIES_PER_ENTRY per entry, at most)
+BLOCK_TRIES_PER_ENTRY = 200
+MAX_ROW_BLOCKS = 6          # nearest earlier blocks whose rows are operands of a row's derivation
+MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
+PARTLY = 1 / 3              # a derivation reproducing this share is near: its mistakes are tried
+MAX_NEAR = 12               # near derivations whose mistakes are tried, the best first
+MAX_VARIANTS = 24           # mistakes of one derivation tried
+
+# The spec language's operators (symattn/spec/expr.py), with their operands' shapes.
+OPERATORS = (("{0} @ {1}", "n d, d m -> n m"), ("{0} @ {1}.T", "n d, m d -> n m"),
+             ("{0} + {1}", "n d, n d -> n d"), ("{0} + {1}", "n d, 1 d -> n d"),
+             ("{0} * {1}", "n d, n d -> n d"), ("{0}.T * {1}", "1 n, n d -> n d"),
+             ("{0} / sum({0})", "n d -> n d"), ("sum({0})", "n d -> n 1"), ("mean({0})", "n d -> n 1"),
+             ("{0} / {1}", "n d, n 1 -> n d"),
+             ("{0} / sqrt({k})", "n d -> n d"))
+SCORES = "{0} @ {1}.T"
+
+
+@dataclass(frozen=True)
+class Form:
+    """An expression with operand slots ``{0}``, ``{1}``…, its shapes and its freedom."""
+    template: str
+    operands: tuple             # dimension names of each operand
+    result: tuple
+    cost: int                   # searched choices: 1 for the form, +1 per non-default value
+    op: str = ""                # the declared operation ('' for an operator)
+    sizes: tuple = ()           # (parameter, "rows"/"cols") filled from the block's shape
+    scaled: bool = False        # the operand divided by sqrt(k)
+
+
+@dataclass
+class Derivation:
+    """``block`` computed as ``expr`` (the spec language) from ``operands`` (blocks)."""
+    block: Block
+    expr: str
+    operands: tuple
+    matched: int
+    cost: int
+    mistake: str = ""           # the common mistake that reproduces it ('' when none)
+    form: str = ""              # the form's template (``{0} @ {1}.T``)
+    error: float = 0.0          # how far its prints may be off: the largest distance of a
+                                # reproduced entry's print, or what its operands carry
+
+
+def _shape(text: str) -> tuple:
+    left, right = text.split("->")
+    ops = tuple(tuple(p.split()) for p in left.split(",")) if left.strip() else ()
+    return ops, tuple(right.split())
+
+
+def forms(text: str) -> list[Form]:
+    """Every form: the operators, and each declared operation with each combination of its
+    parameters' values (those the ``text`` states first, free of cost)."""
+    out = []
+    for template, shapes in OPERATORS:
+        out.append(Form(template, *_shape(shapes), cost=1 + ("{k}" in template)))
+    for p in PRIMITIVES.values():             # the elementwise functions declared searchable
+        if p.search and p.kind == "function" and p.arity == 1:
+            out.append(Form(f"{p.builder}({{0}})", (("n", "d"),), ("n", "d"), 1, p.builder))
+    for name, op in OPERATIONS.items():
+        s = op.search
+        if s is None:
+            continue
+        ops, result = _shape(s.shapes)
+        choices = []
+        for p, usual in s.params.items():
+            said = stated(text, s.words.get(p, ())) if s.words.get(p) else []
+            values = [(v, 0) for v in said[:1]] + [(v, int(k > 0)) for k, v in enumerate(usual)
+                                                   if v not in said[:1]]
+            choices.append([(p, v, c, k == 0 and not said) for k, (v, c) in enumerate(values)])
+        for combo in itertools.product(*choices) if choices else [()]:
+            kw = "".join(f", {p}={v}" for p, v, _, default in combo if not default)
+            cost = 1 + sum(c for _, _, c, _ in combo)
+            sizes = tuple(s.sizes.items())
+            args = ", ".join([f"{{{i}}}" for i in range(len(ops))] + [f"{{{p}}}" for p, _ in sizes])
+            template = f"{name}({args}{kw})"
+            out.append(Form(template, ops, result, cost, name, sizes))
+            if not ops:                       # a table of its own (positional encodings): added to a block
+                out.append(Form(f"{{0}} + {template}", (result,), result, cost + 1, name, sizes))
+            if s.scaled and len(ops) == 1:
+                scaled = template.replace("{0}", "{0} / sqrt({k})", 1)
+                out.append(Form(scaled, ops, result, cost + 1, name, sizes, True))
+    return out
+
+
+def _bind(dims: tuple, shape: tuple, env: dict) -> dict | None:
+    env = dict(env)
+    for d, n in zip(dims, shape):
+        if "+" in d:                          # a sum of dimensions: checked once all are bound
+            env["+"] = env.get("+", ()) + ((d, n),)
+        elif d == "1":
+            if n != 1:
+                return None
+        elif env.setdefault(d, n) != n:
+            return None
+    return env
+
+
+def _operand_tuples(form: Form, shape: tuple, earlier: list[Block], rows: list[Block] = ()):
+    """Tuples of earlier blocks whose shapes fit the form with a result of ``shape``, the
+    nearest first; the ``rows`` of earlier blocks too where the form takes a row (``1 n``)
+    or gives one."""
+    env = _bind(form.result, shape, {})
+    if env is None:
+        return
+
+    def go(i: int, env: dict, chosen: tuple):
+        if i == len(form.operands):
+            if all(sum(env.get(x, -1) for x in d.split("+")) == n for d, n in env.get("+", ())):
+                yield chosen
+            return
+        pool = earlier + list(rows) if rows and (shape[0] == 1 or form.operands[i][0] == "1") \
+            else earlier
+        for b in pool:
+            e = _bind(form.operands[i], b.shape, env)
+            if e is not None:
+                yield from go(i + 1, e, chosen + (b,))
+    yield from go(0, env, ())
+
+
+class Search:
+    """The derivations of one article's blocks (:meth:`run`)."""
+
+    def __init__(self, found: list[Block], text: str):
+        self.blocks = found
+        self.forms = forms(text)
+        self.derived: dict[int, Derivation] = {}
+        self.reprints: dict[int, int] = {}
+        self._env: dict = {}
+        self._trees: dict = {}                 # a form's text with slots -> its parsed tree
+        self._values: dict = {}                # (text with slots, operand names) -> its value
+        self._mini = None
+
+    def tensor(self, b: Block):
+        """The block's printed values as a matrix (a row ``X[1]``: that row)."""
+        if b.name not in self._env:
+            from .. import matrix
+            self._env[b.name] = matrix([list(r) for r in b.printed.values])
+        return self._env[b.name]
+
+    def value(self, text: str, operands: tuple, slots: bool = False):
+        """The float value of ``text`` over the operands' printed values, or None.
+        ``slots``: the operands are named ``_0``, ``_1``… in ``text`` (parsed once)."""
+        from ..evaluation import float_value
+        from ..spec.build import build
+        key = (text, tuple(b.name for b in operands))
+        if slots and key in self._values:      # the same form on the same blocks: once
+            return self._values[key]
+        if slots:
+            env = {f"_{i}": self.tensor(b) for i, b in enumerate(operands)}
+        else:
+            env = {(b.parent or b).name: self.tensor(b.parent or b) for b in operands}
+        try:
+            tree = self._trees.get(text) if slots else None
+            if tree is None:
+                tree = E.parse(text)
+                if slots:
+                    self._trees[text] = tree
+            v = np.asarray(float_value(build(tree, env)), dtype=float)
+        except (SymattnError, ValueError, TypeError, ZeroDivisionError, ArithmeticError):
+            v = None
+        if slots:
+            self._values[key] = v
+        return v
+
+    def matched(self, v, target: Block, operands: tuple) -> tuple[int, float]:
+        """(entries reproduced, how far they may be off): within half a unit of
+        the print's last digit, plus 4× what the operands' own prints may be off (a
+        computed one: as far as its prints were; a printout: half its last digit), scaled
+        by the entry's size)."""
+        if v is None or v.shape != target.shape or not np.all(np.isfinite(v)):
+            return 0, 0.0
+        carry = max((self.derived[o.index].error if o.index in self.derived else
+                     float(o.half.max()) if (o.parent or o).rounded else 0.0 for o in operands), default=0.0)
+        scale = np.maximum(1, np.abs(v))
+        off = np.abs(v - target.floats)
+        ok = off <= target.half * 1.0001 + (4 * carry + 1e-9) * scale
+        return int(ok.sum()), max(carry, float(off[ok].max()) if ok.any() else 0.0)
+
+    def scales(self, earlier: list[Block], text: str, operands: tuple = ()) -> list[str]:
+        """The d_k tried in ``sqrt(d_k)``: stated in the text (``d_k = 2``, ``\\sqrt{2}``),
+        the width of the keys of a scores operand, then the widths of earlier blocks (2 or
+        more), nearest first."""
+        out = stated(text, ("d_k", "d_{k}", "dk", "d_head", "head_dim")) + roots(text)
+        for o in operands:
+            d = self.derived.get(o.index)
+            if d is not None and d.form == SCORES:
+                out.append(str(d.operands[1].shape[1]))
+        out += [str(b.shape[1]) for b in earlier if b.shape[1] > 1]
+        return list(dict.fromkeys(x for x in out if x not in ("0", "1")))[:MAX_SCALES]
+
+    def run(self) -> dict[int, Derivation]:
+        """Each block's derivation. A block whose best derivation is an earlier block's (the
+        same expression), or whose numbers are a computed block's printed again (within
+        both prints' rounding), is no step of its own: it prints that block again
+        (:attr:`reprints`, block index -> the index of the block it prints)."""
+        from .. import deadline
+        done: dict = {}
+        for b in self.blocks:
+            deadline.check(f"{b.path}:{b.line}")       # the one deadline: an end, never a guess
+            d = self.derive(b)
+            if d is not None and d.expr in done:
+                self.reprints[b.index] = done[d.expr]
+            elif d is not None:
+                self.derived[b.index] = d
+                done[d.expr] = b.index
+            else:
+                again = self._printed_again(b)
+                if again is not None:
+                    self.reprints[b.index] = again
+        return self.derived
+
+    def _printed_again(self, b: Block) -> int | None:
+        for i, d in sorted(self.derived.items(), reverse=True):
+            c = d.block
+            if c.shape == b.shape and np.all(np.abs(b.floats - c.floats) <= b.half + c.half + 1e-9):
+                return i
+        return None
+
+    def derive(self, target: Block) -> Derivation | None:
+        n = target.floats.size
+        if n < 2 or len(np.unique(target.floats)) < 2:
+            return None
+        earlier = sorted((b for b in self.blocks if b.index < target.index),
+                         key=lambda b: -b.index)[:MAX_OPERANDS]
+        rows = [r for b in earlier[:MAX_ROW_BLOCKS] for r in rows_of(b)]
+        best, tries, forced, partly = None, 0, [], []
+        budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
+        total = min(MAX_BLOCK_TRIES, BLOCK_TRIES_PER_ENTRY * n)
+        # a row may print a column result (a mean per token) transposed
+        shapes = [target.shape] + ([target.shape[::-1]] if target.shape[0] == 1 else [])
+        for form, shape in itertools.product(self.forms, shapes):
+            total -= tries
+            tries = 0                         # each form its own budget: none starves the next
+            flip = shape != target.shape
+            for operands in _operand_tuples(form, shape, earlier, rows):
+                if tries >= min(budget, total):
+                    break
+                scales = self.scales(earlier, target.before, operands) if "{k}" in form.template else []
+                for text, slotted, cost in self._texts(form, operands, shape, scales):
+                    if not flip and self._needs_scale(form, operands, target):
+                        forced.append((form, operands, text, cost))
+                        continue
+                    tries += 1
+                    v = self.value(slotted, operands, slots=True)
+                    if _reprints(v, operands):
+                        continue
+                    if flip:
+                        v, text, cost = (None if v is None else v.T), f"({text}).T", cost + 1
+                    m, err = self.matched(v, target, operands)
+                    cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
+                    if self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
+                        best = cand
+                    elif m >= PARTLY * n:
+                        partly.append(cand)
+        for form, operands, text, cost in forced[:MAX_TRIES]:
+            cand = self._with_mistakes(text, operands, target, cost)
+            if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
+                best = cand
+        if best is None and not _whole(target):   # what a common mistake of a near derivation
+            # reproduces (whole numbers: too easily reproduced by one of so many variants)
+            for near in sorted(partly, key=_key)[:MAX_NEAR]:
+                best = self._mistaken(near.expr, near.operands, target, near.cost)
+                if best is not None:
+                    best.form = near.form
+                    break
+        return best
+
+    def _texts(self, form: Form, operands: tuple, shape: tuple, scales: list[str]):
+        fill = {p: shape[0] if side == "rows" else shape[1] for p, side in form.sizes}
+        names = [o.name for o in operands]
+        slots = [f"_{i}" for i in range(len(operands))]
+        cost = form.cost + len({o.name for o in operands if o.parent is not None})
+        for k in (scales if "{k}" in form.template else [None]):
+            yield (form.template.format(*names, k=k, **fill), form.template.format(*slots, k=k, **fill),
+                   cost)
+
+    def _needs_scale(self, form: Form, operands: tuple, target: Block) -> bool:
+        """An unscaled softmax of a scores product the text says is scaled."""
+        if form.op == "" or form.scaled or not any(
+                f.scaled for f in self.forms if f.op == form.op) or len(operands) != 1:
+            return False
+        d = self.derived.get(operands[0].index)
+        return d is not None and d.form == SCORES and states_scale(target.before)
+
+    def _with_mistakes(self, text: str, operands: tuple, target: Block, cost: int):
+        """The scaled form of a forced softmax (``softmax(S)`` → ``softmax(S / sqrt(k))``),
+        and, if its value is not the print, the common mistake of it that is."""
+        k = self.scales([o for o in self.blocks if o.index < target.index][::-1], target.before, operands)
+        if not k:
+            return None
+        scaled = text.replace(operands[0].name, f"{operands[0].name} / sqrt({k[0]})", 1)
+        m, err = self.matched(self.value(scaled, operands), target, operands)
+        if m >= MOST * target.floats.size:
+            return Derivation(target, scaled, operands, m, cost, error=err)
+        return self._mistaken(scaled, operands, target, cost)
+
+    def _mistaken(self, text: str, operands: tuple, target: Block, cost: int):
+        """``text`` as the derivation of a block that one of its common mistakes (the
+        catalogue: :mod:`symattn.claims.diagnosis.computation`) reproduces, or None."""
+        from ..claims.diagnosis.computation import computation_mistakes, variants
+        tree, spec = E.parse(text), self._spec(operands)
+        for desc, alt in itertools.islice(variants(tree, computation_mistakes(spec)), MAX_VARIANTS):
+            m, err = self.matched(self.value(E.unparse(alt), operands), target, operands)
+            cand = Derivation(target, text, operands, m, cost + 1, desc, error=err)
+            if self._accepts(cand, target.floats.size):
+                return cand
+        return None
+
+    def _spec(self, operands: tuple):
+        """A spec of the operands alone (what the catalogue of mistakes reads)."""
+        from ..spec.load import Spec
+        env = {(o.parent or o).name: self.tensor(o) for o in operands}
+        return Spec("<infer>", "infer", "", "", "half-up", None, inputs=env, tensors=dict(env))
+
+    def _accepts(self, d: Derivation, n: int) -> bool:
+        """Most entries reproduced, and more non-zero ones than the derivation's freedom
+        (zeros follow from the structure: a product with a zero weight, a mask); of a
+        block of 0s and one magnitude, all (most of it is a coincidence there). Plain
+        numbers coincide easily (a permutation of a 2×2 block is a product with another):
+        for a block of them (:func:`_plain`) each operand chosen counts as freedom too."""
+        nonzero = int(np.count_nonzero(d.block.floats))
+        shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
+        freedom = d.cost + (len(d.operands) if _plain(d.block) else 0)
+        most = 1 if _binary(d.block) else MOST      # 0s and 1s coincide: all of them
+        return d.matched >= max(most * n, freedom + MIN_ENTRIES) and \
+            shown >= max(most * nonzero, freedom + MIN_ENTRIES)
+
+
+SMALL = 4                   # entries of a block small enough to be reproduced by chance
+
+
+def _whole(b: Block) -> bool:
+    return bool(np.all(b.floats == np.round(b.floats)))
+
+
+def _binary(b: Block) -> bool:
+    """Only 0 and one magnitude (0/1 weights, a mask, a one-hot or permutation matrix)."""
+    return len(np.unique(np.abs(b.floats))) <= 2 and 0 in b.floats
+
+
+def _plain(b: Block) -> bool:
+    """A small block of whole numbers, or of at most three magnitudes (0, 0.5, 1): one that
+    a product of other small blocks reproduces by chance."""
+    return b.floats.size <= SMALL and (_whole(b) or len(np.unique(np.abs(b.floats))) <= 3)
+
+
+def _reprints(v, operands: tuple) -> bool:
+    """Is the value an operand's own (a form that changes nothing: a softmax renormalised,
+    a product with the identity)? Then it derives nothing: the block prints that operand."""
+    return v is not None and any(o.shape == v.shape and bool(np.all(
+        np.abs(v - o.floats) <= o.half * 1.0001 + 1e-9 * np.maximum(1, np.abs(v)))) for o in operands)
+
+
+def _key(d: Derivation) -> tuple:
+    """The order of preference: most entries, fewest choices, no mistake, fewest operands,
+    the latest printed ones."""
+    return (-d.matched, d.cost, bool(d.mistake), len(d.operands),
+            tuple(sorted((-o.index for o in d.operands))))
+
+
+def infer_derivations(found: list[Block], text: str) -> tuple[dict, dict]:
+    """(block index -> its derivation, for the blocks some derivation reproduces; block
+    index -> the computed block it prints again)."""
+    search = Search(found, text)
+    return search.run(), search.reprints
+
+
