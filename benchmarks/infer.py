@@ -88,7 +88,8 @@ def score(files: tuple, key: list[dict], verbose: bool) -> dict:
     if r.returncode not in (0, 1):
         n["error"] = r.stderr.strip()[-160:]
         return n
-    records = json.loads(r.stdout)["claims"]
+    out = json.loads(r.stdout)
+    records = out["claims"] + out.get("restated", [])    # a number printed again is found too
     used: set = set()
     for k in key:
         c = next((c for c in records if id(c) not in used and norm(c["printed"]) == norm(k["printed"])
@@ -101,7 +102,7 @@ def score(files: tuple, key: list[dict], verbose: bool) -> dict:
         n["found"] += 1
         n["agree"] += c["verdict"] in AGREE.get(k["key"], ())
         n["flagged"] += k["key"] == "incorrect" and c["verdict"] in ("wrong", "carried")
-    for c in records:
+    for c in out["claims"]:                 # a restatement of a wrong number is no new alarm
         if id(c) not in used and c["verdict"] == "wrong":
             n["false alarms"] += 1
             if verbose:

@@ -257,6 +257,17 @@ def test_corpus_found_in_the_articles(tmp_path):
     assert len(rows) == 972
     print(f"corpus without claims: {same}/972 found with the hand-written verdict")
     assert same >= 953, same                 # 98% of 972; measured 956 when this was written
+    # issue 20's measure: the hand-written corpus's 976 records, each found at its line with
+    # its verdict, its 14 that are not correct among them (measured 965 and 14)
+    records = Counter((c["source"], c["line"], value(c), c["verdict"]) for c in found)
+    kept = []
+    for h in hand:
+        k = (h["source"], h["line"], value(h), h["verdict"])
+        if records[k] > 0:
+            records[k] -= 1
+            kept.append(h)
+    assert len(hand) == 976 and len(kept) >= 963, len(kept)
+    assert sum(h["verdict"] != "correct" for h in kept) == sum(h["verdict"] != "correct" for h in hand) == 14
     # numbers of the checklist found only on entries of another value than the hand-written
     # corpus's (both round to the print: "1" for an entry 1 where the corpus means 0.99999)
     exacts, checklist = {}, Counter((r["article"], int(r["line"]), value(r)) for r in rows)
