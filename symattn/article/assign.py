@@ -69,8 +69,8 @@ def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbe
             continue
         if cells is not None:
             labelled.append((g, cells))
-        elif _labels_place(g):                        # its labelled twin, or rounded form, nearby
-            ahead = _labelled_ahead(m, groups, k, lines)
+        elif _labels_place(g) and len(g.numbers) >= 2 and not all(n.integer for n in g.numbers):
+            ahead = _labelled_ahead(m, groups, k, lines)    # its labelled twin, or rounded form, nearby
             cells = by_label.restated(g, labelled + list(ahead.values())) or _rounded_beside(
                 m, g, groups[k + 1] if k + 1 < len(groups) else None,
                 {i: c for i, (_, c) in ahead.items()}, lines)
