@@ -349,3 +349,22 @@ def test_a_numpy_row_prints_its_short_entries_at_the_rows_precision():
     got = [n.printed for n in numbers_in(Line(1, row, kind="output"))]
     assert got == ["0.0114", "0.7952", "0.2000", "1.0000", "0.1235", "0.123"]
     assert [n.printed for n in numbers_in(Line(1, "[0.0114, 0.2   ]"))] == ["0.0114", "0.2"]
+
+
+def test_a_numpy_printout_with_padded_whole_floats_is_checked(tmp_path):
+    """`[[0.3543 0.6457]` over `[1.     0.    ]]` (NumPy's print): the padded `1.` and `0.`
+    of a row with decimals are 1.0000 and 0.0000; a row of whole floats alone keeps its
+    `1.` (exactly 1); all right (mpmath), read without an error."""
+    e = [mpmath.exp(mpmath.mpf("0.2")), mpmath.exp(mpmath.mpf("0.8"))]
+    assert [f"{float(x / sum(e)):.4f}" for x in e] == ["0.3543", "0.6457"]
+    (tmp_path / "w.toml").write_text(
+        '[example]\nid = "w"\nsource = "post.md"\n[inputs]\nS = [[0.5, 0.1], [0.2, 0.8]]\n'
+        '[[steps]]\nname = "w"\nexpr = "softmax(S + causal_mask(2))"\n', encoding="utf-8")
+    (tmp_path / "post.md").write_text("# W\n\n```\n[[1.     0.    ]\n [0.3543 0.6457]]\n```\n\n"
+                                      "```\n[0.3543 1.     0.    ]\n```\n", encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", "w.toml", "--article",
+                        "post.md"], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    got = [(c["printed"], c["verdict"]) for c in json.loads(r.stdout)["claims"]]
+    assert got[:4] == [("1.", "correct"), ("0.", "correct"), ("0.3543", "correct"), ("0.6457", "correct")]
+    assert ("1.0000", "correct") in got[4:] and ("0.0000", "correct") in got[4:]

@@ -601,8 +601,9 @@ def _as_printed(n: Number) -> str:
     """The claim's printed text: a printout's whole float keeps its point (``tensor(1.)``,
     NumPy's ``0.`` among ``0.84147098``), a sentence's full stop does not (``… is 48,725.``),
     nor does an integer-valued printout (``[[2., 4.], [4., 16.]]`` prints 16). The checker
-    reads ``1.`` as it reads ``1`` (:func:`symattn.claims.check.precision`)."""
-    if n.text.endswith(".") and not n.printed.endswith(".") and not n.whole_block and \
+    reads ``1.`` as it reads ``1`` (:func:`symattn.claims.check.precision`). A NumPy row's
+    padded ``1.    `` is already ``1.0000`` (:func:`symattn.article.tokens.numbers_in`)."""
+    if n.text.endswith(".") and "." not in n.printed and not n.whole_block and \
             _PRINTOUT_NEXT.match(n.line_text, n.end):
         return n.printed + "."
     return n.printed
