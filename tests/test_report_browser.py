@@ -154,7 +154,8 @@ def test_clicking_a_wrong_number_shows_its_diagnosis(browser, corpus):
         o.page.keyboard.press("Escape")
         assert panel.is_hidden()
         o.page.locator("#corrections + ol a").first.click()         # a correction's link
-        assert panel.is_visible() and first["expected"] in panel.inner_text()
+        panel.wait_for(state="visible", timeout=10_000)             # opened on 'hashchange', later
+        assert first["expected"] in panel.inner_text()
         assert o.page.evaluate("document.activeElement.dataset.verdict") == "wrong"
         o.page.keyboard.press("Escape")
         o.page.locator("main button.num[data-verdict=correct]").first.focus()
