@@ -744,3 +744,29 @@ def test_a_sentence_naming_two_steps_gives_each_number_the_one_it_is_a_slip_of(t
     out = check(tmp_path, spec, art)
     assert [(c["step"], c["printed"], c["verdict"]) for c in out["claims"]] == [
         ("avg_log_probas", "-9.8001", "wrong"), ("neg_avg_log_probas", "9.8001", "wrong")]
+
+
+def test_an_html_table_column_prints_a_vector_and_a_named_variance_wrong_by_a_mistake(tmp_path):
+    """An HTML page: a table `i | x_i | normalised` (thead and tbody) prints the LayerNorm
+    vector a table row each, its header naming the step; the author used the unbiased
+    variance (mpmath), so three entries are wrong and diagnosed, the 0 right, the row
+    numbers and the input column no claims. `variance σ² = 4.6667` names the step var (3.5
+    exactly): far from it, yet a known mistake gives it, so it is a wrong claim."""
+    x = [mpmath.mpf(v) for v in (1, 2, 3, 6)]
+    mu = sum(x) / 4
+    var = sum((v - mu) ** 2 for v in x) / 4
+    assert var == mpmath.mpf("3.5") and f"{float(var * 4 / 3):.4f}" == "4.6667"
+    unbiased = [f"{float((v - mu) / mpmath.sqrt(var * 4 / 3)):.4f}" for v in x]
+    assert unbiased == ["-0.9258", "-0.4629", "0.0000", "1.3887"]
+    spec = ('[example]\nid = "ln"\nsource = "post.html"\n[inputs]\nx = [[1.0, 2.0, 3.0, 6.0]]\n'
+            '[[steps]]\nname = "mu"\nexpr = "mean(x)"\n[[steps]]\nname = "var"\nexpr = "var(x, ddof=0)"\n'
+            '[[steps]]\nname = "normalised"\nexpr = "layer_norm(x)"\n')
+    rows = "".join(f"<tr><td>{k + 1}</td><td>{float(x[k]):.1f}</td><td>{u}</td></tr>\n" for k, u in enumerate(unbiased))
+    art = ("<html><body><p>Mean &mu; = 3.0, variance &sigma;<sup>2</sup> = 4.6667.</p>\n<table>"
+           "<thead><tr><th>i</th><th>x<sub>i</sub></th><th>normalised</th></tr></thead>\n<tbody>\n"
+           f"{rows}</tbody></table></body></html>\n")
+    out = check(tmp_path, spec, art, name="post.html")
+    got = [(c["step"], c["at"][1], c["verdict"]) for c in out["claims"]]
+    assert got == [("mu", "0", "correct"), ("var", "0", "wrong"), ("normalised", "0", "wrong"),
+                   ("normalised", "1", "wrong"), ("normalised", "2", "correct"), ("normalised", "3", "wrong")]
+    assert all(any("unbiased" in d for d in c["diagnosis"]) for c in out["claims"] if c["verdict"] == "wrong")

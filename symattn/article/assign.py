@@ -515,6 +515,12 @@ def _tentative(m: Matcher, pending: list, got: dict, found: Found):
         if said is not None:                        # "with label smoothing the loss is 0.517"
             got[id(n)] = said
             continue
+        named = by_label.scalar_named(m, n)
+        if named is not None:                       # kept if a known mistake gives it
+            got[id(n)] = named
+            found.pending[(n.line, n.column)] = n
+            found.rows.append({(n.line, n.column)})
+            continue
         near = [c for c in m.candidates(n, 40.0) if c.name not in m.spec.inputs and m.near(n, c)]
         if not near:
             found.unmatched.append(unmatched(m, n))

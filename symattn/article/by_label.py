@@ -36,7 +36,7 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
     if not _ends_chain(g):
         return None
     if "|" in first.line_text or "\t" in first.line_text:
-        cells = _by_headers(m, g)
+        cells = _by_headers(m, g) or _by_columns(m, g)
         if cells is not None:
             return cells
     targets, table_row, weak = _targets(m, g, lines)
@@ -113,6 +113,35 @@ def _by_headers(m: Matcher, g):
     return cells
 
 
+def _by_columns(m: Matcher, g):
+    """A table whose column headers name vectors (``i | x_i | normalised``): each column
+    that a header names a step of one row (or one column) prints its entries, a table row
+    each; a column of whole numbers (the rows' numbers) and a column of an input print no
+    claim. None unless some column is placed and every other is one of those."""
+    rows = g.rows
+    if len(rows) < 2 or len({len(r) for r in rows}) != 1 or any(n is None for r in rows for n in r):
+        return None
+    cells, placed = {}, False
+    for p in range(len(rows[0])):
+        column = [r[p] for r in rows]
+        header, start = m.table_place(column[0], column[0].line_text)
+        name = _header_name(header) if header else None
+        named = [t for t in resolve(name, m.spec) if t.exact and t.row in (None, -1)] if name else []
+        if not named:
+            if all(n.integer for n in column):
+                continue                               # the rows' numbers
+            return None
+        t = m.spec.tensors[named[0].tensor]
+        if named[0].tensor in m.spec.inputs:
+            continue
+        if 1 not in t.shape or start + len(column) > t.shape[0] * t.shape[1]:
+            return None
+        cells.update({id(n): (Cell(named[0].tensor, *((0, start + k) if t.shape[0] == 1 else (start + k, 0))), n)
+                      for k, n in enumerate(column)})
+        placed = True
+    return cells if placed else None
+
+
 def _first_cell(text: str) -> str:
     sep = "\t" if "\t" in text else "|"
     parts = [p for p in fold(text).strip().strip("|").split(sep)]
@@ -145,6 +174,17 @@ def scalar_said(m: Matcher, n) -> Cell | None:
              if m.spec.tensors[name].shape == (1, 1) and name not in m.spec.inputs and m.approx.get(name)]
     near = [c for c in cells if m.near_miss(n, c)]
     return near[0] if len(near) == 1 else None
+
+
+def scalar_named(m: Matcher, n) -> Cell | None:
+    """The one one-entry step a lone number's sentence names, however far the number is
+    from it (``variance σ² = 4.6667`` for 3.5: tried, kept only if a known mistake gives
+    it, the unbiased variance); None when it names none or several."""
+    before = re.split(r"(?<!\d)\.(?=\s)|。", fold(n.line_text[:n.start]))[-1]
+    before = re.split(r"[,;]", before)[-1]                 # its clause: "Mean μ = 3.0, variance …"
+    cells = [Cell(name, 0, 0) for name in named_in(before, m.spec)
+             if m.spec.tensors[name].shape == (1, 1) and name not in m.spec.inputs and m.approx.get(name)]
+    return cells[0] if len(cells) == 1 and not n.integer else None
 
 
 RESTATED_WITHIN = 6              # lines between a block and the labelled one it repeats
@@ -213,12 +253,12 @@ def _targets(m: Matcher, g, lines: dict) -> tuple[list, int | None, bool]:
     first = g.numbers[0]
     text = first.line_text
     lhs = said = label_text(text, first.start)
-    if lhs is None and fold(text).lstrip().startswith("|"):
-        header = m.header(first, text)
-        name = _header_name(header) if header else None
+    header, row = m.table_place(first, text) if lhs is None and fold(text).count("|") >= 2 else ("", None)
+    if header:
+        name = _header_name(header)
         if name is None:
             return [], None, False
-        return resolve(name, m.spec), _table_row(lines, first.line), False
+        return resolve(name, m.spec), row, False
     source = getattr(m, "source", None) or lines
     caption, weak = None, False
     if lhs is None and _OPENS_LINE.match(fold(text[:first.start])):
@@ -282,19 +322,6 @@ def _header_name(header: str):
     return name
 
 
-def _table_row(lines: dict, line: int) -> int | None:
-    """The 0-based row of a Markdown table that ``line`` stands in (below its |---| rule)."""
-    k = 0
-    for back in range(1, 200):
-        ln = lines.get(line - back)
-        if ln is None or not ln.text.strip().startswith("|"):
-            return None
-        if set(ln.text.strip()) <= set("|-: "):
-            return k
-        k += 1
-    return None
-
-
 def _ends_chain(g) -> bool:
     """Is the block the last value of its equation (nothing is computed from it after it on
     its line)? ``Q = x·W = [0.8, 1.2]·W = [0.92, 1.24]``: only the last block is Q."""
@@ -308,6 +335,9 @@ def _fit(m: Matcher, t: Target, g, table_row: int | None) -> dict | None:
     """The cells of tensor ``t`` the block prints, by position, if its shape fits."""
     rows_n, cols_n = m.spec.tensors[t.tensor].shape
     rows = g.rows
+    if t.row is None and table_row is not None and len(g.numbers) == 1 and 1 in (rows_n, cols_n) \
+            and table_row < rows_n * cols_n:             # a table column prints a vector, a row each
+        return _map(t.tensor, rows, lambda k, p: (0, table_row) if rows_n == 1 else (table_row, 0))
     row = table_row if t.row == -1 else t.row
     if t.row == -1 and table_row is None:
         return None

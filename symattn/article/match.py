@@ -280,24 +280,38 @@ class Matcher:
     def header(self, n: Number, text: str) -> str:
         """The header of the table column ``n`` stands in: the first line of the block of
         lines above with as many tabs (or ``|``) as this one."""
+        return self.table_place(n, text)[0]
+
+    def table_place(self, n: Number, text: str) -> tuple[str, int | None]:
+        """(the header of ``n``'s table column, the 0-based table row ``n``'s line is below
+        it), or ("", None) outside a table. The header is the first line of the run of lines
+        above with as many tabs (or ``|``) as this one; rules (``|---|``) and blank lines
+        are no rows, and a line or two the reader left out (an HTML table's ``</thead>``)
+        do not end the run."""
         sep = "\t" if "\t" in text else ("|" if text.count("|") >= 2 else None)
         if sep is None or self.lines is None:
-            return ""
+            return "", None
         k, cells = text[:n.start].count(sep), text.count(sep)
-        first = None
+        first, rows, gap = None, 0, 0
         for back in range(1, 40):
             ln = self.lines.get(n.line - back)
             if ln is None:
-                break
+                gap += 1
+                if gap > 2:
+                    break
+                continue
+            gap = 0
             if not ln.text.strip() or set(ln.text.strip()) <= set("|-: "):
                 continue                             # blank lines, a Markdown rule |---|
             if ln.text.count(sep) != cells:
                 break
+            if first is not None:
+                rows += 1
             first = ln
         if first is None:
-            return ""
+            return "", None
         parts = first.text.split(sep)
-        return parts[k] if k < len(parts) else ""
+        return (parts[k] if k < len(parts) else ""), rows
 
     def above(self, line: int) -> str:
         """The last two lines with words above ``line`` (a matrix's caption)."""
