@@ -162,28 +162,34 @@ def sets_parameter(m: Matcher, n) -> bool:
     return lhs is not None and parameter(parse(lhs), m.spec, lhs)
 
 
+_SENTENCE_END = re.compile(r"(?<!\d)\.(?=\s)|。")       # a full stop, not 0.1's point
+
+
+def _scalars_named(m: Matcher, n, clause: bool = False) -> list[Cell]:
+    """The one-entry steps (not inputs) that the words of lone number ``n``'s sentence, or
+    with ``clause`` only its clause (``Mean μ = 3.0, variance …``), name before it."""
+    before = _SENTENCE_END.split(fold(n.line_text[:n.start]))[-1]
+    if clause:
+        before = re.split(r"[,;]", before)[-1]
+    return [Cell(name, 0, 0) for name in named_in(before, m.spec)
+            if m.spec.tensors[name].shape == (1, 1) and name not in m.spec.inputs and m.approx.get(name)]
+
+
 def scalar_said(m: Matcher, n) -> Cell | None:
     """The one-entry step that the words of a lone number's sentence name (by its name's
     words or its operation's: ``With label smoothing the loss becomes 0.517``; ``instead of
     maximizing the average log-probability … maximizing -10.7722``) and that the number is
     as near as a slip is (5%): a claim there, right or wrong. None when no such step, or
     several (``after training the loss is 0.45``: another value of it, unverified)."""
-    before = fold(n.line_text[:n.start])
-    before = re.split(r"(?<!\d)\.(?=\s)|。", before)[-1]        # its sentence (not 0.1's point)
-    cells = [Cell(name, 0, 0) for name in named_in(before, m.spec)
-             if m.spec.tensors[name].shape == (1, 1) and name not in m.spec.inputs and m.approx.get(name)]
-    near = [c for c in cells if m.near_miss(n, c)]
+    near = [c for c in _scalars_named(m, n) if m.near_miss(n, c)]
     return near[0] if len(near) == 1 else None
 
 
 def scalar_named(m: Matcher, n) -> Cell | None:
-    """The one one-entry step a lone number's sentence names, however far the number is
+    """The one one-entry step a lone number's clause names, however far the number is
     from it (``variance σ² = 4.6667`` for 3.5: tried, kept only if a known mistake gives
     it, the unbiased variance); None when it names none or several."""
-    before = re.split(r"(?<!\d)\.(?=\s)|。", fold(n.line_text[:n.start]))[-1]
-    before = re.split(r"[,;]", before)[-1]                 # its clause: "Mean μ = 3.0, variance …"
-    cells = [Cell(name, 0, 0) for name in named_in(before, m.spec)
-             if m.spec.tensors[name].shape == (1, 1) and name not in m.spec.inputs and m.approx.get(name)]
+    cells = _scalars_named(m, n, clause=True)
     return cells[0] if len(cells) == 1 and not n.integer else None
 
 
