@@ -75,13 +75,15 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     derived from others is a one-line error: nothing could be checked."""
     from ..article.read import read_article
     from .blocks import blocks
-    from .search import infer_derivations
+    from .chains import chains
+    from .search import Search, infer_derivations
     from .spec_out import examples, identifier, line_ranges, relative, spec_text
     parts = [(f, read_article(f)) for f in files]
     found = blocks(parts)
     text = "\n".join(ln.text for _, lines in parts for ln in lines if ln.kind != "code")
     derived, reprints = infer_derivations(found, text)
-    groups = examples(found, derived, reprints)
+    shown = chains(found, parts, Search(found, ""))
+    groups = examples(found, derived, reprints, {i: c.prints for i, c in shown.items()})
     if not groups:
         what = "no block of numbers is printed" if not found else (
             f"of the {len(found)} blocks of numbers printed, none is computed from the others by "
@@ -95,5 +97,5 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     last = max((ln.number for ln in parts[0][1]), default=1)
     ranges = line_ranges(groups, found, last) if len(files) == 1 else [None] * len(groups)
     return [Inferred(identifier(files[0], k, len(groups)), files,
-                     spec_text(g, derived, sources, identifier(files[0], k, len(groups)), r), folder)
+                     spec_text(g, derived, sources, identifier(files[0], k, len(groups)), r, shown), folder)
             for k, (g, r) in enumerate(zip(groups, ranges))]

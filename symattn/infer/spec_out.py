@@ -22,9 +22,12 @@ from .search import Derivation
 
 
 def examples(found: list[Block], derived: dict[int, Derivation],
-             reprints: dict | None = None) -> list[list[Block]]:
+             reprints: dict | None = None, chained: dict | None = None) -> list[list[Block]]:
     """The blocks of each example (connected by derivations; a block printed again joins
-    the example of the block it prints), in reading order."""
+    the example of the block it prints; a block whose statistics the text works out,
+    ``chained``: index -> the later blocks its steps print, is one with them), in
+    reading order."""
+    chained = chained or {}
     reprints = reprints or {}
     parent = {b.index: b.index for b in found}
 
@@ -38,10 +41,14 @@ def examples(found: list[Block], derived: dict[int, Derivation],
             parent[root(o.index)] = root(i)
     for i, j in reprints.items():
         parent[root(i)] = root(j)
+    for i, later in chained.items():
+        for j in later:
+            parent[root(j)] = root(i)
     used = {o.index for d in derived.values() for o in d.operands}   # a row X[1]: X
     groups: dict = {}
     for b in found:
-        if b.index in derived or b.index in used or b.index in reprints:
+        if b.index in derived or b.index in used or b.index in reprints or b.index in chained \
+                or any(b.index in later for later in chained.values()):
             groups.setdefault(root(b.index), []).append(b)
     spans = sorted(groups.values(), key=lambda g: g[0].index)
     merged: list[list[Block]] = []
@@ -73,10 +80,13 @@ def line_ranges(groups: list[list[Block]], found: list[Block], end: int) -> list
 
 
 def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[str],
-              ident: str, lines: tuple | None) -> str:
-    """The TOML of one example."""
-    steps = [b for b in group if b.index in derived]
-    taken = {o.index for b in steps for o in derived[b.index].operands}
+              ident: str, lines: tuple | None, chained: dict | None = None) -> str:
+    """The TOML of one example (``chained``: block index -> the :class:`.chains.Chain` of
+    its statistics, steps after the block's own)."""
+    chained = chained or {}
+    steps = [b for b in group if b.index in derived or b.index in chained]
+    taken = {o.index for b in steps if b.index in derived for o in derived[b.index].operands}
+    taken |= {b.index for b in group if b.index in chained}
     inputs = [b for b in group if b.index not in derived and b.index in taken]
     x = next((b for b in inputs if b.printed.rows), None)
     out = ["# Inferred by symattn from the article: which printed blocks are inputs and which are",
@@ -98,11 +108,15 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
         rounded = ", rounded = true" if b.rounded else ""
         out.append(f"{toml_key(b.name)} = {{ value = {_value(b.printed)}{rows}{rounded}, line = {b.line} }}")
     for b in steps:
-        d = derived[b.index]
-        out += ["", "[[steps]]", f"name = {toml_string(b.name)}", f"expr = {toml_string(d.expr)}",
-                f"line = {b.line}"]
-        if d.mistake:
-            out.append(f"# the print is reproduced by a common mistake of it: {d.mistake}")
+        d = derived.get(b.index)
+        if d is not None:
+            out += ["", "[[steps]]", f"name = {toml_string(b.name)}", f"expr = {toml_string(d.expr)}",
+                    f"line = {b.line}"]
+            if d.mistake:
+                out.append(f"# the print is reproduced by a common mistake of it: {d.mistake}")
+        for name, expr, line in (chained[b.index].steps if b.index in chained else ()):
+            out += ["", "[[steps]]", f"name = {toml_string(name)}", f"expr = {toml_string(expr)}",
+                    f"line = {line}"]
     return "\n".join(out) + "\n"
 
 

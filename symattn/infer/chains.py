@@ -1,0 +1,228 @@
+"""The statistics of a printed block, worked number by number in the text after it.
+
+An article that normalises a vector by hand prints the chain, one number at a time: the
+sum, the mean, each difference from the mean, each square, the variance, the standard
+deviation, the normalised entries (the steps of LayerNorm,
+:func:`symattn.ops.norm.layer_norm_steps`, each of a row of the block). None of them need be
+a block of its own, so the search of :mod:`.search` (blocks from blocks) never sees them.
+
+For every printed block ``X`` the chain's steps are written in the spec language
+(:data:`CHAIN`: ``mean(X)``, ``X - mean(X)``, ``var(X, ddof=0)`` …, every step the
+declared operation it names), evaluated on the block's printed values, and looked up
+among the numbers printed from the block down to the next block (its part of the article,
+as :func:`.spec_out.line_ranges` gives it). A step is *shown* when most of its non-zero
+entries are printed there (within half a unit of the print's last digit), each number
+taken once. The chain is kept when its shown steps explain more numbers than they have
+freedom (:data:`MIN_BEYOND` more than one per step, and the divisor ``d − 1`` chosen)
+and one of them is worked entry by entry (:data:`ELEMENTWISE`; statistics of the rows
+alone coincide too easily with the numbers of a long part); a lone number never makes a
+chain, and zeros (a mean of normalised entries) and whole numbers (a count, an index)
+are no evidence.
+
+A later block of the block's shape whose rows are its deviations each divided by a number
+printed in its part is the normalised step computed from the text's own standard
+deviations (:func:`_carried`), right or wrong: then the standard deviation is a step, and
+the article check flags the wrong ones and the rows that follow from them. The kept steps join the inferred spec; the article check then judges every
+number printed for them, wrong ones included, as for a hand-written spec.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import numpy as np
+
+from .blocks import Block
+from .search import _reprints
+
+# (key, expression with {x}: the block, {ddof}: the divisor's choice, {<key>}: an earlier step)
+CHAIN = (("sum", "sum({x})"),
+         ("mean", "mean({x})"),
+         ("deviations", "{x} - {mean}"),
+         ("squared_deviations", "{deviations} ** 2"),
+         ("sum_squares", "sum({squared_deviations})"),
+         ("variance", "var({x}, ddof={ddof})"),
+         ("std", "sqrt({variance})"),
+         ("normalised", "{deviations} / {std}"))
+INLINE = {"mean": "mean({x})", "deviations": "({x} - mean({x}))",
+          "squared_deviations": "({x} - mean({x})) ** 2", "variance": "var({x}, ddof={ddof})",
+          "std": "sqrt(var({x}, ddof={ddof}))"}
+ELEMENTWISE = ("deviations", "squared_deviations", "normalised")   # a number per entry of X
+DDOF = ("0", "1")          # the biased divisor d, then d − 1 (one more choice)
+MOST = 3 / 4               # share of a step's non-zero entries printed
+MIN_BEYOND = 3             # numbers explained beyond the chain's freedom
+MIN_COLS = 3               # a row of two is too easily matched by chance
+CARRIED = 2                # half-units a hand-divided entry may be off
+MAX_NEXT = 2               # blocks after a block's part tried as its normalised rows
+
+
+@dataclass
+class Chain:
+    """The shown steps of ``block``'s statistics: (name, expression, line) in order (the
+    last may be a later block: its normalised rows), and how many printed numbers they
+    explain."""
+    block: Block
+    steps: list
+    explained: int
+    prints: tuple = ()      # the later blocks a step of it is (their indices)
+
+
+@dataclass
+class _Printed:
+    value: float
+    half: float
+    line: int
+
+
+def chains(found: list[Block], parts: list, search) -> dict[int, Chain]:
+    """Block index -> the chain of its statistics the text shows (``parts``: the article's
+    (path, lines); ``search``: the :class:`.search.Search` whose ``value`` evaluates)."""
+    numbers = {path: _numbers(lines) for path, lines in parts}
+    starts = sorted({(b.path, b.line) for b in found})
+    used = {b.name for b in found}
+    out = {}
+    for b in found:
+        if b.parent is not None or b.shape[1] < MIN_COLS:
+            continue
+        later = [ln for p, ln in starts if p == b.path and ln > b.line]
+        stop = later[0] - 1 if later else 10 ** 9
+        window = [n for n in numbers.get(b.path, ()) if b.line <= n.line <= stop and not _own(n, b)]
+        nexts = [o for o in found if o.path == b.path and o.line > stop and o.shape == b.shape
+                 and o.parent is None][:MAX_NEXT]
+        c = _best(b, window, search, used, nexts)
+        if c is not None:
+            out[b.index] = c
+            used |= {name for name, _, _ in c.steps}
+    return out
+
+
+def _numbers(lines) -> list[_Printed]:
+    from ..article.tokens import numbers_in
+    out = []
+    for ln in lines:
+        for n in numbers_in(ln):
+            if n.neg_inf or n.exponent:
+                continue
+            d = len(n.printed.split("e")[0].partition(".")[2]) if "e" not in n.printed else None
+            if not d or n.value == 0:     # a printed 0, a whole number: no evidence (too common)
+                continue
+            out.append(_Printed(float(n.value), 0.5 * 10.0 ** -d, n.line))
+    return out
+
+
+def _own(n: _Printed, b: Block) -> bool:
+    """A number of the block's own print (its entries on its lines)."""
+    return n.line < b.line + b.shape[0] + 1 and bool(np.any(np.abs(b.floats - n.value) <= 1e-12))
+
+
+def _best(b: Block, window: list, search, used: set, nexts: list) -> Chain | None:
+    best = None
+    for k, ddof in enumerate(DDOF):
+        c = _chain(b, window, search, used, ddof, k, nexts)
+        if c is not None and (best is None or c.explained > best.explained):
+            best = c
+    return best
+
+
+def _chain(b: Block, window: list, search, used: set, ddof: str, freedom: int,
+           nexts: list) -> Chain | None:
+    taken: set = set()
+    shown, explained, several, prints = [], 0, False, ()
+    names: dict = {}
+    for key, template in CHAIN:
+        text = template.format(x=b.name, ddof=ddof, **{k: INLINE[k].format(x=b.name, ddof=ddof)
+                                                        for k in INLINE})
+        v = search.value(text, (b,))
+        if v is None or _reprints(v, (b,)):       # x − mean(x) of a centred x: x again
+            continue
+        got = _printed(np.atleast_2d(v), window, taken)
+        if got is None:
+            continue
+        name = _name(b.name, key, used)
+        expr = template.format(x=b.name, ddof=ddof, **{k: names.get(k) or INLINE[k].format(
+            x=b.name, ddof=ddof) for k in INLINE})
+        names[key] = name
+        shown.append((name, expr, b.line))
+        explained += got
+        several |= key in ELEMENTWISE and got >= 2
+    if "mean" in names and "std" not in names and "normalised" not in names:
+        carried = _carried(b, window, taken, nexts, search, ddof)
+        if carried is not None:
+            target, got = carried
+            names["std"] = _name(b.name, "std", used)
+            shown.append((names["std"], f"sqrt({names.get('variance') or INLINE['variance']})"
+                          .format(x=b.name, ddof=ddof), b.line))
+            shown.append((target.name, f"({b.name} - {names['mean']}) / {names['std']}", target.line))
+            explained += got
+            several, prints = True, (target.index,)
+    freedom += len(shown)
+    if explained < freedom + MIN_BEYOND or not several:
+        return None
+    return Chain(b, shown, explained, prints)
+
+
+def _printed(v: np.ndarray, window: list, taken: set) -> int | None:
+    """How many of ``v``'s non-zero entries are printed in ``window`` (each number once,
+    marked in ``taken``), when most are; else None (and nothing taken)."""
+    entries = [x for x in v.ravel().tolist() if abs(x) > 1e-12]
+    if not entries:
+        return None
+    picked = []
+    for x in entries:
+        k = next((i for i, n in enumerate(window) if i not in taken and i not in picked
+                  and abs(n.value - x) <= n.half * (1 + 1e-9) + 1e-12), None)
+        if k is not None:
+            picked.append(k)
+    if len(picked) < MOST * len(entries):
+        return None
+    taken.update(picked)
+    return len(picked)
+
+
+def _name(base: str, key: str, used: set) -> str:
+    name, k = f"{base}_{key}", 2
+    while name in used:
+        name, k = f"{base}_{key}_{k}", k + 1
+    return name
+
+
+
+def _carried(b: Block, window: list, taken: set, nexts: list, search, ddof: str):
+    """(the block, numbers explained) of a later block of ``b``'s shape whose rows are
+    ``b``'s deviations divided each by a number printed in ``b``'s part (the text's own
+    standard deviations, right or wrong: the article check judges them and the rows
+    computed from them), when most rows are, and more of those numbers are the
+    standard deviation with this divisor than with the other (at least one); else None."""
+    dev = b.floats - b.floats.mean(axis=1, keepdims=True)
+    stds = {d: search.value(f"sqrt(var({b.name}, ddof={d}))", (b,)) for d in DDOF}
+    if any(v is None for v in stds.values()):
+        return None
+    for target in nexts:
+        picked = {}
+        for i in range(b.shape[0]):
+            k = _divisor(dev[i], target.floats[i], target.half[i], window, taken | set(picked.values()))
+            if k is not None:
+                picked[i] = k
+        if len(picked) < max(2, MOST * b.shape[0]):
+            continue
+        exact = {d: sum(abs(window[k].value - float(np.ravel(v)[i])) <= window[k].half * (1 + 1e-9)
+                        for i, k in picked.items()) for d, v in stds.items()}
+        other = max(n for d, n in exact.items() if d != ddof)
+        if exact[ddof] < 1 or exact[ddof] <= other:
+            continue
+        taken.update(picked.values())
+        return target, len(picked) + int(np.count_nonzero(target.floats))
+    return None
+
+
+def _divisor(dev: np.ndarray, row: np.ndarray, half: np.ndarray, window: list, taken: set):
+    """The first number of ``window`` (not ``taken``) that the deviations ``dev`` divided
+    by give the printed ``row`` (within one unit of its last digit: a hand division of
+    rounded numbers; two non-zero entries at least)."""
+    live = np.abs(dev) > 1e-12
+    if np.any(np.abs(row[~live]) > half[~live]) or live.sum() < 2:
+        return None
+    for k, n in enumerate(window):
+        if k not in taken and n.value > 0 and np.all(
+                np.abs(dev[live] / n.value - row[live]) <= CARRIED * half[live] * (1 + 1e-9) + 1e-12):
+            return k
+    return None
