@@ -22,13 +22,16 @@ are no evidence.
 A later block of the block's shape whose rows are its deviations each divided by a number
 printed in its part is the normalised step computed from the text's own standard
 deviations (:func:`_carried`), right or wrong: then the standard deviation is a step, and
-the article check flags the wrong ones and the rows that follow from them. The kept steps join the inferred spec; the article check then judges every
-number printed for them, wrong ones included, as for a hand-written spec.
+the article check flags the wrong ones and the rows that follow from them.
+
+The kept steps join the inferred spec; the article check then judges every number
+printed for them, wrong ones included, as for a hand-written spec.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 
 from .blocks import Block
