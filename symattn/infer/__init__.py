@@ -82,7 +82,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     found = blocks(parts)
     text = "\n".join(ln.text for _, lines in parts for ln in lines if ln.kind != "code")
     derived, reprints = infer_derivations(found, text)
-    shown = chains(found, parts, Search(found, ""))
+    shown = chains(found, parts, Search(found, ""), derived)
     groups = examples(found, derived, reprints, {i: c.prints for i, c in shown.items()})
     if not groups:
         what = "no block of numbers is printed" if not found else (

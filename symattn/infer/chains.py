@@ -76,25 +76,28 @@ class _Printed:
     line: int
 
 
-def chains(found: list[Block], parts: list, search) -> dict[int, Chain]:
+def chains(found: list[Block], parts: list, search, derived=()) -> dict[int, Chain]:
     """Block index -> the chain of its statistics the text shows (``parts``: the article's
-    (path, lines); ``search``: the :class:`.search.Search` whose ``value`` evaluates)."""
+    (path, lines); ``search``: the :class:`.search.Search` whose ``value`` evaluates;
+    ``derived``: the blocks the search derives, no step of a chain)."""
     numbers = {path: _numbers(lines) for path, lines in parts}
     starts = sorted({(b.path, b.line) for b in found})
     used = {b.name for b in found}
-    out = {}
+    out, taken_blocks = {}, set()
     for b in found:
         if b.parent is not None or b.shape[1] < MIN_COLS:
             continue
         later = [ln for p, ln in starts if p == b.path and ln > b.line]
         stop = later[0] - 1 if later else 10 ** 9
         window = [n for n in numbers.get(b.path, ()) if b.line <= n.line <= stop and not _own(n, b)]
-        nexts = [o for o in found if o.path == b.path and o.line > stop and o.shape == b.shape
-                 and o.parent is None][:MAX_NEXT]
+        nexts = [o for o in found if o.path == b.path and o.line > stop and o.parent is None
+                 ][:MAX_NEXT]
+        nexts = [o for o in nexts if o.index not in derived and o.index not in taken_blocks]
         c = _best(b, window, search, used, nexts)
         if c is not None:
             out[b.index] = c
             used |= {name for name, _, _ in c.steps}
+            taken_blocks |= set(c.prints)
     return out
 
 
@@ -137,14 +140,18 @@ def _chain(b: Block, window: list, search, used: set, ddof: str, freedom: int,
         v = search.value(text, (b,))
         if v is None or _reprints(v, (b,)):       # x − mean(x) of a centred x: x again
             continue
-        got = _printed(np.atleast_2d(v), window, taken)
-        if got is None:
+        v = np.atleast_2d(v)
+        block = next((o for o in nexts if o.index not in prints and _prints(o, v)), None)
+        got = _printed(v, window, taken) if block is None else int(np.count_nonzero(block.floats))
+        if not got:
             continue
-        name = _name(b.name, key, used)
+        name = _name(b.name, key, used) if block is None else block.name
+        if block is not None:
+            prints += (block.index,)
         expr = template.format(x=b.name, ddof=ddof, **{k: names.get(k) or INLINE[k].format(
             x=b.name, ddof=ddof) for k in INLINE})
         names[key] = name
-        shown.append((name, expr, b.line))
+        shown.append((name, expr, b.line if block is None else block.line))
         explained += got
         several |= key in ELEMENTWISE and got >= 2
     if "mean" in names and "std" not in names and "normalised" not in names:
@@ -156,11 +163,16 @@ def _chain(b: Block, window: list, search, used: set, ddof: str, freedom: int,
                           .format(x=b.name, ddof=ddof), b.line))
             shown.append((target.name, f"({b.name} - {names['mean']}) / {names['std']}", target.line))
             explained += got
-            several, prints = True, (target.index,)
+            several, prints = True, prints + (target.index,)
     freedom += len(shown)
     if explained < freedom + MIN_BEYOND or not several:
         return None
     return Chain(b, shown, explained, prints)
+
+
+def _prints(o: Block, v: np.ndarray) -> bool:
+    """Is block ``o`` the print of ``v`` (every entry within its rounding)?"""
+    return o.shape == v.shape and bool(np.all(np.abs(o.floats - v) <= o.half * (1 + 1e-9) + 1e-12))
 
 
 def _printed(v: np.ndarray, window: list, taken: set) -> int | None:
@@ -200,6 +212,8 @@ def _carried(b: Block, window: list, taken: set, nexts: list, search, ddof: str)
     if any(v is None for v in stds.values()):
         return None
     for target in nexts:
+        if target.shape != b.shape:
+            continue
         picked = {}
         for i in range(b.shape[0]):
             k = _divisor(dev[i], target.floats[i], target.half[i], window, taken | set(picked.values()))
