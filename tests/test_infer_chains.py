@@ -1,0 +1,142 @@
+"""`symattn check ARTICLE` on a LayerNorm worked number by number (symattn/infer/chains.py).
+
+The posts are written here; every truth is computed in this file with ``fractions`` (the
+mean, the deviations, their squares, the variance) and ``mpmath`` at 30 digits (the root
+and the quotients), never by symattn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from fractions import Fraction as F
+
+import mpmath
+
+mpmath.mp.dps = 30
+
+X = [F("0.2"), F("0.6"), F("-0.4"), F("1.0")]
+MEAN = sum(X) / len(X)
+DEV = [x - MEAN for x in X]
+SQ = [d * d for d in DEV]
+VAR = sum(SQ) / len(X)                                   # the biased variance, as LayerNorm
+STD = mpmath.sqrt(mpmath.mpf(VAR.numerator) / VAR.denominator)
+NORM = [mpmath.mpf(d.numerator) / d.denominator / STD for d in DEV]
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "symattn", *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+def p(x, k: int) -> str:
+    """``k`` decimals (no truth here is near a tie)."""
+    return f"{float(x):.{k}f}"
+
+
+def hand_post(sq_printed=None) -> str:
+    """A LayerNorm of one vector by hand (20 lines); ``sq_printed``: the squares as printed."""
+    sq = sq_printed or [p(s, 4) for s in SQ]
+    return "\n".join([
+        "# LayerNorm by hand", "", "One token, four features:", "", "```python",
+        "x = [" + ", ".join(str(float(v)) for v in X) + "]", "```", "",
+        f"The sum is {p(sum(X), 1)}, so the mean is {p(MEAN, 2)}.", "",
+        "Differences from the mean: " + ", ".join(p(d, 2) for d in DEV) + ".", "",
+        "Their squares: " + ", ".join(sq) + ".", "",
+        f"The variance is their average, {p(VAR, 4)}, and the standard deviation "
+        f"is {p(STD, 3)}.", "",
+        "Normalised: " + ", ".join(p(v, 3) for v in NORM) + ".", ""])
+
+
+def claims(path) -> list:
+    r = cli("check", "--json", str(path))
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)["claims"]
+
+
+def test_a_hand_layernorm_is_inferred_step_by_step(tmp_path):
+    post = tmp_path / "post.md"
+    post.write_text(hand_post(), encoding="utf-8")
+    got = {(c["printed"], c["verdict"]) for c in claims(post)}
+    want = [p(MEAN, 2), p(VAR, 4), p(STD, 3)] + [p(d, 2) for d in DEV] + [p(s, 4) for s in SQ] + \
+        [p(v, 3) for v in NORM]
+    assert all((w, "correct") in got for w in want), sorted(got)
+    r = cli("check", str(post), "-o", str(tmp_path / "spec.toml"))
+    spec = tomllib.loads((tmp_path / "spec.toml").read_text(encoding="utf-8"))
+    exprs = [s["expr"] for s in spec["steps"]]
+    assert "var(x, ddof=0)" in exprs and any(e.startswith("sqrt(") for e in exprs), exprs
+    again = cli("check", "--json", str(tmp_path / "spec.toml"))
+    assert again.returncode == r.returncode
+
+
+def test_a_wrong_square_is_flagged(tmp_path):
+    sq = [p(s, 4) for s in SQ]
+    right = sq[2]
+    sq[2] = right[:-2] + right[-1] + right[-2]              # two digits swapped
+    assert sq[2] != right
+    post = tmp_path / "post.md"
+    post.write_text(hand_post(sq), encoding="utf-8")
+    wrong = [c for c in claims(post) if c["verdict"] == "wrong"]
+    assert [c["printed"] for c in wrong] == [sq[2]], wrong
+    assert F(wrong[0]["exact"]) == SQ[2]
+
+
+ROWS = [[F("0.1"), F("0.5"), F("-0.3")], [F("0.4"), F("0.0"), F("0.2")], [F("0.6"), F("-0.3"), F("0.3")]]
+
+
+def _rows_post(stds) -> str:
+    """Three rows, their mean and std (``stds``: mpf, printed at 4 decimals) in prose, then
+    the rows divided by those printed stds (as by hand)."""
+    out = ["# Normalising three tokens", "", "```python", "emb = ["]
+    out += ["    [" + ", ".join(str(float(v)) for v in r) + "]," for r in ROWS] + ["]", ""]
+    for r, s in zip(ROWS, stds):
+        out.append(f"# mean={p(sum(r) / 3, 3)}, std={p(s, 4)}")
+    out += ["```", "", "```python", "normed = ["]
+    for r, s in zip(ROWS, stds):
+        m = sum(r) / 3
+        out.append("    [" + ", ".join(p((v - m) / F(p(s, 4)), 3) for v in r) + "],")
+    return "\n".join(out + ["]", "```", ""])
+
+
+def _std(r) -> mpmath.mpf:
+    m = sum(r) / len(r)
+    v = sum((x - m) ** 2 for x in r) / len(r)
+    return mpmath.sqrt(mpmath.mpf(v.numerator) / v.denominator)
+
+
+def test_rows_divided_by_a_wrong_printed_std_are_flagged(tmp_path):
+    stds = [_std(r) for r in ROWS]
+    for r, sd in zip(ROWS, stds):               # by hand or exactly: the same prints (no tie)
+        m = sum(r) / 3
+        assert [p((v - m) / F(p(sd, 4)), 3) for v in r] == [p(mpmath.mpf((v - m).numerator) /
+                                                            (v - m).denominator / sd, 3) for v in r]
+    stds[1] += mpmath.mpf("0.05")                           # the second row's std off
+    post = tmp_path / "post.md"
+    post.write_text(_rows_post(stds), encoding="utf-8")
+    got = claims(post)
+    flagged = {(c["line"], c["printed"]) for c in got if c["verdict"] in ("wrong", "carried")}
+    text = post.read_text(encoding="utf-8").splitlines()
+    second = next(k + 1 for k, ln in enumerate(text) if ln.startswith("normed")) + 2
+    assert flagged and all(line == second for line, _ in flagged), (flagged, second)
+    assert not any(c["verdict"] == "wrong" and c["line"] != second for c in got)
+
+
+def test_a_lone_statistic_makes_no_chain(tmp_path):
+    post = tmp_path / "post.md"
+    post.write_text("\n".join(["# A vector", "", "x = [0.2, 0.6, -0.4, 1.0]", "",
+                               f"Its mean is {p(MEAN, 2)} and its variance {p(VAR, 4)}.", ""]),
+                    encoding="utf-8")
+    r = cli("check", str(post))
+    assert r.returncode == 2 and "no worked example found" in r.stderr
+
+
+def test_statistics_of_rows_alone_make_no_chain(tmp_path):
+    """Each row's mean and std printed, nothing worked entry by entry: too little evidence
+    (such numbers coincide with the many of a long article)."""
+    text = _rows_post([_std(r) for r in ROWS])
+    post = tmp_path / "post.md"
+    post.write_text(text.split("```python\nnormed")[0], encoding="utf-8")
+    r = cli("check", str(post))
+    assert r.returncode == 2 and "no worked example found" in r.stderr
