@@ -284,7 +284,8 @@ FLOORS = {
     "yangshiteng_multi_head_calculation.md": 12,
     "rezaei_transformers_math_positional_encoding.part1.ipynb": 10,
     "datawhale_happy_llm_positional_encoding.md": 10,
-    "micwill755_layer_normalization.md": 12,
+    "micwill755_layer_normalization.md": 61,
+    "raschka_llms_from_scratch_ch05_cross_entropy.ipynb": 9,
 }
 
 

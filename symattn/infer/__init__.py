@@ -83,7 +83,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     text = "\n".join(ln.text for _, lines in parts for ln in lines if ln.kind != "code")
     derived, reprints = infer_derivations(found, text)
     shown = chains(found, parts, Search(found, ""), derived)
-    groups = examples(found, derived, reprints, {i: c.prints for i, c in shown.items()})
+    groups = examples(found, derived, reprints, {i: c.prints + c.operands for i, c in shown.items()})
     if not groups:
         what = "no block of numbers is printed" if not found else (
             f"of the {len(found)} blocks of numbers printed, none is computed from the others by "
@@ -95,7 +95,8 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     folder = folder or str(Path(files[0]).parent)
     sources = [relative(f, folder) for f in files]
     last = max((ln.number for ln in parts[0][1]), default=1)
-    ranges = line_ranges(groups, found, last) if len(files) == 1 else [None] * len(groups)
+    ends = {i: c.end for c in shown.values() for i in c.operands + c.prints}
+    ranges = line_ranges(groups, found, last, ends) if len(files) == 1 else [None] * len(groups)
     return [Inferred(identifier(files[0], k, len(groups)), files,
                      spec_text(g, derived, sources, identifier(files[0], k, len(groups)), r, shown), folder)
             for k, (g, r) in enumerate(zip(groups, ranges))]

@@ -15,7 +15,8 @@ entries are printed there (within half a unit of the print's last digit), each n
 taken once. The chain is kept when its shown steps explain more numbers than they have
 freedom (:data:`MIN_BEYOND` more than one per step, and the divisor ``d − 1`` chosen)
 and one of them is worked entry by entry (:data:`ELEMENTWISE`; statistics of the rows
-alone coincide too easily with the numbers of a long part); a lone number never makes a
+alone coincide too easily with the numbers of a long part), and two steps are shown at
+least (one alone is a block derived from a block: the search's); a lone number never makes a
 chain, and zeros (a mean of normalised entries) and whole numbers (a count, an index)
 are no evidence.
 
@@ -37,36 +38,48 @@ import numpy as np
 from .blocks import Block
 from .search import _reprints
 
-# (key, expression with {x}: the block, {ddof}: the divisor's choice, {<key>}: an earlier step)
-CHAIN = (("sum", "sum({x})"),
-         ("mean", "mean({x})"),
-         ("deviations", "{x} - {mean}"),
-         ("squared_deviations", "{deviations} ** 2"),
-         ("sum_squares", "sum({squared_deviations})"),
-         ("variance", "var({x}, ddof={ddof})"),
-         ("std", "sqrt({variance})"),
-         ("normalised", "{deviations} / {std}"))
-INLINE = {"mean": "mean({x})", "deviations": "({x} - mean({x}))",
-          "squared_deviations": "({x} - mean({x})) ** 2", "variance": "var({x}, ddof={ddof})",
-          "std": "sqrt(var({x}, ddof={ddof}))"}
-ELEMENTWISE = ("deviations", "squared_deviations", "normalised")   # a number per entry of X
+# Each chain: (key, expression) in order; ``{x}``: the block (or the concatenation of
+# blocks printed one after another), ``{ddof}``: the divisor's choice, ``{<key>}``: an
+# earlier step (its name when shown, else its expression).
+STATISTICS = (("sum", "sum({x})"),
+              ("mean", "mean({x})"),
+              ("deviations", "{x} - {mean}"),
+              ("squared_deviations", "{deviations} ** 2"),
+              ("sum_squares", "sum({squared_deviations})"),
+              ("variance", "var({x}, ddof={ddof})"),
+              ("std", "sqrt({variance})"),
+              ("normalised", "{deviations} / {std}"))
+LOG_LIKELIHOOD = (("log", "log({x})"),                 # of probabilities (at the targets)
+                  ("neg_log", "-{log}"),
+                  ("mean_log", "mean({log})"),
+                  ("loss", "-{mean_log}"),             # the cross-entropy
+                  ("perplexity", "exp({loss})"))
+SOFTMAX = (("exp", "exp({x})"),
+           ("sum_exp", "sum({exp})"),
+           ("softmax", "{exp} / {sum_exp}"))
+CHAINS = (STATISTICS, LOG_LIKELIHOOD, SOFTMAX)
+ELEMENTWISE = ("deviations", "squared_deviations", "normalised", "log", "neg_log", "exp",
+               "softmax")                           # a number per entry of X
 DDOF = ("0", "1")          # the biased divisor d, then d − 1 (one more choice)
 MOST = 3 / 4               # share of a step's non-zero entries printed
 MIN_BEYOND = 3             # numbers explained beyond the chain's freedom
 MIN_COLS = 3               # a row of two is too easily matched by chance
 CARRIED = 2                # half-units a hand-divided entry may be off
+GAP = 24                   # a step's numbers begin this many numbers after the last one explained
+SLACK = 10                 # lines after a chain's last number that are still its part
 MAX_NEXT = 2               # blocks after a block's part tried as its normalised rows
 
 
 @dataclass
 class Chain:
-    """The shown steps of ``block``'s statistics: (name, expression, line) in order (the
-    last may be a later block: its normalised rows), and how many printed numbers they
-    explain."""
-    block: Block
+    """The shown steps of the statistics of ``operands`` (one block, or blocks printed one
+    after another, concatenated): (name, expression, line) in order (a step may be a later
+    block: ``prints``), and how many printed numbers they explain."""
+    operands: tuple
     steps: list
     explained: int
     prints: tuple = ()      # the later blocks a step of it is (their indices)
+    end: int = 0            # the last line of its part: SLACK after the last number it explains
 
 
 @dataclass
@@ -76,29 +89,60 @@ class _Printed:
     line: int
 
 
+@dataclass
+class _Candidate:
+    """What a chain is of: ``text`` (a block's name, or ``concat(A, B)``) over ``operands``."""
+    text: str
+    operands: tuple
+    name: str
+    window: list
+    nexts: list
+    parts: dict             # next block's index -> the numbers of its own part
+
+
 def chains(found: list[Block], parts: list, search, derived=()) -> dict[int, Chain]:
-    """Block index -> the chain of its statistics the text shows (``parts``: the article's
-    (path, lines); ``search``: the :class:`.search.Search` whose ``value`` evaluates;
-    ``derived``: the blocks the search derives, no step of a chain)."""
+    """Index of the (last) block -> the chain of its statistics the text shows (``parts``:
+    the article's (path, lines); ``search``: the :class:`.search.Search` whose ``value``
+    evaluates; ``derived``: the blocks the search derives, no step of a chain)."""
     numbers = {path: _numbers(lines) for path, lines in parts}
-    starts = sorted({(b.path, b.line) for b in found})
     used = {b.name for b in found}
     out, taken_blocks = {}, set()
-    for b in found:
-        if b.parent is not None or b.shape[1] < MIN_COLS:
+    for cand in _candidates(found, numbers, derived):
+        if any(o.index in taken_blocks or o.index in out for o in cand.operands):
             continue
-        later = [ln for p, ln in starts if p == b.path and ln > b.line]
-        stop = later[0] - 1 if later else 10 ** 9
-        window = [n for n in numbers.get(b.path, ()) if b.line <= n.line <= stop and not _own(n, b)]
-        nexts = [o for o in found if o.path == b.path and o.line > stop and o.parent is None
-                 ][:MAX_NEXT]
-        nexts = [o for o in nexts if o.index not in derived and o.index not in taken_blocks]
-        c = _best(b, window, search, used, nexts)
+        cand.nexts = [o for o in cand.nexts if o.index not in taken_blocks]
+        c = _best(cand, search, used)
         if c is not None:
-            out[b.index] = c
+            out[cand.operands[-1].index] = c
             used |= {name for name, _, _ in c.steps}
             taken_blocks |= set(c.prints)
     return out
+
+
+def _candidates(found: list[Block], numbers: dict, derived):
+    """Each block of three columns or more, then each run of blocks of as many rows
+    printed one right after another (``concat(A, B)``: the probabilities of two texts)."""
+    runs = [[b] for b in found if b.parent is None]
+    for a, b in zip(found, found[1:]):
+        if a.parent is None and b.parent is None and a.path == b.path and a.shape[0] == b.shape[0] \
+                and 0 < b.line - a.line <= a.shape[0] + 1:
+            runs.append([a, b])
+    starts = sorted({(b.path, b.line) for b in found})
+
+    def part(first: Block, run: list) -> tuple[list, int]:
+        later = [ln for p, ln in starts if p == first.path and ln > run[-1].line]
+        stop = later[0] - 1 if later else 10 ** 9
+        return [n for n in numbers.get(first.path, ()) if first.line <= n.line <= stop
+                and not any(_own(n, b) for b in run)], stop
+    for run in runs:
+        if sum(b.shape[1] for b in run) < MIN_COLS:
+            continue
+        window, stop = part(run[0], run)
+        nexts = [o for o in found if o.path == run[-1].path and o.line > stop and o.parent is None
+                 and o.index not in derived][:MAX_NEXT]
+        text = run[0].name if len(run) == 1 else "concat(" + ", ".join(b.name for b in run) + ")"
+        yield _Candidate(text, tuple(run), run[-1].name, window, nexts,
+                         {o.index: part(o, [o])[0] for o in nexts})
 
 
 def _numbers(lines) -> list[_Printed]:
@@ -120,54 +164,74 @@ def _own(n: _Printed, b: Block) -> bool:
     return n.line < b.line + b.shape[0] + 1 and bool(np.any(np.abs(b.floats - n.value) <= 1e-12))
 
 
-def _best(b: Block, window: list, search, used: set, nexts: list) -> Chain | None:
-    best = None
-    for k, ddof in enumerate(DDOF):
-        c = _chain(b, window, search, used, ddof, k, nexts)
-        if c is not None and (best is None or c.explained > best.explained):
-            best = c
+def _best(cand: _Candidate, search, used: set) -> Chain | None:
+    """The chain that explains the most printed numbers, of each chain and divisor."""
+    best, window = None, cand.window
+    probabilities = all(bool(np.all((b.floats > 0) & (b.floats <= 1))) for b in cand.operands)
+    for chain in CHAINS:
+        if chain is LOG_LIKELIHOOD and not probabilities:
+            continue
+        for k, ddof in enumerate(DDOF if chain is STATISTICS else DDOF[:1]):
+            cand.window = window
+            c = _chain(cand, chain, search, used, ddof, k)
+            if c is not None and (best is None or c.explained > best.explained):
+                best = c
     return best
 
 
-def _chain(b: Block, window: list, search, used: set, ddof: str, freedom: int,
-           nexts: list) -> Chain | None:
+def _wrapped(text: str) -> str:
+    return f"({text})" if any(op in text for op in (" + ", " - ", " * ", " / ", "**")) or \
+        text.startswith("-") else text
+
+
+def _chain(cand: _Candidate, chain: tuple, search, used: set, ddof: str, freedom: int
+           ) -> Chain | None:
     taken: set = set()
     shown, explained, several, prints = [], 0, False, ()
     names: dict = {}
-    for key, template in CHAIN:
-        text = template.format(x=b.name, ddof=ddof, **{k: INLINE[k].format(x=b.name, ddof=ddof)
-                                                        for k in INLINE})
-        v = search.value(text, (b,))
-        if v is None or _reprints(v, (b,)):       # x − mean(x) of a centred x: x again
+    inline: dict = {}
+    last = -1                                # the window's last number explained so far
+    for key, template in chain:
+        inline[key] = template.format(x=_wrapped(cand.text), ddof=ddof,
+                                      **{k: _wrapped(v) for k, v in inline.items()})
+        with np.errstate(all="ignore"):       # exp of large entries: inf, no match
+            v = search.value(inline[key], cand.operands)
+        if v is None or _reprints(v, cand.operands):       # x − mean(x) of a centred x: x again
             continue
         v = np.atleast_2d(v)
-        block = next((o for o in nexts if o.index not in prints and _prints(o, v)), None)
-        got = _printed(v, window, taken) if block is None else int(np.count_nonzero(block.floats))
+        block = next((o for o in cand.nexts if o.index not in prints and _prints(o, v)), None)
+        got = _printed(v, cand.window, taken, last) if block is None else \
+            int(np.count_nonzero(block.floats))
         if not got:
             continue
-        name = _name(b.name, key, used) if block is None else block.name
-        if block is not None:
+        last = max(taken, default=-1) if block is None else len(cand.window) - 1
+        name = _name(cand.name, key, used) if block is None else block.name
+        if block is not None:                 # its part prints the steps after it
             prints += (block.index,)
-        expr = template.format(x=b.name, ddof=ddof, **{k: names.get(k) or INLINE[k].format(
-            x=b.name, ddof=ddof) for k in INLINE})
+            cand.window = cand.window + cand.parts.get(block.index, [])
+        expr = template.format(x=_wrapped(cand.text), ddof=ddof, **{
+            k: names.get(k) or _wrapped(v) for k, v in inline.items() if k != key})
         names[key] = name
-        shown.append((name, expr, b.line if block is None else block.line))
+        shown.append((name, expr, cand.operands[-1].line if block is None else block.line))
         explained += got
         several |= key in ELEMENTWISE and got >= 2
-    if "mean" in names and "std" not in names and "normalised" not in names:
-        carried = _carried(b, window, taken, nexts, search, ddof)
+    if chain is STATISTICS and len(cand.operands) == 1 and "mean" in names \
+            and "std" not in names and "normalised" not in names:
+        b = cand.operands[0]
+        carried = _carried(b, cand.window, taken, cand.nexts, search, ddof)
         if carried is not None:
             target, got = carried
             names["std"] = _name(b.name, "std", used)
-            shown.append((names["std"], f"sqrt({names.get('variance') or INLINE['variance']})"
-                          .format(x=b.name, ddof=ddof), b.line))
+            shown.append((names["std"], f"sqrt({names.get('variance') or inline['variance']})", b.line))
             shown.append((target.name, f"({b.name} - {names['mean']}) / {names['std']}", target.line))
             explained += got
             several, prints = True, prints + (target.index,)
     freedom += len(shown)
-    if explained < freedom + MIN_BEYOND or not several:
-        return None
-    return Chain(b, shown, explained, prints)
+    if explained < freedom + MIN_BEYOND or not several or len(shown) < 2:
+        return None                          # one step alone is a derivation, the search's
+    end = max([cand.window[k].line for k in taken] + [b.line + b.shape[0] + 1 for b in cand.nexts
+                                                      if b.index in prints]) + SLACK
+    return Chain(tuple(o.index for o in cand.operands), shown, explained, prints, end)
 
 
 def _prints(o: Block, v: np.ndarray) -> bool:
@@ -175,15 +239,17 @@ def _prints(o: Block, v: np.ndarray) -> bool:
     return o.shape == v.shape and bool(np.all(np.abs(o.floats - v) <= o.half * (1 + 1e-9) + 1e-12))
 
 
-def _printed(v: np.ndarray, window: list, taken: set) -> int | None:
+def _printed(v: np.ndarray, window: list, taken: set, last: int) -> int | None:
     """How many of ``v``'s non-zero entries are printed in ``window`` (each number once,
-    marked in ``taken``), when most are; else None (and nothing taken)."""
+    marked in ``taken``; each within :data:`GAP` numbers of the last one explained, the
+    window's ``last`` before this step), when most are; else None (and nothing taken)."""
     entries = [x for x in v.ravel().tolist() if abs(x) > 1e-12]
     if not entries:
         return None
     picked = []
     for x in entries:
-        k = next((i for i, n in enumerate(window) if i not in taken and i not in picked
+        reach = max(picked + [last]) + GAP
+        k = next((i for i, n in enumerate(window[:reach]) if i not in taken and i not in picked
                   and abs(n.value - x) <= n.half * (1 + 1e-9) + 1e-12), None)
         if k is not None:
             picked.append(k)

@@ -60,17 +60,27 @@ def examples(found: list[Block], derived: dict[int, Derivation],
     return merged
 
 
-def line_ranges(groups: list[list[Block]], found: list[Block], end: int) -> list[tuple]:
+def line_ranges(groups: list[list[Block]], found: list[Block], end: int,
+                ends: dict | None = None) -> list[tuple]:
     """Each example's article lines: those of its blocks, each with the text after it up
-    to the next block printed (the article's last line ``end`` after the last). A number printed
-    in another block, or in the text after it, is no claim on the example."""
+    to the next block printed (the article's last line ``end`` after the last; for a block
+    in ``ends``, index -> line, that line at most: the last number a chain of its statistics
+    explains). A number printed in another block, or in the text after it, is no claim on
+    the example."""
     starts = sorted({b.line for b in found})
+    ends = ends or {}
     out = []
     for g in groups:
         regions: list[list[int]] = []
+        cap = {}
+        for b in g:
+            if b.index in ends:
+                cap[b.line] = max(cap.get(b.line, 0), ends[b.index])
         for line in sorted({b.line for b in g}):
             later = [x for x in starts if x > line]
             stop = later[0] - 1 if later else max(end, line)
+            if line in cap:
+                stop = max(line, min(stop, cap[line]))
             if regions and line <= regions[-1][1] + 1:
                 regions[-1][1] = max(regions[-1][1], stop)
             else:
@@ -86,7 +96,7 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
     chained = chained or {}
     steps = [b for b in group if b.index in derived or b.index in chained]
     taken = {o.index for b in steps if b.index in derived for o in derived[b.index].operands}
-    taken |= {b.index for b in group if b.index in chained}
+    taken |= {o for b in group if b.index in chained for o in chained[b.index].operands}
     inputs = [b for b in group if b.index not in derived and b.index in taken]
     x = next((b for b in inputs if b.printed.rows), None)
     out = ["# Inferred by symattn from the article: which printed blocks are inputs and which are",
