@@ -6,9 +6,14 @@ deviation, the normalised entries (the steps of LayerNorm,
 :func:`symattn.ops.norm.layer_norm_steps`, each of a row of the block). None of them need be
 a block of its own, so the search of :mod:`.search` (blocks from blocks) never sees them.
 
-For every printed block ``X`` the chain's steps are written in the spec language
-(:data:`CHAIN`: ``mean(X)``, ``X - mean(X)``, ``var(X, ddof=0)`` …, every step the
-declared operation it names), evaluated on the block's printed values, and looked up
+The same holds for a cross-entropy worked from the probabilities at the targets (their
+logs, the mean, its negation: the loss, and the perplexity, :data:`LOG_LIKELIHOOD`) and for
+a softmax worked by hand (each exponential, their sum, the quotients, :data:`SOFTMAX`).
+
+For every printed block ``X`` (or blocks printed one right after another, concatenated)
+each chain's steps are written in the spec language (``mean(X)``, ``X - mean(X)``,
+``var(X, ddof=0)`` …, every step the declared operation it names: its maths is that
+operation's, never restated here), evaluated on the block's printed values, and looked up
 among the numbers printed from the block down to the next block (its part of the article,
 as :func:`.spec_out.line_ranges` gives it). A step is *shown* when most of its non-zero
 entries are printed there (within half a unit of the print's last digit), each number
@@ -217,21 +222,34 @@ def _chain(cand: _Candidate, chain: tuple, search, used: set, ddof: str, freedom
         several |= key in ELEMENTWISE and got >= 2
     if chain is STATISTICS and len(cand.operands) == 1 and "mean" in names \
             and "std" not in names and "normalised" not in names:
-        b = cand.operands[0]
-        carried = _carried(b, cand.window, taken, cand.nexts, search, ddof)
-        if carried is not None:
-            target, got = carried
-            names["std"] = _name(b.name, "std", used)
-            shown.append((names["std"], f"sqrt({names.get('variance') or inline['variance']})", b.line))
-            shown.append((target.name, f"({b.name} - {names['mean']}) / {names['std']}", target.line))
-            explained += got
-            several, prints = True, prints + (target.index,)
+        got = _with_carried(cand, search, used, ddof, taken, names, inline, shown)
+        if got is not None:
+            explained += got[0]
+            several, prints = True, prints + (got[1],)
     freedom += len(shown)
     if explained < freedom + MIN_BEYOND or not several or len(shown) < 2:
         return None                          # one step alone is a derivation, the search's
     end = max([cand.window[k].line for k in taken] + [b.line + b.shape[0] + 1 for b in cand.nexts
                                                       if b.index in prints]) + SLACK
     return Chain(tuple(o.index for o in cand.operands), shown, explained, prints, end)
+
+
+def _with_carried(cand: _Candidate, search, used: set, ddof: str, taken: set, names: dict,
+                  inline: dict, shown: list):
+    """The standard deviation and a later block of normalised rows computed from the
+    text's own (:func:`_carried`) added to ``shown``: (numbers explained, that block's
+    index), or None."""
+    b = cand.operands[0]
+    with np.errstate(all="ignore"):
+        dev = search.value(inline["deviations"], cand.operands)
+    carried = _carried(b, dev, cand.window, taken, cand.nexts, search, ddof)
+    if carried is None:
+        return None
+    target, got = carried
+    names["std"] = _name(b.name, "std", used)
+    shown.append((names["std"], f"sqrt({names.get('variance') or inline['variance']})", b.line))
+    shown.append((target.name, f"({b.name} - {names['mean']}) / {names['std']}", target.line))
+    return got, target.index
 
 
 def _prints(o: Block, v: np.ndarray) -> bool:
@@ -266,16 +284,15 @@ def _name(base: str, key: str, used: set) -> str:
     return name
 
 
-
-def _carried(b: Block, window: list, taken: set, nexts: list, search, ddof: str):
+def _carried(b: Block, dev, window: list, taken: set, nexts: list, search, ddof: str):
     """(the block, numbers explained) of a later block of ``b``'s shape whose rows are
     ``b``'s deviations divided each by a number printed in ``b``'s part (the text's own
     standard deviations, right or wrong: the article check judges them and the rows
     computed from them), when most rows are, and more of those numbers are the
-    standard deviation with this divisor than with the other (at least one); else None."""
-    dev = b.floats - b.floats.mean(axis=1, keepdims=True)
+    standard deviation with this divisor than with the other (at least one); else None.
+    ``dev``: ``b``'s deviations (rows × cols)."""
     stds = {d: search.value(f"sqrt(var({b.name}, ddof={d}))", (b,)) for d in DDOF}
-    if any(v is None for v in stds.values()):
+    if dev is None or any(v is None for v in stds.values()):
         return None
     for target in nexts:
         if target.shape != b.shape:

@@ -97,6 +97,7 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
     steps = [b for b in group if b.index in derived or b.index in chained]
     taken = {o.index for b in steps if b.index in derived for o in derived[b.index].operands}
     taken |= {o for b in group if b.index in chained for o in chained[b.index].operands}
+    taken -= {j for b in group if b.index in chained for j in chained[b.index].prints}  # steps
     inputs = [b for b in group if b.index not in derived and b.index in taken]
     x = next((b for b in inputs if b.printed.rows), None)
     out = ["# Inferred by symattn from the article: which printed blocks are inputs and which are",
