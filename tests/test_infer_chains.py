@@ -140,3 +140,50 @@ def test_statistics_of_rows_alone_make_no_chain(tmp_path):
     post.write_text(text.split("```python\nnormed")[0], encoding="utf-8")
     r = cli("check", str(post))
     assert r.returncode == 2 and "no worked example found" in r.stderr
+
+
+P = [F("0.7"), F("0.2"), F("0.1"), F("0.5"), F("0.4")]      # probabilities at the targets
+NEG_LOG = [-mpmath.log(mpmath.mpf(x.numerator) / x.denominator) for x in P]
+LOSS = mpmath.fsum(NEG_LOG) / len(P)
+PERPLEXITY = mpmath.exp(LOSS)
+
+
+def _loss_post(neg_log_printed) -> str:
+    return "\n".join(["# Cross-entropy by hand", "", "The model's probabilities of the five targets:",
+                      "", "p = [" + ", ".join(str(float(x)) for x in P) + "]", "",
+                      "Their negative logs: " + ", ".join(neg_log_printed) + ".", "",
+                      f"The loss is their mean, {p(LOSS, 4)}; the perplexity is "
+                      f"exp({p(LOSS, 4)}) = {p(PERPLEXITY, 4)}.", ""])
+
+
+def test_a_cross_entropy_by_hand_is_inferred_and_a_wrong_log_flagged(tmp_path):
+    printed = [p(v, 4) for v in NEG_LOG]
+    right = printed[1]
+    printed[1] = right[:-1] + str((int(right[-1]) + 3) % 10)      # one log off in its last digit
+    post = tmp_path / "post.md"
+    post.write_text(_loss_post(printed), encoding="utf-8")
+    got = claims(post)
+    verdicts = {(c["printed"], c["verdict"]) for c in got}
+    assert (p(LOSS, 4), "correct") in verdicts and (p(PERPLEXITY, 4), "correct") in verdicts, verdicts
+    assert all((x, "correct") in verdicts for k, x in enumerate(printed) if k != 1), verdicts
+    wrong = [c for c in got if c["verdict"] == "wrong"]
+    assert [c["printed"] for c in wrong] == [printed[1]], wrong
+    assert abs(mpmath.mpf(wrong[0]["exact"]) - NEG_LOG[1]) < mpmath.mpf("1e-12")
+
+
+Z = [F("2.0"), F("1.0"), F("0.1"), F("-0.5")]                    # logits
+
+
+def test_a_softmax_by_hand_is_inferred_step_by_step(tmp_path):
+    e = [mpmath.exp(mpmath.mpf(z.numerator) / z.denominator) for z in Z]
+    total = mpmath.fsum(e)
+    probs = [x / total for x in e]
+    post = tmp_path / "post.md"
+    post.write_text("\n".join([
+        "# Softmax by hand", "", "z = [" + ", ".join(str(float(z)) for z in Z) + "]", "",
+        "Exponentials: " + ", ".join(p(x, 4) for x in e) + ".", "",
+        f"Their sum: {p(total, 4)}.", "",
+        "Divided by the sum: " + ", ".join(p(x, 4) for x in probs) + ".", ""]), encoding="utf-8")
+    verdicts = {(c["printed"], c["verdict"]) for c in claims(post)}
+    want = [p(x, 4) for x in e] + [p(total, 4)] + [p(x, 4) for x in probs]
+    assert all((w, "correct") in verdicts for w in want), verdicts
