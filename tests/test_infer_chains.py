@@ -187,3 +187,15 @@ def test_a_softmax_by_hand_is_inferred_step_by_step(tmp_path):
     verdicts = {(c["printed"], c["verdict"]) for c in claims(post)}
     want = [p(x, 4) for x in e] + [p(total, 4)] + [p(x, 4) for x in probs]
     assert all((w, "correct") in verdicts for w in want), verdicts
+
+
+def test_a_scientific_printout_is_a_rounding(tmp_path):
+    """``tensor([1.0337e-05, 4.7559e-06])``: four decimals of each mantissa, as PyTorch
+    prints computed numbers (their rounding carries into the loss); hand numbers are not."""
+    from symattn.article.read import read_article
+    from symattn.infer.blocks import blocks
+    post = tmp_path / "post.md"
+    post.write_text("# Probabilities\n\n```\ntensor([1.0337e-05, 5.6776e-05, 4.7559e-06])\n```\n\n"
+                    "x = [0.1, 0.3, -0.2]\n", encoding="utf-8")
+    found = blocks([(str(post), read_article(str(post)))])
+    assert [b.rounded for b in found] == [True, False], [(b.name, b.printed.texts) for b in found]

@@ -50,10 +50,15 @@ class Block:
 
     @property
     def rounded(self) -> bool:
-        """A printout of computed numbers (every entry at the same 4 or more decimals, as
-        PyTorch and NumPy print): as an input, each entry is a rounding (``rounded = true``)."""
+        """A printout of computed numbers (every entry at the same 4 or more decimals, or
+        in scientific notation with as many, as PyTorch and NumPy print): as an input, each
+        entry is a rounding (``rounded = true``)."""
         halves = set(self.half.ravel().tolist())
-        return len(halves) == 1 and 0 < halves.pop() <= 0.5e-4
+        if len(halves) == 1 and 0 < halves.pop() <= 0.5e-4:
+            return True
+        mantissas = {len(m.group(2)) if m else -1 for m in
+                     (_SCIENTIFIC.fullmatch(t.strip()) for row in self.printed.texts for t in row)}
+        return len(mantissas) == 1 and mantissas.pop() >= 4    # 4.7559e-06: as PyTorch prints
 
 
 _SCIENTIFIC = re.compile(r"[+\-−]?(\d*)\.?(\d*)[eE]([+\-−]?\d+)")

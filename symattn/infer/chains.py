@@ -71,6 +71,7 @@ MIN_BEYOND = 3             # numbers explained beyond the chain's freedom
 MIN_COLS = 3               # a row of two is too easily matched by chance
 CARRIED = 2                # half-units a hand-divided entry may be off
 GAP = 24                   # a step's numbers begin this many numbers after the last one explained
+ROUNDED = 1e-3             # half a unit at most this share of an entry: a computed printout
 SLACK = 10                 # lines after a chain's last number that are still its part
 MAX_NEXT = 2               # blocks after a block's part tried as its normalised rows
 
@@ -205,8 +206,11 @@ def _chain(cand: _Candidate, chain: tuple, search, used: set, ddof: str, freedom
             continue
         v = np.atleast_2d(v)
         block = next((o for o in cand.nexts if o.index not in prints and _prints(o, v)), None)
+        before = set(taken)
         got = _printed(v, cand.window, taken, last) if block is None else \
             int(np.count_nonzero(block.floats))
+        if not got and block is None and all(_computed(b) for b in cand.operands):
+            got = _printed(v, cand.window, taken, last, _spread(cand.operands, inline[key], v))
         if not got:
             continue
         last = max(taken, default=-1) if block is None else len(cand.window) - 1
@@ -217,7 +221,8 @@ def _chain(cand: _Candidate, chain: tuple, search, used: set, ddof: str, freedom
         expr = template.format(x=_wrapped(cand.text), ddof=ddof, **{
             k: names.get(k) or _wrapped(v) for k, v in inline.items() if k != key})
         names[key] = name
-        shown.append((name, expr, cand.operands[-1].line if block is None else block.line))
+        line = block.line if block is not None else min(cand.window[k].line for k in taken - before)
+        shown.append((name, expr, line))                  # where it is printed first
         explained += got
         several |= key in ELEMENTWISE and got >= 2
     if chain is STATISTICS and len(cand.operands) == 1 and "mean" in names \
@@ -257,24 +262,57 @@ def _prints(o: Block, v: np.ndarray) -> bool:
     return o.shape == v.shape and bool(np.all(np.abs(o.floats - v) <= o.half * (1 + 1e-9) + 1e-12))
 
 
-def _printed(v: np.ndarray, window: list, taken: set, last: int) -> int | None:
+def _printed(v: np.ndarray, window: list, taken: set, last: int, spread=0.0) -> int | None:
     """How many of ``v``'s non-zero entries are printed in ``window`` (each number once,
     marked in ``taken``; each within :data:`GAP` numbers of the last one explained, the
-    window's ``last`` before this step), when most are; else None (and nothing taken)."""
-    entries = [x for x in v.ravel().tolist() if abs(x) > 1e-12]
+    window's ``last`` before this step; within the print's rounding, plus ``spread``: what
+    the operands' rounding moves each entry), when most are; else None (nothing taken)."""
+    spread = np.broadcast_to(spread, v.shape).ravel().tolist()
+    entries = [(x, e) for x, e in zip(v.ravel().tolist(), spread) if abs(x) > 1e-12]
     if not entries:
         return None
     picked = []
-    for x in entries:
+    for x, e in entries:
         reach = max(picked + [last]) + GAP
         k = next((i for i, n in enumerate(window[:reach]) if i not in taken and i not in picked
-                  and abs(n.value - x) <= n.half * (1 + 1e-9) + 1e-12), None)
+                  and abs(n.value - x) <= (n.half + e) * (1 + 1e-9) + 1e-12), None)
         if k is not None:
             picked.append(k)
     if len(picked) < MOST * len(entries):
         return None
     taken.update(picked)
     return len(picked)
+
+
+def _computed(b: Block) -> bool:
+    """A printout of computed numbers, four significant digits or more each (a model's
+    probabilities): what a step computes from it carries their rounding."""
+    return bool(np.all(b.half > 0) and np.all(b.half <= ROUNDED * np.abs(b.floats)))
+
+
+def _spread(operands: tuple, text: str, v: np.ndarray):
+    """How far ``text``'s value ``v`` moves when every operand's printed entry moves to an
+    end of its rounding (all up, then all down), or 0 when that cannot be evaluated."""
+    from .search import Search
+    out = np.zeros_like(v)
+    for sign in (1, -1):
+        moved = tuple(_moved(b, sign) for b in operands)
+        with np.errstate(all="ignore"):
+            w = Search(list(moved), "").value(text, moved)
+        if w is None or np.atleast_2d(w).shape != v.shape:
+            return 0.0
+        out = np.maximum(out, np.abs(np.atleast_2d(w) - v))
+    return np.nan_to_num(out, nan=0.0, posinf=0.0)
+
+
+def _moved(b: Block, sign: int) -> Block:
+    """``b`` with every printed entry moved by ``sign`` × half a unit of its last digit."""
+    from dataclasses import replace
+    from fractions import Fraction
+    p = b.printed
+    values = tuple(tuple(Fraction(x) + sign * Fraction(str(h)) for x, h in zip(row, hs))
+                   for row, hs in zip(p.values, b.half.tolist()))
+    return replace(b, printed=replace(p, values=values), floats=b.floats + sign * b.half)
 
 
 def _name(base: str, key: str, used: set) -> str:
