@@ -199,3 +199,31 @@ def test_a_scientific_printout_is_a_rounding(tmp_path):
                     "x = [0.1, 0.3, -0.2]\n", encoding="utf-8")
     found = blocks([(str(post), read_article(str(post)))])
     assert [b.rounded for b in found] == [True, False], [(b.name, b.printed.texts) for b in found]
+
+
+ZZ = [[F("1.0"), F("0.5"), F("-0.5")], [F("0.2"), F("0.0"), F("0.8")]]
+
+
+def test_a_softmax_worked_row_by_row_with_a_wrong_weight(tmp_path):
+    """Each row through every step (exponentials, their sum, the quotients), then the next
+    row; one weight of the second row misprinted (two digits swapped): that number alone
+    is wrong."""
+    lines = ["# Softmax of two rows", "", "```python", "z = [[1.0, 0.5, -0.5],", "     [0.2, 0.0, 0.8]]",
+             "```", ""]
+    wrong = None
+    for k, row in enumerate(ZZ):
+        e = [mpmath.exp(mpmath.mpf(z.numerator) / z.denominator) for z in row]
+        total = mpmath.fsum(e)
+        weights = [p(x / total, 4) for x in e]
+        if k == 1:
+            right = weights[2]
+            weights[2] = wrong = right[:-2] + right[-1] + right[-2]
+            assert wrong != right
+        lines += [f"Row {k + 1}: the exponentials are " + ", ".join(p(x, 4) for x in e) +
+                  f"; their sum is {p(total, 4)}; the weights are " + ", ".join(weights) + ".", ""]
+    post = tmp_path / "post.md"
+    post.write_text("\n".join(lines), encoding="utf-8")
+    got = claims(post)
+    bad = [c["printed"] for c in got if c["verdict"] == "wrong"]
+    assert bad == [wrong], got
+    assert sum(c["verdict"] == "correct" for c in got) == 13, got     # 6 exponentials, 2 sums, 5 weights

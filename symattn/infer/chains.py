@@ -36,7 +36,7 @@ printed for them, wrong ones included, as for a hand-written spec.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -70,7 +70,7 @@ MOST = 3 / 4               # share of a step's non-zero entries printed
 MIN_BEYOND = 3             # numbers explained beyond the chain's freedom
 MIN_COLS = 3               # a row of two is too easily matched by chance
 CARRIED = 2                # half-units a hand-divided entry may be off
-GAP = 24                   # a step's numbers begin this many numbers after the last one explained
+GAP = 48                   # a step's numbers begin this many numbers after the last one explained
 ROUNDED = 1e-3             # half a unit at most this share of an entry: a computed printout
 SLACK = 10                 # lines after a chain's last number that are still its part
 MAX_NEXT = 2               # blocks after a block's part tried as its normalised rows
@@ -104,6 +104,7 @@ class _Candidate:
     window: list
     nexts: list
     parts: dict             # next block's index -> the numbers of its own part
+    moved: dict = field(default_factory=dict)   # sign -> (search, operands moved by their rounding)
 
 
 def chains(found: list[Block], parts: list, search, derived=()) -> dict[int, Chain]:
@@ -172,13 +173,12 @@ def _own(n: _Printed, b: Block) -> bool:
 
 def _best(cand: _Candidate, search, used: set) -> Chain | None:
     """The chain that explains the most printed numbers, of each chain and divisor."""
-    best, window = None, cand.window
+    best = None
     probabilities = all(bool(np.all((b.floats > 0) & (b.floats <= 1))) for b in cand.operands)
     for chain in CHAINS:
         if chain is LOG_LIKELIHOOD and not probabilities:
             continue
         for k, ddof in enumerate(DDOF if chain is STATISTICS else DDOF[:1]):
-            cand.window = window
             c = _chain(cand, chain, search, used, ddof, k)
             if c is not None and (best is None or c.explained > best.explained):
                 best = c
@@ -190,13 +190,27 @@ def _wrapped(text: str) -> str:
         text.startswith("-") else text
 
 
-def _chain(cand: _Candidate, chain: tuple, search, used: set, ddof: str, freedom: int
-           ) -> Chain | None:
-    taken: set = set()
-    shown, explained, several, prints = [], 0, False, ()
-    names: dict = {}
-    inline: dict = {}
-    last = -1                                # the window's last number explained so far
+@dataclass
+class _Step:
+    """One step of a chain as tried: its expression with every earlier step written out
+    (``text``), its value, the later block that prints it (or None), its entries that can
+    be evidence, (row, value, how far the operands' rounding moves it), and the window's
+    numbers it explains (``picked``)."""
+    key: str
+    template: str
+    text: str
+    value: np.ndarray
+    block: Block | None
+    entries: list
+    picked: list
+    partial: list = field(default_factory=list)   # the numbers of a step that explains too few
+
+
+def _steps(cand: _Candidate, chain: tuple, search, ddof: str) -> tuple[list, dict]:
+    """The steps of ``chain`` that evaluate on ``cand`` (and change it), and each step's
+    expression written out."""
+    inline, out, prints = {}, [], set()
+    computed = all(_computed(b) for b in cand.operands)
     for key, template in chain:
         inline[key] = template.format(x=_wrapped(cand.text), ddof=ddof,
                                       **{k: _wrapped(v) for k, v in inline.items()})
@@ -206,48 +220,117 @@ def _chain(cand: _Candidate, chain: tuple, search, used: set, ddof: str, freedom
             continue
         v = np.atleast_2d(v)
         block = next((o for o in cand.nexts if o.index not in prints and _prints(o, v)), None)
-        before = set(taken)
-        got = _printed(v, cand.window, taken, last) if block is None else \
-            int(np.count_nonzero(block.floats))
-        if not got and block is None and all(_computed(b) for b in cand.operands):
-            got = _printed(v, cand.window, taken, last, _spread(cand.operands, inline[key], v))
-        if not got:
+        spread = _spread(cand, inline[key], v) if computed and block is None else 0.0
+        spread = np.broadcast_to(spread, v.shape)
+        entries = [(i, float(v[i, j]), float(spread[i, j])) for i in range(v.shape[0])
+                   for j in range(v.shape[1]) if np.isfinite(v[i, j]) and abs(v[i, j]) > 1e-12]
+        if block is not None:
+            prints.add(block.index)
+        out.append(_Step(key, template, inline[key], v, block, entries, []))
+    return out, inline
+
+
+def _chain(cand: _Candidate, chain: tuple, search, used: set, ddof: str, freedom: int
+           ) -> Chain | None:
+    """The chain's steps shown on ``cand``, their numbers matched step by step or row by
+    row (an article may work each row through every step), whichever explains more."""
+    steps, inline = _steps(cand, chain, search, ddof)
+    window, starts = list(cand.window), {}
+    for st in steps:                          # a printed step's part prints the steps after it
+        if st.block is not None:
+            starts[st.block.index] = len(window)
+            window += cand.parts.get(st.block.index, [])
+    best = None
+    for by_rows in (False, True):
+        taken = _match(steps, window, starts, by_rows)
+        c = _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chain)
+        if c is not None and (best is None or c.explained > best.explained):
+            best = c
+    return best
+
+
+def _match(steps: list, window: list, starts: dict, by_rows: bool) -> set:
+    """Match each step's entries to the window's numbers (``picked``), step after step or
+    row after row; a step that explains too few of its entries gives them back."""
+    taken: set = set()
+    last = -1                                # the window's last number explained so far
+    for st in steps:
+        st.picked, st.partial = [], []
+    rows = max((st.value.shape[0] for st in steps), default=0)
+    order = [(st, None) for st in steps] if not by_rows else \
+        [(st, i) for i in range(rows) for st in steps]
+    for st, row in order:
+        if st.block is not None:
+            last = starts[st.block.index] - 1 if row is None else last
             continue
-        last = max(taken, default=-1) if block is None else len(cand.window) - 1
-        name = _name(cand.name, key, used) if block is None else block.name
-        if block is not None:                 # its part prints the steps after it
-            prints += (block.index,)
-            cand.window = cand.window + cand.parts.get(block.index, [])
-        expr = template.format(x=_wrapped(cand.text), ddof=ddof, **{
-            k: names.get(k) or _wrapped(v) for k, v in inline.items() if k != key})
-        names[key] = name
-        line = block.line if block is not None else min(cand.window[k].line for k in taken - before)
+        entries = [e for e in st.entries if row is None or e[0] == row]
+        picks = _pick(entries, window, taken, last)
+        st.picked += picks
+        taken.update(picks)
+        if row is None and _few(st, window):
+            taken -= set(st.picked)
+            st.picked, st.partial = [], st.picked
+        last = max(taken, default=last)
+    for st in steps:
+        if st.block is None and st.picked and _few(st, window):
+            taken -= set(st.picked)
+            st.picked, st.partial = [], st.picked
+    return taken
+
+
+def _few(st: _Step, window: list) -> bool:
+    """Does a step explain less than :data:`MOST` of its entries? A whole entry (e^0 = 1)
+    counts only when a number prints it (a whole number printed is no evidence)."""
+    whole = sum(1 for _, x, _ in st.entries if x == round(x))
+    matched_whole = sum(1 for k in st.picked if window[k].value == round(window[k].value))
+    return len(st.picked) < MOST * (len(st.entries) - whole + matched_whole) or not st.picked
+
+
+def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chain) -> Chain | None:
+    """The chain of the steps that explain their numbers, if it explains enough; a step
+    between two of them that some of its numbers print is one too (the chain computes it:
+    the check judges its other prints), though no evidence."""
+    shown, explained, several, prints, names = [], 0, False, (), {}
+    counts = [int(np.count_nonzero(st.block.floats)) if st.block is not None else len(st.picked)
+              for st in steps]
+    kept = [k for k, n in enumerate(counts) if n]
+    for k, st in enumerate(steps):
+        got = counts[k]
+        if not got and not (st.partial and kept and kept[0] < k < kept[-1]):
+            continue
+        st.picked = st.picked or st.partial
+        name = _name(cand.name, st.key, used) if st.block is None else st.block.name
+        expr = st.template.format(x=_wrapped(cand.text), ddof=ddof, **{
+            k: names.get(k) or _wrapped(v) for k, v in inline.items() if k != st.key})
+        names[st.key] = name
+        line = st.block.line if st.block is not None else min(window[k].line for k in st.picked)
         shown.append((name, expr, line))                  # where it is printed first
         explained += got
-        several |= key in ELEMENTWISE and got >= 2
+        several |= st.key in ELEMENTWISE and got >= 2
+        prints += (st.block.index,) if st.block is not None else ()
     if chain is STATISTICS and len(cand.operands) == 1 and "mean" in names \
             and "std" not in names and "normalised" not in names:
-        got = _with_carried(cand, search, used, ddof, taken, names, inline, shown)
+        got = _with_carried(cand, window, search, used, ddof, set(taken), names, inline, shown)
         if got is not None:
             explained += got[0]
             several, prints = True, prints + (got[1],)
     freedom += len(shown)
     if explained < freedom + MIN_BEYOND or not several or len(shown) < 2:
         return None                          # one step alone is a derivation, the search's
-    end = max([cand.window[k].line for k in taken] + [b.line + b.shape[0] + 1 for b in cand.nexts
-                                                      if b.index in prints]) + SLACK
+    end = max([window[k].line for st in steps for k in st.picked] +
+              [b.line + b.shape[0] + 1 for b in cand.nexts if b.index in prints]) + SLACK
     return Chain(tuple(o.index for o in cand.operands), shown, explained, prints, end)
 
 
-def _with_carried(cand: _Candidate, search, used: set, ddof: str, taken: set, names: dict,
-                  inline: dict, shown: list):
+def _with_carried(cand: _Candidate, window: list, search, used: set, ddof: str, taken: set,
+                  names: dict, inline: dict, shown: list):
     """The standard deviation and a later block of normalised rows computed from the
     text's own (:func:`_carried`) added to ``shown``: (numbers explained, that block's
     index), or None."""
     b = cand.operands[0]
     with np.errstate(all="ignore"):
         dev = search.value(inline["deviations"], cand.operands)
-    carried = _carried(b, dev, cand.window, taken, cand.nexts, search, ddof)
+    carried = _carried(b, dev, window, taken, cand.nexts, search, ddof)
     if carried is None:
         return None
     target, got = carried
@@ -262,26 +345,18 @@ def _prints(o: Block, v: np.ndarray) -> bool:
     return o.shape == v.shape and bool(np.all(np.abs(o.floats - v) <= o.half * (1 + 1e-9) + 1e-12))
 
 
-def _printed(v: np.ndarray, window: list, taken: set, last: int, spread=0.0) -> int | None:
-    """How many of ``v``'s non-zero entries are printed in ``window`` (each number once,
-    marked in ``taken``; each within :data:`GAP` numbers of the last one explained, the
-    window's ``last`` before this step; within the print's rounding, plus ``spread``: what
-    the operands' rounding moves each entry), when most are; else None (nothing taken)."""
-    spread = np.broadcast_to(spread, v.shape).ravel().tolist()
-    entries = [(x, e) for x, e in zip(v.ravel().tolist(), spread) if abs(x) > 1e-12]
-    if not entries:
-        return None
-    picked = []
-    for x, e in entries:
+def _pick(entries: list, window: list, taken: set, last: int) -> list:
+    """The window's numbers (indices, none ``taken``) that print ``entries`` (row, value,
+    spread): each within the print's rounding plus the spread, and within :data:`GAP`
+    numbers of the last one explained (``last`` before these)."""
+    picked: list = []
+    for _, x, e in entries:
         reach = max(picked + [last]) + GAP
         k = next((i for i, n in enumerate(window[:reach]) if i not in taken and i not in picked
-                  and abs(n.value - x) <= (n.half + e) * (1 + 1e-9) + 1e-12), None)
+                  and abs(n.value - x) < n.half * (1 - 1e-9) + e), None)   # a tie: no evidence
         if k is not None:
             picked.append(k)
-    if len(picked) < MOST * len(entries):
-        return None
-    taken.update(picked)
-    return len(picked)
+    return picked
 
 
 def _computed(b: Block) -> bool:
@@ -290,15 +365,18 @@ def _computed(b: Block) -> bool:
     return bool(np.all(b.half > 0) and np.all(b.half <= ROUNDED * np.abs(b.floats)))
 
 
-def _spread(operands: tuple, text: str, v: np.ndarray):
+def _spread(cand: _Candidate, text: str, v: np.ndarray):
     """How far ``text``'s value ``v`` moves when every operand's printed entry moves to an
     end of its rounding (all up, then all down), or 0 when that cannot be evaluated."""
     from .search import Search
     out = np.zeros_like(v)
     for sign in (1, -1):
-        moved = tuple(_moved(b, sign) for b in operands)
+        if sign not in cand.moved:
+            moved = tuple(_moved(b, sign) for b in cand.operands)
+            cand.moved[sign] = (Search(list(moved), ""), moved)
+        search, moved = cand.moved[sign]
         with np.errstate(all="ignore"):
-            w = Search(list(moved), "").value(text, moved)
+            w = search.value(text, moved)
         if w is None or np.atleast_2d(w).shape != v.shape:
             return 0.0
         out = np.maximum(out, np.abs(np.atleast_2d(w) - v))
