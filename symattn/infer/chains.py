@@ -27,7 +27,7 @@ are no evidence.
 
 A later block of the block's shape whose rows are its deviations each divided by a number
 printed in its part is the normalised step computed from the text's own standard
-deviations (:func:`_carried`), right or wrong: then the standard deviation is a step, and
+deviations (:func:`.carried.carried`), right or wrong: then the standard deviation is a step, and
 the article check flags the wrong ones and the rows that follow from them.
 
 The kept steps join the inferred spec; the article check then judges every number
@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .blocks import Block
+from .carried import carried as rows_carried
 from .search import _reprints
 
 # Each chain: (key, expression) in order; ``{x}``: the block (or the concatenation of
@@ -69,7 +70,6 @@ DDOF = ("0", "1")          # the biased divisor d, then d − 1 (one more choice
 MOST = 3 / 4               # share of a step's non-zero entries printed
 MIN_BEYOND = 3             # numbers explained beyond the chain's freedom
 MIN_COLS = 3               # a row of two is too easily matched by chance
-CARRIED = 2                # half-units a hand-divided entry may be off
 GAP = 48                   # a step's numbers begin this many numbers after the last one explained
 ROUNDED = 1e-3             # half a unit at most this share of an entry: a computed printout
 SLACK = 10                 # lines after a chain's last number that are still its part
@@ -325,12 +325,12 @@ def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chai
 def _with_carried(cand: _Candidate, window: list, search, used: set, ddof: str, taken: set,
                   names: dict, inline: dict, shown: list):
     """The standard deviation and a later block of normalised rows computed from the
-    text's own (:func:`_carried`) added to ``shown``: (numbers explained, that block's
+    text's own (:func:`.carried.carried`) added to ``shown``: (numbers explained, that block's
     index), or None."""
     b = cand.operands[0]
     with np.errstate(all="ignore"):
         dev = search.value(inline["deviations"], cand.operands)
-    carried = _carried(b, dev, window, taken, cand.nexts, search, ddof)
+    carried = rows_carried(b, dev, window, taken, cand.nexts, search, ddof, DDOF, MOST)
     if carried is None:
         return None
     target, got = carried
@@ -398,47 +398,3 @@ def _name(base: str, key: str, used: set) -> str:
     while name in used:
         name, k = f"{base}_{key}_{k}", k + 1
     return name
-
-
-def _carried(b: Block, dev, window: list, taken: set, nexts: list, search, ddof: str):
-    """(the block, numbers explained) of a later block of ``b``'s shape whose rows are
-    ``b``'s deviations divided each by a number printed in ``b``'s part (the text's own
-    standard deviations, right or wrong: the article check judges them and the rows
-    computed from them), when most rows are, and more of those numbers are the
-    standard deviation with this divisor than with the other (at least one); else None.
-    ``dev``: ``b``'s deviations (rows × cols)."""
-    stds = {d: search.value(f"sqrt(var({b.name}, ddof={d}))", (b,)) for d in DDOF}
-    if dev is None or any(v is None for v in stds.values()):
-        return None
-    for target in nexts:
-        if target.shape != b.shape:
-            continue
-        picked = {}
-        for i in range(b.shape[0]):
-            k = _divisor(dev[i], target.floats[i], target.half[i], window, taken | set(picked.values()))
-            if k is not None:
-                picked[i] = k
-        if len(picked) < max(2, MOST * b.shape[0]):
-            continue
-        exact = {d: sum(abs(window[k].value - float(np.ravel(v)[i])) <= window[k].half * (1 + 1e-9)
-                        for i, k in picked.items()) for d, v in stds.items()}
-        other = max(n for d, n in exact.items() if d != ddof)
-        if exact[ddof] < 1 or exact[ddof] <= other:
-            continue
-        taken.update(picked.values())
-        return target, len(picked) + int(np.count_nonzero(target.floats))
-    return None
-
-
-def _divisor(dev: np.ndarray, row: np.ndarray, half: np.ndarray, window: list, taken: set):
-    """The first number of ``window`` (not ``taken``) that the deviations ``dev`` divided
-    by give the printed ``row`` (within one unit of its last digit: a hand division of
-    rounded numbers; two non-zero entries at least)."""
-    live = np.abs(dev) > 1e-12
-    if np.any(np.abs(row[~live]) > half[~live]) or live.sum() < 2:
-        return None
-    for k, n in enumerate(window):
-        if k not in taken and n.value > 0 and np.all(
-                np.abs(dev[live] / n.value - row[live]) <= CARRIED * half[live] * (1 + 1e-9) + 1e-12):
-            return k
-    return None
