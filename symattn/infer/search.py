@@ -70,6 +70,7 @@ class Form:
     op: str = ""                # the declared operation ('' for an operator)
     sizes: tuple = ()           # (parameter, "rows"/"cols") filled from the block's shape
     scaled: bool = False        # the operand divided by sqrt(k)
+    most: float = MOST          # the share of a block's entries it must reproduce
 
 
 @dataclass
@@ -118,9 +119,11 @@ def forms(text: str) -> list[Form]:
             sizes = tuple(s.sizes.items())
             args = ", ".join([f"{{{i}}}" for i in range(len(ops))] + [f"{{{p}}}" for p, _ in sizes])
             template = f"{name}({args}{kw})"
-            out.append(Form(template, ops, result, cost, name, sizes))
+            most = s.most or MOST
+            out.append(Form(template, ops, result, cost, name, sizes, most=most))
             if not ops:                       # a table of its own (positional encodings): added to a block
-                out.append(Form(f"{{0}} + {template}", (result,), result, cost + 1, name, sizes))
+                out.append(Form(f"{{0}} + {template}", (result,), result, cost + 1, name, sizes,
+                                most=most))
             if s.scaled and len(ops) == 1:
                 scaled = template.replace("{0}", "{0} / sqrt({k})", 1)
                 out.append(Form(scaled, ops, result, cost + 1, name, sizes, True))
@@ -293,7 +296,7 @@ class Search:
                         v, text, cost = (None if v is None else v.T), f"({text}).T", cost + 1
                     m, err = self.matched(v, target, operands)
                     cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
-                    if self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
+                    if self._accepts(cand, n, form.most) and (best is None or _key(cand) < _key(best)):
                         best = cand
                     elif m >= PARTLY * n:
                         partly.append(cand)
@@ -357,7 +360,7 @@ class Search:
         env = {(o.parent or o).name: self.tensor(o) for o in operands}
         return Spec("<infer>", "infer", "", "", "half-up", None, inputs=env, tensors=dict(env))
 
-    def _accepts(self, d: Derivation, n: int) -> bool:
+    def _accepts(self, d: Derivation, n: int, share: float = MOST) -> bool:
         """Most entries reproduced, and more non-zero ones than the derivation's freedom
         (zeros follow from the structure: a product with a zero weight, a mask); of a
         block of 0s and one magnitude, all (most of it is a coincidence there). Plain
@@ -366,7 +369,7 @@ class Search:
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
         freedom = d.cost + (len(d.operands) if _plain(d.block) else 0)
-        most = 1 if _binary(d.block) else MOST      # 0s and 1s coincide: all of them
+        most = 1 if _binary(d.block) else share     # 0s and 1s coincide: all of them
         return d.matched >= max(most * n, freedom + MIN_ENTRIES) and \
             shown >= max(most * nonzero, freedom + MIN_ENTRIES)
 
