@@ -8,7 +8,8 @@ Four forms, each kept with the article line it starts on:
   ``array([[1., 0.]])`` and ``[[0.1 0.2]\\n [0.3 0.4]]``, Python lists ``[[1, 2], [3, 4]]``;
   a one-row list only when code names it (``x = [0.8, 1.2]``) or a printout wraps it;
 * tables: Markdown ``| love | 0.8 | 1.2 |`` or tab-separated rows of numbers, a first cell
-  that is not a number labels the row; a column of bracket vectors (``love\\t[0.8, 1.2]``)
+  that is not a number labels the row (a whole number before vectors too: a position,
+  ``| 1 | [0.01, 0.02] |``); a column of bracket vectors (``love\\t[0.8, 1.2]``)
   gives one matrix per column;
 * runs of labelled vectors, one a line: ``1番目の文字のベクトル = [1, 0]``.
 
@@ -227,6 +228,9 @@ def _cells(line: Line) -> list[str] | None:
 def _row(cells: list[str]):
     """('numbers', label, [(v, t)]) or ('lists', label, [list]) or None."""
     label, rest = (cells[0], cells[1:]) if cells and number(cells[0]) is None else (None, cells)
+    if label is None and len(cells) > 1 and cells[0].strip().isdigit() \
+            and all(c.startswith("[") for c in cells[1:]):
+        label, rest = cells[0].strip(), cells[1:]     # a position's row: | 1 | [0.01, 0.02] |
     if not rest:
         return None
     if all(c.startswith("[") for c in rest):
@@ -302,8 +306,10 @@ def _from_run(run, header, caption) -> list[Printed]:
 
 
 def _plain_name(text: str | None) -> str | None:
-    """A cell or label that is a symbol (``Q``, ``$W_Q$``, ``x_{\\text{love}}``)."""
-    t = (text or "").strip().strip("`*$ ")
+    """A cell or label that is a symbol (``Q``, ``$W_Q$``, ``x_{\\text{love}}``), or a
+    header whose last math is one (``Positional Encoding $P_i$``, as the check reads it)."""
+    math = re.findall(r"\$([^$]+)\$", text or "")
+    t = (math[-1] if math else text or "").strip().strip("`*$ ")
     if not re.fullmatch(r"\\?[A-Za-z][\w{}\\^]*", t):
         return None
     return latex_name(t)

@@ -114,8 +114,13 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
 
 
 def _named(found: list[Block]) -> list[Block]:
-    """Every block a unique name: its label, else ``X`` for the first unnamed table of
+    """Every block a unique name: its label (a row's with a free index, ``P_i``: the
+    tensor's, :func:`.positions.base_names`), else ``X`` for the first unnamed table of
     labelled rows (the tokens, when no block is named X), else ``M`` and its line (``M52``)."""
+    from .positions import base_names
+    for k, base in base_names([b.label for b in found]).items():
+        if not any(b.name == base for b in found):
+            found[k].name = base              # X_i: the rows of X (the last block labelled so)
     used: set = set()
     x = next((b for b in found if not b.name and b.printed.rows), None)
     if x is not None and not any(b.name == "X" for b in found):

@@ -290,7 +290,7 @@ class Search:
                         continue
                     tries += 1
                     v = self.value(slotted, operands, slots=True)
-                    if _reprints(v, operands):
+                    if _reprints(v, operands, target):
                         continue
                     if flip:
                         v, text, cost = (None if v is None else v.T), f"({text}).T", cost + 1
@@ -392,11 +392,14 @@ def _plain(b: Block) -> bool:
     return b.floats.size <= SMALL and (_whole(b) or len(np.unique(np.abs(b.floats))) <= 3)
 
 
-def _reprints(v, operands: tuple) -> bool:
+def _reprints(v, operands: tuple, target: Block) -> bool:
     """Is the value an operand's own (a form that changes nothing: a softmax renormalised,
-    a product with the identity)? Then it derives nothing: the block prints that operand."""
+    a product with the identity)? Then it derives nothing: the block prints that operand.
+    Judged at the finer of the two prints (0.1 + 0.01 printed 0.11 is a change of 0.1)."""
+    def half(o):
+        return np.minimum(o.half, target.half) if o.shape == target.shape else o.half
     return v is not None and any(o.shape == v.shape and bool(np.all(
-        np.abs(v - o.floats) <= o.half * 1.0001 + 1e-9 * np.maximum(1, np.abs(v)))) for o in operands)
+        np.abs(v - o.floats) <= half(o) * 1.0001 + 1e-9 * np.maximum(1, np.abs(v)))) for o in operands)
 
 
 def _key(d: Derivation) -> tuple:
