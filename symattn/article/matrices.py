@@ -5,7 +5,8 @@ Four forms, each kept with the article line it starts on:
 * LaTeX ``bmatrix``/``pmatrix``/``array`` environments, read by
   :mod:`symattn.spec.latex_import` (as ``symattn import`` reads them);
 * bracket lists in code and printed output: PyTorch ``tensor([[0.4419, 0.6515]])``, NumPy
-  ``array([[1., 0.]])`` and ``[[0.1 0.2]\\n [0.3 0.4]]``, Python lists ``[[1, 2], [3, 4]]``;
+  ``array([[1., 0.]])`` and ``[[0.1 0.2]\\n [0.3 0.4]]``, Python lists ``[[1, 2], [3, 4]]``
+  (a masked entry ``-inf`` too);
   a one-row list only when code names it (``x = [0.8, 1.2]``) or a printout wraps it;
 * tables: Markdown ``| love | 0.8 | 1.2 |`` or tab-separated rows of numbers, a first cell
   that is not a number labels the row (a whole number before vectors too: a position,
@@ -54,9 +55,15 @@ _NUM = re.compile(r"[+\-−]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+\-]?\d+)?")
 _SPACE = re.compile(r"(?:\s|\\[ ,;:!]|\\q?quad\b|~)*")
 
 
+_MINUS_INF = re.compile(r"[\-−]\s*(?:(?:torch|np|numpy|math)\.)?(?:inf|∞)(?![\w.])")
+
+
 def number(text: str):
-    """(exact value, TOML text) of a cell that is one number, else None."""
+    """(exact value, TOML text) of a cell that is one number (``-inf`` too: a mask's
+    entry), else None."""
     t = text.strip().strip("`*$ ").strip()
+    if _MINUS_INF.fullmatch(t):
+        return cell_value("-∞")
     if not t or len(t) > 200 or not re.fullmatch(r"[+\-−]?[\d.]+(?:[eE][+\-]?\d+)?|.*\\frac.*|\d+/\d+", t):
         return None
     try:
@@ -92,7 +99,7 @@ def parse_list(s: str, i: int):
         elif ch == "#" and stack and "\n" in s[i:i + 500]:    # a code comment between rows
             i = s.index("\n", i)
         else:
-            m = _NUM.match(s, i)
+            m = _NUM.match(s, i) or _MINUS_INF.match(s, i)
             if not m or not stack or len(m.group(0)) > 200:
                 return None, max(i, 1)
             count += 1

@@ -6,7 +6,8 @@ the print" allows), a name that the spec language takes, and the text before eac
 
 A block is kept once: a 1×1 block (a lone number is never explained by others) and a
 block that repeats an earlier one's numbers (the whole, or one of its rows) are left to
-the article check, which assigns their numbers like any other print.
+the article check, which assigns their numbers like any other print; a whole block printed
+again is kept marked (``again``) for the search to try anew (:mod:`.again`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class Block:
     before: str = ""
     label: str = field(default="")       # the article's own name for it ('' when none)
     parent: "Block | None" = None        # a row of this block (named ``X[1]``)
+    again: int = -1                      # the earlier block whose numbers it prints again
+                                         # (a step of its own only if derived anew: .again)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -67,6 +70,12 @@ def rows_of(b: Block) -> list[Block]:
     p = b.printed
     return [Block(f"{b.name}[{i}]", Printed(p.name, p.line, (p.values[i],), (p.texts[i],)), b.index,
                   b.path, b.floats[i:i + 1], b.half[i:i + 1], parent=b) for i in range(b.shape[0])]
+
+
+def _float(v) -> float:
+    """A printed value as a float (a mask's −∞: -inf)."""
+    from ..tensor import NEG_INF
+    return -np.inf if v is NEG_INF else float(Fraction(v))
 
 
 def _half_units(texts) -> np.ndarray:
@@ -102,13 +111,14 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
         for p in find(lines):
             if len(out) >= MAX_BLOCKS:
                 return out
-            if p.shape == (1, 1) or _repeats(p, seen):
+            again = next((b.index for b in out if b.printed.values == p.values), -1)
+            if p.shape == (1, 1) or (again < 0 and _repeats(p, seen)):
                 continue
             seen.append(p)
-            floats = np.array([[float(Fraction(v)) for v in row] for row in p.values])
+            floats = np.array([[_float(v) for v in row] for row in p.values])
             before = "\n".join(t for n, t in texts.items() if last <= n <= p.line)
             out.append(Block(spec_name(p.name), p, len(out), path, floats, _half_units(p.texts),
-                             before, p.name))
+                             before, p.name, again=again))
             last = p.line
     return _named(out)
 

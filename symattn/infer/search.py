@@ -215,12 +215,15 @@ class Search:
         the print's last digit, plus 4× what the operands' own prints may be off (a
         computed one: as far as its prints were; a printout: half its last digit), scaled
         by the entry's size)."""
-        if v is None or v.shape != target.shape or not np.all(np.isfinite(v)):
+        if v is None or v.shape != target.shape:
+            return 0, 0.0
+        same = v == target.floats                  # a mask's −∞ printed as −∞
+        if not np.all(np.isfinite(v) | same):
             return 0, 0.0
         carry = max((self.derived[o.index].error if o.index in self.derived else
                      float(o.half.max()) if (o.parent or o).rounded else 0.0 for o in operands), default=0.0)
-        scale = np.maximum(1, np.abs(v))
-        off = np.abs(v - target.floats)
+        scale = np.where(same, 1, np.maximum(1, np.abs(v)))
+        off = np.where(same, 0, np.abs(v - target.floats))
         ok = off <= target.half * 1.0001 + (4 * carry + 1e-9) * scale
         return int(ok.sum()), max(carry, float(off[ok].max()) if ok.any() else 0.0)
 
@@ -242,9 +245,15 @@ class Search:
         both prints' rounding), is no step of its own: it prints that block again
         (:attr:`reprints`, block index -> the index of the block it prints)."""
         from .. import deadline
+        from .again import derive_again, settle
         done: dict = {}
-        for b in self.blocks:
+        for b in list(self.blocks):
             deadline.check(f"{b.path}:{b.line}")       # the one deadline: an end, never a guess
+            if b.again >= 0:                           # printed again: a step only if derived anew
+                d = derive_again(self, b)
+                if settle(self, b, d):
+                    self.derived[b.index] = d
+                continue
             d = self.derive(b)
             if d is not None and d.expr in done:
                 self.reprints[b.index] = done[d.expr]
@@ -264,12 +273,14 @@ class Search:
                 return i
         return None
 
-    def derive(self, target: Block) -> Derivation | None:
+    def derive(self, target: Block, after: int = -1) -> Derivation | None:
+        """The target's derivation from earlier blocks (those printed after block ``after``)."""
         n = target.floats.size
         if n < 2 or len(np.unique(target.floats)) < 2:
             return None
-        earlier = sorted((b for b in self.blocks if b.index < target.index),
-                         key=lambda b: -b.index)[:MAX_OPERANDS]
+        everything = sorted((b for b in self.blocks if b.index < target.index),
+                            key=lambda b: -b.index)[:MAX_OPERANDS]
+        earlier = [b for b in everything if b.index > after]
         rows = [r for b in earlier[:MAX_ROW_BLOCKS] for r in rows_of(b)]
         best, tries, forced, partly = None, 0, [], []
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
@@ -283,7 +294,7 @@ class Search:
             for operands in _operand_tuples(form, shape, earlier, rows):
                 if tries >= min(budget, total):
                     break
-                scales = self.scales(earlier, target.before, operands) if "{k}" in form.template else []
+                scales = self.scales(everything, target.before, operands) if "{k}" in form.template else []
                 for text, slotted, cost in self._texts(form, operands, shape, scales):
                     if not flip and self._needs_scale(form, operands, target):
                         forced.append((form, operands, text, cost))
