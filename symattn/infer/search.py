@@ -276,11 +276,12 @@ class Search:
     def derive(self, target: Block, after: int = -1) -> Derivation | None:
         """The target's derivation from earlier blocks (those printed after block ``after``)."""
         n = target.floats.size
-        if n < 2 or len(np.unique(target.floats)) < 2:
-            return None
         everything = sorted((b for b in self.blocks if b.index < target.index),
                             key=lambda b: -b.index)[:MAX_OPERANDS]
         earlier = [b for b in everything if b.index > after]
+        if n < 2 or len(np.unique(target.floats)) < 2:
+            from .masks import row_sums           # ones: the row sums of computed weights
+            return row_sums(self, target, earlier)
         rows = [r for b in earlier[:MAX_ROW_BLOCKS] for r in rows_of(b)]
         best, tries, forced, partly = None, 0, [], []
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
