@@ -55,7 +55,7 @@ class Block:
     def rounded(self) -> bool:
         """A printout of computed numbers (every entry at the same 4 or more decimals, as
         PyTorch and NumPy print): as an input, each entry is a rounding (``rounded = true``)."""
-        halves = set(self.half.ravel().tolist())
+        halves = set(self.half[np.isfinite(self.floats)].tolist())     # a mask's −∞: no print
         return len(halves) == 1 and 0 < halves.pop() <= 0.5e-4
 
 
@@ -103,6 +103,7 @@ def _repeats(p: Printed, earlier: list[Printed]) -> bool:
 
 def blocks(parts: list[tuple[str, list]]) -> list[Block]:
     """The blocks of an article given as (path, lines) parts, in reading order."""
+    from .masks import unmasked
     out: list[Block] = []
     seen: list[Printed] = []
     for path, lines in parts:
@@ -117,8 +118,13 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
             seen.append(p)
             floats = np.array([[_float(v) for v in row] for row in p.values])
             before = "\n".join(t for n, t in texts.items() if last <= n <= p.line)
-            out.append(Block(spec_name(p.name), p, len(out), path, floats, _half_units(p.texts),
-                             before, p.name, again=again))
+            b = Block(spec_name(p.name), p, len(out), path, floats, _half_units(p.texts),
+                      before, p.name, again=again)
+            scores = unmasked(b, len(out))       # scores masked with −∞: their input first
+            if scores is not None:
+                out.append(scores)
+                b.index = len(out)
+            out.append(b)
             last = p.line
     return _named(out)
 
@@ -135,13 +141,17 @@ def _named(found: list[Block]) -> list[Block]:
     x = next((b for b in found if not b.name and b.printed.rows), None)
     if x is not None and not any(b.name == "X" for b in found):
         x.name = "X"
+    from .masks import is_unmasked, name_unmasked
     for b in found:
+        if is_unmasked(b):
+            continue                          # named after its masked print, below
         base = b.name or f"M{b.line}"
         name, k = base, 2
         while name in used:
             name, k = f"{base}_{k}", k + 1
         used.add(name)
         b.name = name
+    name_unmasked(found, used)
     return found
 
 

@@ -1,5 +1,13 @@
 """Masked and renormalised weights: what the search's forms cannot say by themselves.
 
+- **Scores masked with −∞.** A printout of scores masked above the diagonal
+  (``masked_fill(triu(ones, 1).bool(), -inf)``) shows the masking step; the scores
+  themselves are never printed unmasked. Such a block is split as a hand-written spec
+  writes it: an input of its finite entries (0 where masked: the mask replaces them) and
+  the step ``scores + causal_mask(n)``, which the search derives (the mask's declaration,
+  :mod:`symattn.ops.masks`): the −∞ are claims of the mask, checked. Only the causal
+  pattern, exactly: any other pattern of −∞ is left as printed.
+
 - **Row sums.** Articles print the sums of a weights matrix's rows to show they are 1
   (``attn_weights.sum(dim=-1)`` → ``[1.0000, 1.0000, …]``), after a softmax or after
   masked weights are renormalised. A block of equal numbers is no evidence for the search
@@ -14,6 +22,50 @@ from __future__ import annotations
 import numpy as np
 
 MAX_SUMMED = 6              # nearest earlier computed blocks tried
+UNMASKED = "unmasked"       # the form of a block of scores split from their masked print
+
+
+def _causal(f: np.ndarray) -> bool:
+    """−∞ exactly above the diagonal of a square block, finite on and below it."""
+    n, m = f.shape
+    upper = np.triu(np.ones((n, m), dtype=bool), 1)
+    return n == m and n >= 2 and bool(np.all(np.isneginf(f) == upper))
+
+
+def unmasked(b, index: int):
+    """The block of scores a causally masked print ``b`` shows (0 where masked), as an
+    input block at ``index`` printed on ``b``'s line; None for any other block."""
+    import dataclasses
+    from fractions import Fraction
+    from ..article.matrices import Printed
+    if not np.any(np.isneginf(b.floats)) or not _causal(b.floats):
+        return None
+    p, masked = b.printed, np.isneginf(b.floats)
+    values = tuple(tuple(Fraction(0) if masked[i, j] else v for j, v in enumerate(r))
+                   for i, r in enumerate(p.values))
+    texts = tuple(tuple("0" if masked[i, j] else t for j, t in enumerate(r))
+                  for i, r in enumerate(p.texts))
+    half = np.where(masked, b.half[~masked].max(), b.half)
+    return dataclasses.replace(b, printed=Printed(p.name, p.line, values, texts, p.rows, UNMASKED),
+                               index=index, floats=np.where(masked, 0.0, b.floats), half=half,
+                               label="", again=-1)
+
+
+def is_unmasked(b) -> bool:
+    """A block split from a masked print: an input, never derived."""
+    return b.printed.form == UNMASKED
+
+
+def name_unmasked(found: list, used: set) -> None:
+    """Each split block named after the masked print it comes from (``masked_scores``),
+    a name no other block has (``used``)."""
+    for k, b in enumerate(found):
+        if is_unmasked(b) and k + 1 < len(found):
+            name, n = f"{found[k + 1].name}_scores", 2
+            while name in used:
+                name, n = f"{found[k + 1].name}_scores_{n}", n + 1
+            used.add(name)
+            b.name = name
 
 
 def row_sums(search, target, earlier: list):

@@ -127,7 +127,7 @@ def forms(text: str) -> list[Form]:
             if s.scaled and len(ops) == 1:
                 scaled = template.replace("{0}", "{0} / sqrt({k})", 1)
                 out.append(Form(scaled, ops, result, cost + 1, name, sizes, True))
-    return out
+    return sorted(out, key=lambda f: not f.sizes)   # the tables first: a few tries, none starved
 
 
 def _bind(dims: tuple, shape: tuple, env: dict) -> dict | None:
@@ -203,7 +203,8 @@ class Search:
                 tree = E.parse(text)
                 if slots:
                     self._trees[text] = tree
-            v = np.asarray(float_value(build(tree, env)), dtype=float)
+            with np.errstate(all="ignore"):    # −∞ · 0, exp overflow: not a match, no warning
+                v = np.asarray(float_value(build(tree, env)), dtype=float)
         except (SymattnError, ValueError, TypeError, ZeroDivisionError, ArithmeticError):
             v = None
         if slots:
@@ -222,8 +223,9 @@ class Search:
             return 0, 0.0
         carry = max((self.derived[o.index].error if o.index in self.derived else
                      float(o.half.max()) if (o.parent or o).rounded else 0.0 for o in operands), default=0.0)
-        scale = np.where(same, 1, np.maximum(1, np.abs(v)))
-        off = np.where(same, 0, np.abs(v - target.floats))
+        with np.errstate(invalid="ignore"):
+            scale = np.where(same, 1, np.maximum(1, np.abs(v)))
+            off = np.where(same, 0, np.abs(v - target.floats))
         ok = off <= target.half * 1.0001 + (4 * carry + 1e-9) * scale
         return int(ok.sum()), max(carry, float(off[ok].max()) if ok.any() else 0.0)
 
@@ -279,18 +281,21 @@ class Search:
         everything = sorted((b for b in self.blocks if b.index < target.index),
                             key=lambda b: -b.index)[:MAX_OPERANDS]
         earlier = [b for b in everything if b.index > after]
+        from .masks import is_unmasked, row_sums
+        if is_unmasked(target):                   # scores split from their masked print: an input
+            return None
         if n < 2 or len(np.unique(target.floats)) < 2:
-            from .masks import row_sums           # ones: the row sums of computed weights
-            return row_sums(self, target, earlier)
+            return row_sums(self, target, earlier)  # ones: the row sums of computed weights
         rows = [r for b in earlier[:MAX_ROW_BLOCKS] for r in rows_of(b)]
         best, tries, forced, partly = None, 0, [], []
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
         total = min(MAX_BLOCK_TRIES, BLOCK_TRIES_PER_ENTRY * n)
         # a row may print a column result (a mean per token) transposed
         shapes = [target.shape] + ([target.shape[::-1]] if target.shape[0] == 1 else [])
+        table = False
         for form, shape in itertools.product(self.forms, shapes):
-            total -= tries
-            tries = 0                         # each form its own budget: none starves the next
+            total -= 0 if table else tries    # a table's few tries (one per operand): outside it
+            tries, table = 0, bool(form.sizes)  # each form its own budget: none starves the next
             flip = shape != target.shape
             for operands in _operand_tuples(form, shape, earlier, rows):
                 if tries >= min(budget, total):
@@ -410,8 +415,11 @@ def _reprints(v, operands: tuple, target: Block) -> bool:
     Judged at the finer of the two prints (0.1 + 0.01 printed 0.11 is a change of 0.1)."""
     def half(o):
         return np.minimum(o.half, target.half) if o.shape == target.shape else o.half
-    return v is not None and any(o.shape == v.shape and bool(np.all(
-        np.abs(v - o.floats) <= half(o) * 1.0001 + 1e-9 * np.maximum(1, np.abs(v)))) for o in operands)
+    def same(o):                              # (a mask's −∞ is its own: equal, never near)
+        with np.errstate(invalid="ignore"):
+            return (v == o.floats) | (np.abs(v - o.floats) <= half(o) * 1.0001
+                                      + 1e-9 * np.maximum(1, np.abs(o.floats)))
+    return v is not None and any(o.shape == v.shape and bool(np.all(same(o))) for o in operands)
 
 
 def _key(d: Derivation) -> tuple:
