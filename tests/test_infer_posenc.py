@@ -194,3 +194,22 @@ def test_a_table_printed_again_with_nothing_computing_it_is_no_step(tmp_path):
     d = json.loads(r.stdout)
     assert [s["expr"] for s in d["inferred"][0]["steps"]] == ["positional_encoding(3, 4)"]
     assert d["summary"]["correct"] == 24 and d["summary"]["wrong"] == 0
+
+
+def test_the_encoding_of_one_position_printed_as_a_row(tmp_path):
+    row = [f"{float(v):.4f}" for v in pe_truth(3, 4)[2]]
+    path = tmp_path / "row.md"
+    path.write_text("# PE of one position\n\nWith $d = 4$, the encoding of position pos = 2 is\n\n"
+                    f"$$PE_2 = {bmatrix([row])}$$\n", encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 0, r.stderr + r.stdout
+    d = json.loads(r.stdout)
+    assert [s["expr"] for s in d["inferred"][0]["steps"]] == ["positional_encoding(3, 4)[2]"]
+    assert d["summary"]["correct"] == 4
+
+
+def test_a_row_of_a_position_that_no_table_gives_is_not_derived(tmp_path):
+    path = tmp_path / "row.md"
+    path.write_text("# Not a position\n\n$$v = \\begin{bmatrix} 0.9093 & -0.4161 & 0.0300 & 0.9998 "
+                    "\\end{bmatrix}$$\n", encoding="utf-8")
+    assert cli("check", str(path)).returncode == 2

@@ -9,9 +9,14 @@ wrong number at its entry rather than at the entry whose value it is nearest. So
 is named ``P``. When several blocks carry the same label (a toy table first, the computed
 one later), the last printed takes the name of the tensor and the earlier ones keep the
 label as written (``P_i``), which the check reads as that whole tensor, matched by value.
+
+A table of positions is also printed a row at a time, ``PE(pos=1) = [0.841, 0.540, …]``
+(:func:`position_row`): the row of the declared table at that position.
 """
 
 from __future__ import annotations
+
+import re
 
 
 def free_base(label: str) -> str:
@@ -34,3 +39,41 @@ def base_names(labels: list[str]) -> dict[int, str]:
         if base:
             last[base] = k
     return {k: base for base, k in last.items()}
+
+
+# ---- a position's row of a table: PE(pos) printed as a vector ------------------------------
+
+MAX_POSITION = 8            # positions tried for a row no text names (0 … 7)
+_POSITION = re.compile(r"(?<![A-Za-z])(?:pos(?:ition)?|p)\s*(?:=|:|是|为)?\s*(\d{1,3})(?![\d.])", re.I)
+
+
+def positions(text: str) -> list[int]:
+    """The positions the text names (``pos = 3``, ``position 2``), latest first."""
+    return list(dict.fromkeys(int(m.group(1)) for m in reversed(list(_POSITION.finditer(text)))))
+
+
+def position_row(search, target, rows: list):
+    """A one-row block as row ``pos`` of a declared table (``positional_encoding(4, 4)[3]``),
+    alone or added to the row ``pos`` of an earlier block (``x[3] + PE[3]``); a position the
+    text before it names is free, any other of the first :data:`MAX_POSITION` costs one
+    choice. The best derivation the search accepts, or None."""
+    from .search import Derivation, _key
+    if target.shape[0] != 1 or target.shape[1] < 2:
+        return None
+    d = target.shape[1]
+    named = positions(target.before)
+    best = None
+    for form in search.forms:
+        if form.operands or not form.sizes or len(set(form.result)) < 2:
+            continue                          # a table of positions × dimensions
+        for p in list(dict.fromkeys(named + list(range(MAX_POSITION)))):
+            table = form.template.format(**{k: p + 1 if side == "rows" else d for k, side in form.sizes})
+            cost = form.cost + (p not in named)
+            for ops in [()] + [(r,) for r in rows if r.parent is not None and r.name.endswith(f"[{p}]")]:
+                text = f"{table}[{p}]" if not ops else f"{ops[0].name} + {table}[{p}]"
+                v = search.value(text, ops)
+                m, err = search.matched(v, target, ops)
+                cand = Derivation(target, text, ops, m, cost + len(ops), form=form.template, error=err)
+                if search._accepts(cand, target.floats.size, form.most) and (best is None or _key(cand) < _key(best)):
+                    best = cand
+    return best

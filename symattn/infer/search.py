@@ -218,14 +218,17 @@ class Search:
         by the entry's size)."""
         if v is None or v.shape != target.shape:
             return 0, 0.0
-        same = v == target.floats                  # a mask's −∞ printed as −∞
-        if not np.all(np.isfinite(v) | same):
+        finite = np.isfinite(v)
+        same = None if finite.all() else v == target.floats   # a mask's −∞ printed as −∞
+        if same is not None and not np.all(finite | same):
             return 0, 0.0
         carry = max((self.derived[o.index].error if o.index in self.derived else
                      float(o.half.max()) if (o.parent or o).rounded else 0.0 for o in operands), default=0.0)
+        scale = np.maximum(1, np.abs(v))
         with np.errstate(invalid="ignore"):
-            scale = np.where(same, 1, np.maximum(1, np.abs(v)))
-            off = np.where(same, 0, np.abs(v - target.floats))
+            off = np.abs(v - target.floats)
+        if same is not None:
+            scale, off = np.where(same, 1, scale), np.where(same, 0, off)
         ok = off <= target.half * 1.0001 + (4 * carry + 1e-9) * scale
         return int(ok.sum()), max(carry, float(off[ok].max()) if ok.any() else 0.0)
 
@@ -321,6 +324,9 @@ class Search:
             cand = self._with_mistakes(text, operands, target, cost)
             if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
                 best = cand
+        if best is None and target.shape[0] == 1:  # PE(pos): a position's row of a table
+            from .positions import position_row
+            best = position_row(self, target, rows)
         if best is None and not _whole(target):   # what a common mistake of a near derivation
             # reproduces (whole numbers: too easily reproduced by one of so many variants)
             for near in sorted(partly, key=_key)[:MAX_NEAR]:
@@ -415,11 +421,18 @@ def _reprints(v, operands: tuple, target: Block) -> bool:
     Judged at the finer of the two prints (0.1 + 0.01 printed 0.11 is a change of 0.1)."""
     def half(o):
         return np.minimum(o.half, target.half) if o.shape == target.shape else o.half
-    def same(o):                              # (a mask's −∞ is its own: equal, never near)
-        with np.errstate(invalid="ignore"):
-            return (v == o.floats) | (np.abs(v - o.floats) <= half(o) * 1.0001
-                                      + 1e-9 * np.maximum(1, np.abs(o.floats)))
-    return v is not None and any(o.shape == v.shape and bool(np.all(same(o))) for o in operands)
+    if v is None:
+        return False
+    with np.errstate(invalid="ignore"):
+        for o in operands:
+            if o.shape != v.shape:
+                continue
+            ok = np.abs(v - o.floats) <= half(o) * 1.0001 + 1e-9 * np.maximum(1, np.abs(o.floats))
+            if not ok.all():
+                ok |= v == o.floats               # a mask's −∞ is its own: equal, never near
+            if ok.all():
+                return True
+    return False
 
 
 def _key(d: Derivation) -> tuple:
