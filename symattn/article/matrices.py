@@ -8,7 +8,8 @@ Four forms, each kept with the article line it starts on:
   ``array([[1., 0.]])`` and ``[[0.1 0.2]\\n [0.3 0.4]]``, Python lists ``[[1, 2], [3, 4]]``
   (a masked entry ``-inf`` too);
   a one-row list only when code names it (``x = [0.8, 1.2]``) or a printout wraps it;
-* tables: Markdown ``| love | 0.8 | 1.2 |`` or tab-separated rows of numbers, a first cell
+* tables: Markdown ``| love | 0.8 | 1.2 |``, tab-separated rows of numbers or plain-text
+  rows whose cells two or more spaces apart (outside brackets) separate; a first cell
   that is not a number labels the row (a whole number before vectors too: a position,
   ``| 1 | [0.01, 0.02] |``); a column of bracket vectors (``love\\t[0.8, 1.2]``)
   gives one matrix per column;
@@ -228,13 +229,36 @@ def _cells(line: Line) -> list[str] | None:
         return [c.strip() for c in cells]
     if "\t" in s.strip():
         return [c.strip() for c in s.strip().split("\t") if c.strip()]
+    spaced = _spaced(s) if line.kind == "text" else []
+    if len(spaced) >= 2:
+        return spaced
     m = re.fullmatch(r"\s*([^=:：\[\]]{1,60}?)\s*[=:：]\s*(\[[^\[\]]*\])\s*[.,。]?\s*", s)
     return [m.group(1), m.group(2)] if m else None
 
 
+def _spaced(s: str) -> list[str]:
+    """The cells of a plain-text table row: runs of two or more spaces outside brackets
+    separate them (``1番目     1      0``, ``[1, 0, 1]      [1, −∞, −∞]``)."""
+    cells, depth, start, k = [], 0, 0, 0
+    s = s.strip()
+    while k < len(s):
+        ch = s[k]
+        depth += (ch in "[(") - (ch in "])")
+        if depth == 0 and s.startswith("  ", k):
+            cells.append(s[start:k])
+            while k < len(s) and s[k] == " ":
+                k += 1
+            start = k
+            continue
+        k += 1
+    cells.append(s[start:])
+    return [c for c in cells if c]
+
+
 def _row(cells: list[str]):
     """('numbers', label, [(v, t)]) or ('lists', label, [list]) or None."""
-    label, rest = (cells[0], cells[1:]) if cells and number(cells[0]) is None else (None, cells)
+    label, rest = (cells[0], cells[1:]) if cells and number(cells[0]) is None \
+        and not cells[0].startswith("[") else (None, cells)
     if label is None and len(cells) > 1 and cells[0].strip().isdigit() \
             and all(c.startswith("[") for c in cells[1:]):
         label, rest = cells[0].strip(), cells[1:]     # a position's row: | 1 | [0.01, 0.02] |

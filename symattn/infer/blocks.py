@@ -120,7 +120,7 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
             before = "\n".join(t for n, t in texts.items() if last <= n <= p.line)
             b = Block(spec_name(p.name), p, len(out), path, floats, _half_units(p.texts),
                       before, p.name, again=again)
-            scores = unmasked(b, len(out))       # scores masked with −∞: their input first
+            scores = unmasked(b, len(out), out)  # scores masked with −∞: their input first
             if scores is not None:
                 out.append(scores)
                 b.index = len(out)

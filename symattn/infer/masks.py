@@ -5,8 +5,10 @@
   themselves are never printed unmasked. Such a block is split as a hand-written spec
   writes it: an input of its finite entries (0 where masked: the mask replaces them) and
   the step ``scores + causal_mask(n)``, which the search derives (the mask's declaration,
-  :mod:`symattn.ops.masks`): the −∞ are claims of the mask, checked. Only the causal
-  pattern, exactly: any other pattern of −∞ is left as printed.
+  :mod:`symattn.ops.masks`): the −∞ are claims of the mask, checked. When an earlier
+  block prints the scores themselves, nothing is split: the search finds ``S +
+  causal_mask(n)``. Only the causal pattern, exactly: any other pattern of −∞ is left as
+  printed.
 
 - **Row sums.** Articles print the sums of a weights matrix's rows to show they are 1
   (``attn_weights.sum(dim=-1)`` → ``[1.0000, 1.0000, …]``), after a softmax or after
@@ -32,15 +34,18 @@ def _causal(f: np.ndarray) -> bool:
     return n == m and n >= 2 and bool(np.all(np.isneginf(f) == upper))
 
 
-def unmasked(b, index: int):
+def unmasked(b, index: int, earlier: list = ()):
     """The block of scores a causally masked print ``b`` shows (0 where masked), as an
-    input block at ``index`` printed on ``b``'s line; None for any other block."""
+    input block at ``index`` printed on ``b``'s line; None for any other block, and when
+    an ``earlier`` block prints those scores (then the search adds the mask to it)."""
     import dataclasses
     from fractions import Fraction
     from ..article.matrices import Printed
     if not np.any(np.isneginf(b.floats)) or not _causal(b.floats):
         return None
     p, masked = b.printed, np.isneginf(b.floats)
+    if any(e.shape == b.shape and np.array_equal(e.floats[~masked], b.floats[~masked]) for e in earlier):
+        return None
     values = tuple(tuple(Fraction(0) if masked[i, j] else v for j, v in enumerate(r))
                    for i, r in enumerate(p.values))
     texts = tuple(tuple("0" if masked[i, j] else t for j, t in enumerate(r))

@@ -69,11 +69,22 @@ def position_row(search, target, rows: list):
         for p in list(dict.fromkeys(named + list(range(MAX_POSITION)))):
             table = form.template.format(**{k: p + 1 if side == "rows" else d for k, side in form.sizes})
             cost = form.cost + (p not in named)
+            row = _table_row(search, f"{table}[{p}]")
+            if row is None:
+                continue
             for ops in [()] + [(r,) for r in rows if r.parent is not None and r.name.endswith(f"[{p}]")]:
                 text = f"{table}[{p}]" if not ops else f"{ops[0].name} + {table}[{p}]"
-                v = search.value(text, ops)
+                v = row if not ops else search.value(text, ops)
                 m, err = search.matched(v, target, ops)
                 cand = Derivation(target, text, ops, m, cost + len(ops), form=form.template, error=err)
                 if search._accepts(cand, target.floats.size, form.most) and (best is None or _key(cand) < _key(best)):
                     best = cand
     return best
+
+
+def _table_row(search, text: str):
+    """The float value of a table's row (the same for every block of its width): once."""
+    cache = search.__dict__.setdefault("_table_rows", {})
+    if text not in cache:
+        cache[text] = search.value(text, ())
+    return cache[text]
