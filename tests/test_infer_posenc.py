@@ -213,3 +213,29 @@ def test_a_row_of_a_position_that_no_table_gives_is_not_derived(tmp_path):
     path.write_text("# Not a position\n\n$$v = \\begin{bmatrix} 0.9093 & -0.4161 & 0.0300 & 0.9998 "
                     "\\end{bmatrix}$$\n", encoding="utf-8")
     assert cli("check", str(path)).returncode == 2
+
+
+def test_a_plain_text_table_and_its_masked_twin_are_read(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("The scores:\n\n        a   b\na       1   0\nb       2   3\n\n"
+                    "before        after\n[1, 0]        [1, −∞]\n[2, 3]        [2,  3]\n\n"
+                    "new = [0.212 + 0 + 0.576,  0 + 0.212]\n", encoding="utf-8")
+    found = find(read_article(str(path)))
+    assert [(p.shape, p.rows) for p in found] == [((2, 2), ("a", "b")), ((2, 2), None), ((2, 2), None)]
+    assert found[1].values == ((1, 0), (2, 3)) and str(found[2].values[0][1]) == "-inf"
+
+
+def test_masked_scores_an_earlier_block_prints_are_that_block_plus_the_mask(tmp_path):
+    s = [[f"{float(v)}" for v in r] for r in SCORES[:3]]
+    s = [r[:3] for r in s]
+    masked = [[v if j <= i else "-inf" for j, v in enumerate(r)] for i, r in enumerate(s)]
+    path = tmp_path / "m.md"
+    path.write_text("# Scores, then masked\n\n```\ntensor([[" + "],\n        [".join(", ".join(r) for r in s)
+                    + "]])\n```\n\n```\ntensor([[" + "],\n        [".join(", ".join(r) for r in masked)
+                    + "]])\n```\n", encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 0, r.stderr + r.stdout
+    d = json.loads(r.stdout)
+    inf = d["inferred"][0]
+    assert [s["expr"] for s in inf["steps"]] == [f"{inf['inputs'][0]} + causal_mask(3)"]
+    assert sum(c["printed"] == "-inf" and c["verdict"] == "correct" for c in d["claims"]) == 3
