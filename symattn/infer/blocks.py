@@ -135,7 +135,8 @@ def _named(found: list[Block]) -> list[Block]:
     labelled rows (the tokens, when no block is named X), else ``M`` and its line (``M52``)."""
     from .positions import base_names
     for k, base in base_names([b.label for b in found]).items():
-        if not any(b.name == base for b in found):
+        base = spec_name(base)
+        if base and not any(b.name == base for b in found):
             found[k].name = base              # X_i: the rows of X (the last block labelled so)
     used: set = set()
     x = next((b for b in found if not b.name and b.printed.rows), None)

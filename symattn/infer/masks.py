@@ -75,7 +75,6 @@ def name_unmasked(found: list, used: set) -> None:
 
 def row_sums(search, target, earlier: list):
     """``sum(W)`` (as a column, or a row ``(sum(W)).T``) for a block of ones, or None."""
-    from .search import Derivation
     f = target.floats
     if f.size < 2 or 1 not in target.shape or not np.all(np.abs(f - 1) <= target.half + 1e-12):
         return None
@@ -92,9 +91,7 @@ def row_sums(search, target, earlier: list):
         if np.any(np.abs(b.floats.sum(axis=1) - 1) > b.half.sum(axis=1) + 1e-9):
             continue                          # not weights: its rows do not sum to 1
         text = f"sum({b.name})" if column else f"(sum({b.name})).T"
-        v = search.value(text, (b,))
-        m, err = search.matched(v, target, (b,))
-        d = Derivation(target, text, (b,), m, 2, form="sum({0})", error=err)
-        if m == n and search._accepts(d, n):
+        d = search.candidate(target, text, (b,), 2, "sum({0})")
+        if d.matched == n and search._accepts(d, n):
             return d
     return None

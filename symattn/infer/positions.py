@@ -21,13 +21,13 @@ import re
 
 def free_base(label: str) -> str:
     """The tensor a label with only free indices names (``P_i`` → ``P``, ``X_{pos}`` → ``X``),
-    or '' (``W_Q``, ``x_1``, ``Q_{love}``: a subscript that is no free index)."""
+    as written (a spec name once :func:`symattn.infer.blocks.spec_name` takes it), or ''
+    (``W_Q``, ``x_1``, ``Q_{love}``: a subscript that is no free index)."""
     from ..article.labels import _FREE, parse
-    from .blocks import spec_name
     name = parse(label) if label else None
     if name is None or not name.sub or not all(p in _FREE for p in name.sub) or name.transposed:
         return ""
-    return spec_name(name.name)
+    return name.name
 
 
 def base_names(labels: list[str]) -> dict[int, str]:
@@ -57,7 +57,6 @@ def position_row(search, target, rows: list):
     alone or added to the row ``pos`` of an earlier block (``x[3] + PE[3]``); a position the
     text before it names is free, any other of the first :data:`MAX_POSITION` costs one
     choice. The best derivation the search accepts, or None."""
-    from .search import Derivation, _key
     if target.shape[0] != 1 or target.shape[1] < 2:
         return None
     d = target.shape[1]
@@ -74,10 +73,10 @@ def position_row(search, target, rows: list):
                 continue
             for ops in [()] + [(r,) for r in rows if r.parent is not None and r.name.endswith(f"[{p}]")]:
                 text = f"{table}[{p}]" if not ops else f"{ops[0].name} + {table}[{p}]"
-                v = row if not ops else search.value(text, ops)
-                m, err = search.matched(v, target, ops)
-                cand = Derivation(target, text, ops, m, cost + len(ops), form=form.template, error=err)
-                if search._accepts(cand, target.floats.size, form.most) and (best is None or _key(cand) < _key(best)):
+                cand = search.candidate(target, text, ops, cost + len(ops), form.template,
+                                        row if not ops else None)
+                if search._accepts(cand, target.floats.size, form.most) and (
+                        best is None or search.rank(cand) < search.rank(best)):
                     best = cand
     return best
 

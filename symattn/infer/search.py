@@ -383,6 +383,19 @@ class Search:
         env = {(o.parent or o).name: self.tensor(o) for o in operands}
         return Spec("<infer>", "infer", "", "", "half-up", None, inputs=env, tensors=dict(env))
 
+    def candidate(self, target: Block, text: str, operands: tuple, cost: int, form: str,
+                  value=None) -> Derivation:
+        """``target`` derived as ``text`` over ``operands`` (``value``: its float value, when
+        known), scored as every candidate is (for the modules beside this one)."""
+        v = self.value(text, operands) if value is None else value
+        m, err = self.matched(v, target, operands)
+        return Derivation(target, text, operands, m, cost, form=form, error=err)
+
+    @staticmethod
+    def rank(d: Derivation) -> tuple:
+        """The order of preference of derivations (the least first): :func:`_key`."""
+        return _key(d)
+
     def _accepts(self, d: Derivation, n: int, share: float = MOST) -> bool:
         """Most entries reproduced, and more non-zero ones than the derivation's freedom
         (zeros follow from the structure: a product with a zero weight, a mask); of a
