@@ -239,3 +239,25 @@ def test_masked_scores_an_earlier_block_prints_are_that_block_plus_the_mask(tmp_
     inf = d["inferred"][0]
     assert [s["expr"] for s in inf["steps"]] == [f"{inf['inputs'][0]} + causal_mask(3)"]
     assert sum(c["printed"] == "-inf" and c["verdict"] == "correct" for c in d["claims"]) == 3
+
+
+def test_a_base_the_formula_states_is_the_base_checked(tmp_path):
+    """``1000^{2i/d}`` in the formula: a table with base 1000 is correct, not a base slip."""
+    pe = pe_truth(3, 4, base=1000)
+    text = ("# A smaller base\n\n$PE(pos, 2i) = \\sin(pos / 1000^{2i/d})$, $PE(pos, 2i+1) = "
+            "\\cos(pos / 1000^{2i/d})$:\n\n$$PE = " + bmatrix([[f"{float(v):.4f}" for v in r] for r in pe]) + "$$\n")
+    path = tmp_path / "base.md"
+    path.write_text(text, encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 0, r.stderr + r.stdout
+    d = json.loads(r.stdout)
+    assert [s["expr"] for s in d["inferred"][0]["steps"]] == ["positional_encoding(3, 4, base=1000)"]
+    assert d["summary"]["correct"] == 12
+
+
+def test_bases_as_formulas_write_them():
+    from symattn.infer.positions import bases_written
+    assert bases_written(r"\sin(pos / 10000^{2i/d_{model}})") == ["10000"]
+    assert bases_written(r"\theta_i = 10000^{-2(i-1)/d}") == ["10000"]
+    assert bases_written("100 ** (2 * i / d)") == ["100"]
+    assert bases_written("2^{2i}, 10^2 k, 10000^{2/4}") == []

@@ -87,3 +87,17 @@ def _table_row(search, text: str):
     if text not in cache:
         cache[text] = search.value(text, ())
     return cache[text]
+
+
+# ---- a base as formulas write it: 10000^{2i/d} ----------------------------------------------
+
+_BASE_POWER = re.compile(r"(?<![\d.])(\d{2,7})\s*(?:\^|\*\*)\s*[{(]?\s*[-−]?\s*(?:\\frac\s*\{\s*)?2"
+                         r"(?:\s*\*\s*)?(?:[ijk]\b|\(\s*[ijk]\s*-\s*1\s*\))")
+
+
+def bases_written(text: str) -> list[str]:
+    """The bases the text's formulas raise to a power of the dimension index
+    (``10000^{2i/d}``, ``10000^(2i/d_model)``, ``100 ** (2 * i / d)``,
+    ``10000^{-2(i-1)/d}``), latest first: what a sinusoidal table or a rotation is stated
+    with when no ``base = …`` is written."""
+    return list(dict.fromkeys(m.group(1) for m in reversed(list(_BASE_POWER.finditer(text)))))

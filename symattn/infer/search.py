@@ -110,6 +110,9 @@ def forms(text: str) -> list[Form]:
         choices = []
         for p, usual in s.params.items():
             said = stated(text, s.words.get(p, ())) if s.words.get(p) else []
+            if p == "base" and not said:      # as its formula writes it: 1000^{2i/d}
+                from .positions import bases_written
+                said = [b for b in bases_written(text)[:1] if b != usual[0]]   # the default: unwritten
             values = [(v, 0) for v in said[:1]] + [(v, int(k > 0)) for k, v in enumerate(usual)
                                                    if v not in said[:1]]
             choices.append([(p, v, c, k == 0 and not said) for k, (v, c) in enumerate(values)])
