@@ -103,7 +103,7 @@ def _repeats(p: Printed, earlier: list[Printed]) -> bool:
 
 def blocks(parts: list[tuple[str, list]]) -> list[Block]:
     """The blocks of an article given as (path, lines) parts, in reading order."""
-    from .masks import unmasked
+    from .masks import is_unmasked, unmasked
     out: list[Block] = []
     seen: list[Printed] = []
     for path, lines in parts:
@@ -112,7 +112,8 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
         for p in find(lines):
             if len(out) >= MAX_BLOCKS:
                 return out
-            again = next((b.index for b in out if b.printed.values == p.values), -1)
+            again = next((b.index for b in out if b.printed.values == p.values
+                          and not is_unmasked(b)), -1)
             if p.shape == (1, 1) or (again < 0 and _repeats(p, seen)):
                 continue
             seen.append(p)
