@@ -38,6 +38,15 @@ def pe_truth(n: int, d: int, base: int = 10000, halves: bool = False) -> list:
              for j in range(d)] for p in range(n)]
 
 
+def all_correct(path, text: str) -> tuple:
+    """(the inferred steps' expressions, the correct numbers) of an article with no wrong one."""
+    path.write_text(text, encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 0, r.stderr + r.stdout
+    d = json.loads(r.stdout)
+    return [s["expr"] for s in d["inferred"][0]["steps"]], d["summary"]["correct"]
+
+
 def bmatrix(rows) -> str:
     return r"\begin{bmatrix} " + r" \\ ".join(" & ".join(r) for r in rows) + r" \end{bmatrix}"
 
@@ -97,13 +106,7 @@ def test_a_pe_table_in_the_halves_layout_is_inferred_with_its_layout(tmp_path):
     text = "\n".join(["# Sinusoidal table", "", "```python", "print(pe)", "```", "```",
                       "[[" + "],\n [".join(", ".join(f"{float(v):.4f}" for v in r) for r in pe) + "]]",
                       "```", ""])
-    path = tmp_path / "halves.md"
-    path.write_text(text, encoding="utf-8")
-    r = cli("check", "--json", str(path))
-    assert r.returncode == 0, r.stderr + r.stdout
-    d = json.loads(r.stdout)
-    assert [s["expr"] for s in d["inferred"][0]["steps"]] == ['positional_encoding(4, 6, layout="halves")']
-    assert d["summary"]["correct"] == 24
+    assert all_correct(tmp_path / "halves.md", text) == (['positional_encoding(4, 6, layout="halves")'], 24)
 
 
 def test_the_halves_layout_is_the_formula():
@@ -186,26 +189,15 @@ def test_a_free_index_label_names_its_tensor_the_last_block_so_labelled():
 def test_a_table_printed_again_with_nothing_computing_it_is_no_step(tmp_path):
     pe = pe_truth(3, 4)
     block = bmatrix([[f"{float(v):.4f}" for v in r] for r in pe])
-    path = tmp_path / "again.md"
-    path.write_text("# PE\n\n$$P = " + block + "$$\n\nAgain, the same table:\n\n$$P = " + block + "$$\n",
-                    encoding="utf-8")
-    r = cli("check", "--json", str(path))
-    assert r.returncode == 0, r.stderr
-    d = json.loads(r.stdout)
-    assert [s["expr"] for s in d["inferred"][0]["steps"]] == ["positional_encoding(3, 4)"]
-    assert d["summary"]["correct"] == 24 and d["summary"]["wrong"] == 0
+    text = "# PE\n\n$$P = " + block + "$$\n\nAgain, the same table:\n\n$$P = " + block + "$$\n"
+    assert all_correct(tmp_path / "again.md", text) == (["positional_encoding(3, 4)"], 24)
 
 
 def test_the_encoding_of_one_position_printed_as_a_row(tmp_path):
     row = [f"{float(v):.4f}" for v in pe_truth(3, 4)[2]]
-    path = tmp_path / "row.md"
-    path.write_text("# PE of one position\n\nWith $d = 4$, the encoding of position pos = 2 is\n\n"
-                    f"$$PE_2 = {bmatrix([row])}$$\n", encoding="utf-8")
-    r = cli("check", "--json", str(path))
-    assert r.returncode == 0, r.stderr + r.stdout
-    d = json.loads(r.stdout)
-    assert [s["expr"] for s in d["inferred"][0]["steps"]] == ["positional_encoding(3, 4)[2]"]
-    assert d["summary"]["correct"] == 4
+    text = ("# PE of one position\n\nWith $d = 4$, the encoding of position pos = 2 is\n\n"
+            f"$$PE_2 = {bmatrix([row])}$$\n")
+    assert all_correct(tmp_path / "row.md", text) == (["positional_encoding(3, 4)[2]"], 4)
 
 
 def test_a_row_of_a_position_that_no_table_gives_is_not_derived(tmp_path):
@@ -246,13 +238,7 @@ def test_a_base_the_formula_states_is_the_base_checked(tmp_path):
     pe = pe_truth(3, 4, base=1000)
     text = ("# A smaller base\n\n$PE(pos, 2i) = \\sin(pos / 1000^{2i/d})$, $PE(pos, 2i+1) = "
             "\\cos(pos / 1000^{2i/d})$:\n\n$$PE = " + bmatrix([[f"{float(v):.4f}" for v in r] for r in pe]) + "$$\n")
-    path = tmp_path / "base.md"
-    path.write_text(text, encoding="utf-8")
-    r = cli("check", "--json", str(path))
-    assert r.returncode == 0, r.stderr + r.stdout
-    d = json.loads(r.stdout)
-    assert [s["expr"] for s in d["inferred"][0]["steps"]] == ["positional_encoding(3, 4, base=1000)"]
-    assert d["summary"]["correct"] == 12
+    assert all_correct(tmp_path / "base.md", text) == (["positional_encoding(3, 4, base=1000)"], 12)
 
 
 def test_bases_as_formulas_write_them():
