@@ -49,6 +49,8 @@ def same_value(a: str, b: str) -> bool:
         x, y = Decimal(str(a)), Decimal(str(b))
     except InvalidOperation:
         return False
+    if x.is_infinite() or y.is_infinite():        # a mask's -inf: equal or not
+        return x == y
     return abs(x - y) <= Decimal("1e-12") * max(Decimal(1), abs(x))
 
 

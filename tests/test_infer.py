@@ -279,11 +279,11 @@ SHARED = ROOT.parent / "shared"
 # the key's verdict, at least; an article where nothing is inferred exits 2 (no example).
 FLOORS = {
     "karim_illustrated_self_attention.md": 56,
-    "raschka_llms_from_scratch_ch03_attention.ipynb": 200,
+    "raschka_llms_from_scratch_ch03_attention.ipynb": 244,
     "wangywust_lecture3_transformer.md": 210,
     "yangshiteng_multi_head_calculation.md": 12,
-    "rezaei_transformers_math_positional_encoding.part1.ipynb": 10,
-    "datawhale_happy_llm_positional_encoding.md": 10,
+    "rezaei_transformers_math_positional_encoding.part1.ipynb": 65,
+    "datawhale_happy_llm_positional_encoding.md": 32,
     "micwill755_layer_normalization.md": 61,
     "raschka_llms_from_scratch_ch05_cross_entropy.ipynb": 9,
 }

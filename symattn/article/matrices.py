@@ -5,10 +5,13 @@ Four forms, each kept with the article line it starts on:
 * LaTeX ``bmatrix``/``pmatrix``/``array`` environments, read by
   :mod:`symattn.spec.latex_import` (as ``symattn import`` reads them);
 * bracket lists in code and printed output: PyTorch ``tensor([[0.4419, 0.6515]])``, NumPy
-  ``array([[1., 0.]])`` and ``[[0.1 0.2]\\n [0.3 0.4]]``, Python lists ``[[1, 2], [3, 4]]``;
+  ``array([[1., 0.]])`` and ``[[0.1 0.2]\\n [0.3 0.4]]``, Python lists ``[[1, 2], [3, 4]]``
+  (a masked entry ``-inf`` too);
   a one-row list only when code names it (``x = [0.8, 1.2]``) or a printout wraps it;
-* tables: Markdown ``| love | 0.8 | 1.2 |`` or tab-separated rows of numbers, a first cell
-  that is not a number labels the row; a column of bracket vectors (``love\\t[0.8, 1.2]``)
+* tables: Markdown ``| love | 0.8 | 1.2 |``, tab-separated rows of numbers or plain-text
+  rows whose cells two or more spaces apart (outside brackets) separate; a first cell
+  that is not a number labels the row (a whole number before vectors too: a position,
+  ``| 1 | [0.01, 0.02] |``); a column of bracket vectors (``love\\t[0.8, 1.2]``)
   gives one matrix per column;
 * runs of labelled vectors, one a line: ``1番目の文字のベクトル = [1, 0]``.
 
@@ -53,9 +56,15 @@ _NUM = re.compile(r"[+\-−]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+\-]?\d+)?")
 _SPACE = re.compile(r"(?:\s|\\[ ,;:!]|\\q?quad\b|~)*")
 
 
+_MINUS_INF = re.compile(r"[\-−]\s*(?:(?:torch|np|numpy|math)\.)?(?:inf|∞)(?![\w.])")
+
+
 def number(text: str):
-    """(exact value, TOML text) of a cell that is one number, else None."""
+    """(exact value, TOML text) of a cell that is one number (``-inf`` too: a mask's
+    entry), else None."""
     t = text.strip().strip("`*$ ").strip()
+    if _MINUS_INF.fullmatch(t):
+        return cell_value("-∞")
     if not t or len(t) > 200 or not re.fullmatch(r"[+\-−]?[\d.]+(?:[eE][+\-]?\d+)?|.*\\frac.*|\d+/\d+", t):
         return None
     try:
@@ -91,7 +100,7 @@ def parse_list(s: str, i: int):
         elif ch == "#" and stack and "\n" in s[i:i + 500]:    # a code comment between rows
             i = s.index("\n", i)
         else:
-            m = _NUM.match(s, i)
+            m = _NUM.match(s, i) or _MINUS_INF.match(s, i)
             if not m or not stack or len(m.group(0)) > 200:
                 return None, max(i, 1)
             count += 1
@@ -220,13 +229,39 @@ def _cells(line: Line) -> list[str] | None:
         return [c.strip() for c in cells]
     if "\t" in s.strip():
         return [c.strip() for c in s.strip().split("\t") if c.strip()]
+    spaced = _spaced(s) if line.kind == "text" else []
+    if len(spaced) >= 2:
+        return spaced
     m = re.fullmatch(r"\s*([^=:：\[\]]{1,60}?)\s*[=:：]\s*(\[[^\[\]]*\])\s*[.,。]?\s*", s)
     return [m.group(1), m.group(2)] if m else None
 
 
+def _spaced(s: str) -> list[str]:
+    """The cells of a plain-text table row: runs of two or more spaces outside brackets
+    separate them (``1番目     1      0``, ``[1, 0, 1]      [1, −∞, −∞]``)."""
+    cells, depth, start, k = [], 0, 0, 0
+    s = s.strip()
+    while k < len(s):
+        ch = s[k]
+        depth += (ch in "[(") - (ch in "])")
+        if depth == 0 and s.startswith("  ", k):
+            cells.append(s[start:k])
+            while k < len(s) and s[k] == " ":
+                k += 1
+            start = k
+            continue
+        k += 1
+    cells.append(s[start:])
+    return [c for c in cells if c]
+
+
 def _row(cells: list[str]):
     """('numbers', label, [(v, t)]) or ('lists', label, [list]) or None."""
-    label, rest = (cells[0], cells[1:]) if cells and number(cells[0]) is None else (None, cells)
+    label, rest = (cells[0], cells[1:]) if cells and number(cells[0]) is None \
+        and not cells[0].startswith("[") else (None, cells)
+    if label is None and len(cells) > 1 and cells[0].strip().isdigit() \
+            and all(c.startswith("[") for c in cells[1:]):
+        label, rest = cells[0].strip(), cells[1:]     # a position's row: | 1 | [0.01, 0.02] |
     if not rest:
         return None
     if all(c.startswith("[") for c in rest):
@@ -302,8 +337,10 @@ def _from_run(run, header, caption) -> list[Printed]:
 
 
 def _plain_name(text: str | None) -> str | None:
-    """A cell or label that is a symbol (``Q``, ``$W_Q$``, ``x_{\\text{love}}``)."""
-    t = (text or "").strip().strip("`*$ ")
+    """A cell or label that is a symbol (``Q``, ``$W_Q$``, ``x_{\\text{love}}``), or a
+    header whose last math is one (``Positional Encoding $P_i$``, as the check reads it)."""
+    math = re.findall(r"\$([^$]+)\$", text or "")
+    t = (math[-1] if math else text or "").strip().strip("`*$ ")
     if not re.fullmatch(r"\\?[A-Za-z][\w{}\\^]*", t):
         return None
     return latex_name(t)

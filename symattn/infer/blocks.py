@@ -6,7 +6,8 @@ the print" allows), a name that the spec language takes, and the text before eac
 
 A block is kept once: a 1×1 block (a lone number is never explained by others) and a
 block that repeats an earlier one's numbers (the whole, or one of its rows) are left to
-the article check, which assigns their numbers like any other print.
+the article check, which assigns their numbers like any other print; a whole block printed
+again is kept marked (``again``) for the search to try anew (:mod:`.again`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class Block:
     before: str = ""
     label: str = field(default="")       # the article's own name for it ('' when none)
     parent: "Block | None" = None        # a row of this block (named ``X[1]``)
+    again: int = -1                      # the earlier block whose numbers it prints again
+                                         # (a step of its own only if derived anew: .again)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -53,7 +56,7 @@ class Block:
         """A printout of computed numbers (every entry at the same 4 or more decimals, or
         in scientific notation with as many, as PyTorch and NumPy print): as an input, each
         entry is a rounding (``rounded = true``)."""
-        halves = set(self.half.ravel().tolist())
+        halves = set(self.half[np.isfinite(self.floats)].tolist())     # a mask's −∞: no print
         if len(halves) == 1 and 0 < halves.pop() <= 0.5e-4:
             return True
         mantissas = {len(m.group(2)) if m else -1 for m in
@@ -72,6 +75,12 @@ def rows_of(b: Block) -> list[Block]:
     p = b.printed
     return [Block(f"{b.name}[{i}]", Printed(p.name, p.line, (p.values[i],), (p.texts[i],)), b.index,
                   b.path, b.floats[i:i + 1], b.half[i:i + 1], parent=b) for i in range(b.shape[0])]
+
+
+def _float(v) -> float:
+    """A printed value as a float (a mask's −∞: -inf)."""
+    from ..tensor import NEG_INF
+    return -np.inf if v is NEG_INF else float(Fraction(v))
 
 
 def _half_units(texts) -> np.ndarray:
@@ -99,6 +108,7 @@ def _repeats(p: Printed, earlier: list[Printed]) -> bool:
 
 def blocks(parts: list[tuple[str, list]]) -> list[Block]:
     """The blocks of an article given as (path, lines) parts, in reading order."""
+    from .masks import is_unmasked, unmasked
     out: list[Block] = []
     seen: list[Printed] = []
     for path, lines in parts:
@@ -107,31 +117,48 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
         for p in find(lines):
             if len(out) >= MAX_BLOCKS:
                 return out
-            if p.shape == (1, 1) or _repeats(p, seen):
+            again = next((b.index for b in out if b.printed.values == p.values
+                          and not is_unmasked(b)), -1)
+            if p.shape == (1, 1) or (again < 0 and _repeats(p, seen)):
                 continue
             seen.append(p)
-            floats = np.array([[float(Fraction(v)) for v in row] for row in p.values])
+            floats = np.array([[_float(v) for v in row] for row in p.values])
             before = "\n".join(t for n, t in texts.items() if last <= n <= p.line)
-            out.append(Block(spec_name(p.name), p, len(out), path, floats, _half_units(p.texts),
-                             before, p.name))
+            b = Block(spec_name(p.name), p, len(out), path, floats, _half_units(p.texts),
+                      before, p.name, again=again)
+            scores = unmasked(b, len(out), out)  # scores masked with −∞: their input first
+            if scores is not None:
+                out.append(scores)
+                b.index = len(out)
+            out.append(b)
             last = p.line
     return _named(out)
 
 
 def _named(found: list[Block]) -> list[Block]:
-    """Every block a unique name: its label, else ``X`` for the first unnamed table of
+    """Every block a unique name: its label (a row's with a free index, ``P_i``: the
+    tensor's, :func:`.positions.base_names`), else ``X`` for the first unnamed table of
     labelled rows (the tokens, when no block is named X), else ``M`` and its line (``M52``)."""
+    from .positions import base_names
+    for k, base in base_names([b.label for b in found]).items():
+        base = spec_name(base)
+        if base and not any(b.name == base for b in found):
+            found[k].name = base              # X_i: the rows of X (the last block labelled so)
     used: set = set()
     x = next((b for b in found if not b.name and b.printed.rows), None)
     if x is not None and not any(b.name == "X" for b in found):
         x.name = "X"
+    from .masks import is_unmasked, name_unmasked
     for b in found:
+        if is_unmasked(b):
+            continue                          # named after its masked print, below
         base = b.name or f"M{b.line}"
         name, k = base, 2
         while name in used:
             name, k = f"{base}_{k}", k + 1
         used.add(name)
         b.name = name
+    name_unmasked(found, used)
     return found
 
 

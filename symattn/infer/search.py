@@ -70,6 +70,7 @@ class Form:
     op: str = ""                # the declared operation ('' for an operator)
     sizes: tuple = ()           # (parameter, "rows"/"cols") filled from the block's shape
     scaled: bool = False        # the operand divided by sqrt(k)
+    most: float = MOST          # the share of a block's entries it must reproduce
 
 
 @dataclass
@@ -109,6 +110,9 @@ def forms(text: str) -> list[Form]:
         choices = []
         for p, usual in s.params.items():
             said = stated(text, s.words.get(p, ())) if s.words.get(p) else []
+            if p == "base" and not said:      # as its formula writes it: 1000^{2i/d}
+                from .positions import bases_written
+                said = [b for b in bases_written(text)[:1] if b != usual[0]]   # the default: unwritten
             values = [(v, 0) for v in said[:1]] + [(v, int(k > 0)) for k, v in enumerate(usual)
                                                    if v not in said[:1]]
             choices.append([(p, v, c, k == 0 and not said) for k, (v, c) in enumerate(values)])
@@ -118,13 +122,15 @@ def forms(text: str) -> list[Form]:
             sizes = tuple(s.sizes.items())
             args = ", ".join([f"{{{i}}}" for i in range(len(ops))] + [f"{{{p}}}" for p, _ in sizes])
             template = f"{name}({args}{kw})"
-            out.append(Form(template, ops, result, cost, name, sizes))
+            most = s.most or MOST
+            out.append(Form(template, ops, result, cost, name, sizes, most=most))
             if not ops:                       # a table of its own (positional encodings): added to a block
-                out.append(Form(f"{{0}} + {template}", (result,), result, cost + 1, name, sizes))
+                out.append(Form(f"{{0}} + {template}", (result,), result, cost + 1, name, sizes,
+                                most=most))
             if s.scaled and len(ops) == 1:
                 scaled = template.replace("{0}", "{0} / sqrt({k})", 1)
                 out.append(Form(scaled, ops, result, cost + 1, name, sizes, True))
-    return out
+    return sorted(out, key=lambda f: not f.sizes)   # the tables first: a few tries, none starved
 
 
 def _bind(dims: tuple, shape: tuple, env: dict) -> dict | None:
@@ -200,7 +206,8 @@ class Search:
                 tree = E.parse(text)
                 if slots:
                     self._trees[text] = tree
-            v = np.asarray(float_value(build(tree, env)), dtype=float)
+            with np.errstate(all="ignore"):    # −∞ · 0, exp overflow: not a match, no warning
+                v = np.asarray(float_value(build(tree, env)), dtype=float)
         except (SymattnError, ValueError, TypeError, ZeroDivisionError, ArithmeticError):
             v = None
         if slots:
@@ -212,12 +219,19 @@ class Search:
         the print's last digit, plus 4× what the operands' own prints may be off (a
         computed one: as far as its prints were; a printout: half its last digit), scaled
         by the entry's size)."""
-        if v is None or v.shape != target.shape or not np.all(np.isfinite(v)):
+        if v is None or v.shape != target.shape:
+            return 0, 0.0
+        finite = np.isfinite(v)
+        same = None if finite.all() else v == target.floats   # a mask's −∞ printed as −∞
+        if same is not None and not np.all(finite | same):
             return 0, 0.0
         carry = max((self.derived[o.index].error if o.index in self.derived else
                      float(o.half.max()) if (o.parent or o).rounded else 0.0 for o in operands), default=0.0)
         scale = np.maximum(1, np.abs(v))
-        off = np.abs(v - target.floats)
+        with np.errstate(invalid="ignore"):
+            off = np.abs(v - target.floats)
+        if same is not None:
+            scale, off = np.where(same, 1, scale), np.where(same, 0, off)
         ok = off <= target.half * 1.0001 + (4 * carry + 1e-9) * scale
         return int(ok.sum()), max(carry, float(off[ok].max()) if ok.any() else 0.0)
 
@@ -239,9 +253,15 @@ class Search:
         both prints' rounding), is no step of its own: it prints that block again
         (:attr:`reprints`, block index -> the index of the block it prints)."""
         from .. import deadline
+        from .again import derive_again, settle
         done: dict = {}
-        for b in self.blocks:
+        for b in list(self.blocks):
             deadline.check(f"{b.path}:{b.line}")       # the one deadline: an end, never a guess
+            if b.again >= 0:                           # printed again: a step only if derived anew
+                d = derive_again(self, b)
+                if settle(self, b, d):
+                    self.derived[b.index] = d
+                continue
             d = self.derive(b)
             if d is not None and d.expr in done:
                 self.reprints[b.index] = done[d.expr]
@@ -261,39 +281,45 @@ class Search:
                 return i
         return None
 
-    def derive(self, target: Block) -> Derivation | None:
+    def derive(self, target: Block, after: int = -1) -> Derivation | None:
+        """The target's derivation from earlier blocks (those printed after block ``after``)."""
         n = target.floats.size
-        if n < 2 or len(np.unique(target.floats)) < 2:
+        everything = sorted((b for b in self.blocks if b.index < target.index),
+                            key=lambda b: -b.index)[:MAX_OPERANDS]
+        earlier = [b for b in everything if b.index > after]
+        from .masks import is_unmasked, row_sums
+        if is_unmasked(target):                   # scores split from their masked print: an input
             return None
-        earlier = sorted((b for b in self.blocks if b.index < target.index),
-                         key=lambda b: -b.index)[:MAX_OPERANDS]
+        if n < 2 or len(np.unique(target.floats)) < 2:
+            return row_sums(self, target, earlier)  # ones: the row sums of computed weights
         rows = [r for b in earlier[:MAX_ROW_BLOCKS] for r in rows_of(b)]
         best, tries, forced, partly = None, 0, [], []
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
         total = min(MAX_BLOCK_TRIES, BLOCK_TRIES_PER_ENTRY * n)
         # a row may print a column result (a mean per token) transposed
         shapes = [target.shape] + ([target.shape[::-1]] if target.shape[0] == 1 else [])
+        table = False
         for form, shape in itertools.product(self.forms, shapes):
-            total -= tries
-            tries = 0                         # each form its own budget: none starves the next
+            total -= 0 if table else tries    # a table's few tries (one per operand): outside it
+            tries, table = 0, bool(form.sizes)  # each form its own budget: none starves the next
             flip = shape != target.shape
             for operands in _operand_tuples(form, shape, earlier, rows):
                 if tries >= min(budget, total):
                     break
-                scales = self.scales(earlier, target.before, operands) if "{k}" in form.template else []
+                scales = self.scales(everything, target.before, operands) if "{k}" in form.template else []
                 for text, slotted, cost in self._texts(form, operands, shape, scales):
                     if not flip and self._needs_scale(form, operands, target):
                         forced.append((form, operands, text, cost))
                         continue
                     tries += 1
                     v = self.value(slotted, operands, slots=True)
-                    if _reprints(v, operands):
+                    if _reprints(v, operands, target):
                         continue
                     if flip:
                         v, text, cost = (None if v is None else v.T), f"({text}).T", cost + 1
                     m, err = self.matched(v, target, operands)
                     cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
-                    if self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
+                    if self._accepts(cand, n, form.most) and (best is None or _key(cand) < _key(best)):
                         best = cand
                     elif m >= PARTLY * n:
                         partly.append(cand)
@@ -301,6 +327,9 @@ class Search:
             cand = self._with_mistakes(text, operands, target, cost)
             if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
                 best = cand
+        if best is None and target.shape[0] == 1:  # PE(pos): a position's row of a table
+            from .positions import position_row
+            best = position_row(self, target, rows)
         if best is None and not _whole(target):   # what a common mistake of a near derivation
             # reproduces (whole numbers: too easily reproduced by one of so many variants)
             for near in sorted(partly, key=_key)[:MAX_NEAR]:
@@ -357,7 +386,20 @@ class Search:
         env = {(o.parent or o).name: self.tensor(o) for o in operands}
         return Spec("<infer>", "infer", "", "", "half-up", None, inputs=env, tensors=dict(env))
 
-    def _accepts(self, d: Derivation, n: int) -> bool:
+    def candidate(self, target: Block, text: str, operands: tuple, cost: int, form: str,
+                  value=None) -> Derivation:
+        """``target`` derived as ``text`` over ``operands`` (``value``: its float value, when
+        known), scored as every candidate is (for the modules beside this one)."""
+        v = self.value(text, operands) if value is None else value
+        m, err = self.matched(v, target, operands)
+        return Derivation(target, text, operands, m, cost, form=form, error=err)
+
+    @staticmethod
+    def rank(d: Derivation) -> tuple:
+        """The order of preference of derivations (the least first): :func:`_key`."""
+        return _key(d)
+
+    def _accepts(self, d: Derivation, n: int, share: float = MOST) -> bool:
         """Most entries reproduced, and more non-zero ones than the derivation's freedom
         (zeros follow from the structure: a product with a zero weight, a mask); of a
         block of 0s and one magnitude, all (most of it is a coincidence there). Plain
@@ -366,7 +408,7 @@ class Search:
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
         freedom = d.cost + (len(d.operands) if _plain(d.block) else 0)
-        most = 1 if _binary(d.block) else MOST      # 0s and 1s coincide: all of them
+        most = 1 if _binary(d.block) else share     # 0s and 1s coincide: all of them
         return d.matched >= max(most * n, freedom + MIN_ENTRIES) and \
             shown >= max(most * nonzero, freedom + MIN_ENTRIES)
 
@@ -389,11 +431,24 @@ def _plain(b: Block) -> bool:
     return b.floats.size <= SMALL and (_whole(b) or len(np.unique(np.abs(b.floats))) <= 3)
 
 
-def _reprints(v, operands: tuple) -> bool:
+def _reprints(v, operands: tuple, target: Block) -> bool:
     """Is the value an operand's own (a form that changes nothing: a softmax renormalised,
-    a product with the identity)? Then it derives nothing: the block prints that operand."""
-    return v is not None and any(o.shape == v.shape and bool(np.all(
-        np.abs(v - o.floats) <= o.half * 1.0001 + 1e-9 * np.maximum(1, np.abs(v)))) for o in operands)
+    a product with the identity)? Then it derives nothing: the block prints that operand.
+    Judged at the finer of the two prints (0.1 + 0.01 printed 0.11 is a change of 0.1)."""
+    def half(o):
+        return np.minimum(o.half, target.half) if o.shape == target.shape else o.half
+    if v is None:
+        return False
+    with np.errstate(invalid="ignore"):
+        for o in operands:
+            if o.shape != v.shape:
+                continue
+            ok = np.abs(v - o.floats) <= half(o) * 1.0001 + 1e-9 * np.maximum(1, np.abs(o.floats))
+            if not ok.all():
+                ok |= v == o.floats               # a mask's −∞ is its own: equal, never near
+            if ok.all():
+                return True
+    return False
 
 
 def _key(d: Derivation) -> tuple:

@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from . import primitives as P
-from .operation import declare, Presentation
+from .operation import declare, Presentation, Search
 from ..errors import ShapeError, InputError
 from ..numbers import exact
 from ..tensor import Tensor, NEG_INF
@@ -83,7 +83,9 @@ def _mistakes(call, spec) -> list:
 
 
 CAUSAL_MASK = declare("causal_mask", causal_mask, convert={"n": "whole"}, mistakes=_mistakes,
-                      latex=Presentation("CausalMask"), groups=frozenset({"mask"}))
+                      latex=Presentation("CausalMask"), groups=frozenset({"mask"}),
+                      # a table of its own, added to scores: masked = scores + causal_mask(n)
+                      search=Search(" -> n n", sizes={"n": "rows"}))
 PADDING_MASK = declare("padding_mask", padding_mask, convert={"valid": "flags", "n_queries": "whole"},
                        mistakes=_mistakes, latex=Presentation("PaddingMask"),
                        groups=frozenset({"mask"}))

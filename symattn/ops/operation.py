@@ -96,15 +96,20 @@ class Search:
     an article states its value with (``ε``, ``eps``), read from the text before the
     block; ``sizes``: parameter name -> ``"rows"`` or ``"cols"`` of the result (the
     ``n, d`` of ``positional_encoding``); ``scaled``: the operand may be divided by
-    ``sqrt(d_k)`` first (softmax over scaled scores).
+    ``sqrt(d_k)`` first (softmax over scaled scores); ``most``: the share of a block's
+    entries a derivation by it must reproduce, when not the search's own (a table of closed
+    forms of the position, each entry its own evidence, no operand's values mixed in: fewer
+    suffice, the exact check calls the others wrong); None: the search's.
     """
 
-    __slots__ = ("shapes", "params", "words", "sizes", "scaled")
+    __slots__ = ("shapes", "params", "words", "sizes", "scaled", "most")
 
     def __init__(self, shapes: str = "n d -> n d", params: dict | None = None,
-                 words: dict | None = None, sizes: dict | None = None, scaled: bool = False):
+                 words: dict | None = None, sizes: dict | None = None, scaled: bool = False,
+                 most: float | None = None):
         self.shapes, self.params = shapes, dict(params or {})
         self.words, self.sizes, self.scaled = dict(words or {}), dict(sizes or {}), scaled
+        self.most = most
 
     @property
     def operands(self) -> list[list[str]]:

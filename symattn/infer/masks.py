@@ -1,0 +1,97 @@
+"""Masked and renormalised weights: what the search's forms cannot say by themselves.
+
+- **Scores masked with −∞.** A printout of scores masked above the diagonal
+  (``masked_fill(triu(ones, 1).bool(), -inf)``) shows the masking step; the scores
+  themselves are never printed unmasked. Such a block is split as a hand-written spec
+  writes it: an input of its finite entries (0 where masked: the mask replaces them) and
+  the step ``scores + causal_mask(n)``, which the search derives (the mask's declaration,
+  :mod:`symattn.ops.masks`): the −∞ are claims of the mask, checked. When an earlier
+  block prints the scores themselves, nothing is split: the search finds ``S +
+  causal_mask(n)``. Only the causal pattern, exactly: any other pattern of −∞ is left as
+  printed.
+
+- **Row sums.** Articles print the sums of a weights matrix's rows to show they are 1
+  (``attn_weights.sum(dim=-1)`` → ``[1.0000, 1.0000, …]``), after a softmax or after
+  masked weights are renormalised. A block of equal numbers is no evidence for the search
+  (any form gives a constant), so it is derived here: the row sums of the nearest earlier
+  *computed* block of as many rows whose rows sum to 1 (its exact rows then sum to exactly
+  1: a claim about that step). A block of ones the text computes from nothing computed
+  stays unverified.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MAX_SUMMED = 6              # nearest earlier computed blocks tried
+UNMASKED = "unmasked"       # the form of a block of scores split from their masked print
+
+
+def _causal(f: np.ndarray) -> bool:
+    """−∞ exactly above the diagonal of a square block, finite on and below it."""
+    n, m = f.shape
+    upper = np.triu(np.ones((n, m), dtype=bool), 1)
+    return n == m and n >= 2 and bool(np.all(np.isneginf(f) == upper))
+
+
+def unmasked(b, index: int, earlier: list = ()):
+    """The block of scores a causally masked print ``b`` shows (0 where masked), as an
+    input block at ``index`` printed on ``b``'s line; None for any other block, and when
+    an ``earlier`` block prints those scores (then the search adds the mask to it)."""
+    import dataclasses
+    from fractions import Fraction
+    from ..article.matrices import Printed
+    if not np.any(np.isneginf(b.floats)) or not _causal(b.floats):
+        return None
+    p, masked = b.printed, np.isneginf(b.floats)
+    if any(e.shape == b.shape and np.array_equal(e.floats[~masked], b.floats[~masked]) for e in earlier):
+        return None
+    values = tuple(tuple(Fraction(0) if masked[i, j] else v for j, v in enumerate(r))
+                   for i, r in enumerate(p.values))
+    texts = tuple(tuple("0" if masked[i, j] else t for j, t in enumerate(r))
+                  for i, r in enumerate(p.texts))
+    half = np.where(masked, b.half[~masked].max(), b.half)
+    return dataclasses.replace(b, printed=Printed(p.name, p.line, values, texts, p.rows, UNMASKED),
+                               index=index, floats=np.where(masked, 0.0, b.floats), half=half,
+                               label="", again=-1)
+
+
+def is_unmasked(b) -> bool:
+    """A block split from a masked print: an input, never derived."""
+    return b.printed.form == UNMASKED
+
+
+def name_unmasked(found: list, used: set) -> None:
+    """Each split block named after the masked print it comes from (``masked_scores``),
+    a name no other block has (``used``)."""
+    for k, b in enumerate(found):
+        if is_unmasked(b) and k + 1 < len(found):
+            name, n = f"{found[k + 1].name}_scores", 2
+            while name in used:
+                name, n = f"{found[k + 1].name}_scores_{n}", n + 1
+            used.add(name)
+            b.name = name
+
+
+def row_sums(search, target, earlier: list):
+    """``sum(W)`` (as a column, or a row ``(sum(W)).T``) for a block of ones, or None."""
+    f = target.floats
+    if f.size < 2 or 1 not in target.shape or not np.all(np.abs(f - 1) <= target.half + 1e-12):
+        return None
+    n = f.size
+    column = target.shape[1] == 1
+    tried = 0
+    for b in earlier:
+        d = search.derived.get(b.index)
+        if d is None or b.parent is not None or b.shape[0] != n or b.shape[1] < 2:
+            continue
+        tried += 1
+        if tried > MAX_SUMMED:
+            break
+        if np.any(np.abs(b.floats.sum(axis=1) - 1) > b.half.sum(axis=1) + 1e-9):
+            continue                          # not weights: its rows do not sum to 1
+        text = f"sum({b.name})" if column else f"(sum({b.name})).T"
+        d = search.candidate(target, text, (b,), 2, "sum({0})")
+        if d.matched == n and search._accepts(d, n):
+            return d
+    return None
