@@ -431,12 +431,14 @@ def _plain(b: Block) -> bool:
     return b.floats.size <= SMALL and (_whole(b) or len(np.unique(np.abs(b.floats))) <= 3)
 
 
-def _reprints(v, operands: tuple, target: Block) -> bool:
+def _reprints(v, operands: tuple, target: Block | None = None) -> bool:
     """Is the value an operand's own (a form that changes nothing: a softmax renormalised,
     a product with the identity)? Then it derives nothing: the block prints that operand.
-    Judged at the finer of the two prints (0.1 + 0.01 printed 0.11 is a change of 0.1)."""
+    Judged at the finer of the two prints, the ``target``'s too (0.1 + 0.01 printed 0.11
+    is a change of 0.1)."""
     def half(o):
-        return np.minimum(o.half, target.half) if o.shape == target.shape else o.half
+        return np.minimum(o.half, target.half) if target is not None and o.shape == target.shape \
+            else o.half
     if v is None:
         return False
     with np.errstate(invalid="ignore"):
