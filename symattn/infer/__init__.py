@@ -76,9 +76,10 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     from ..article.read import read_article
     from .blocks import blocks
     from .search import infer_derivations
+    from .stated import with_stated
     from .spec_out import examples, identifier, line_ranges, relative, spec_text
     parts = [(f, read_article(f)) for f in files]
-    found = blocks(parts)
+    found = with_stated(blocks(parts), parts)
     text = "\n".join(ln.text for _, lines in parts for ln in lines if ln.kind != "code")
     derived, reprints = infer_derivations(found, text)
     groups = examples(found, derived, reprints)

@@ -39,6 +39,7 @@ class Block:
     before: str = ""
     label: str = field(default="")       # the article's own name for it ('' when none)
     parent: "Block | None" = None        # a row of this block (named ``X[1]``)
+    given: tuple = ()                    # a weight the text states by these names (.stated)
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -84,6 +84,7 @@ class Derivation:
     form: str = ""              # the form's template (``{0} @ {1}.T``)
     error: float = 0.0          # how far its prints may be off: the largest distance of a
                                 # reproduced entry's print, or what its operands carry
+    steps: tuple = ()           # (name, expr) of unprinted steps computed before it (.heads)
 
 
 def _shape(text: str) -> tuple:
@@ -242,6 +243,8 @@ class Search:
         done: dict = {}
         for b in self.blocks:
             deadline.check(f"{b.path}:{b.line}")       # the one deadline: an end, never a guess
+            if b.given:                                # a weight the text states: an input
+                continue
             d = self.derive(b)
             if d is not None and d.expr in done:
                 self.reprints[b.index] = done[d.expr]
@@ -406,7 +409,10 @@ def _key(d: Derivation) -> tuple:
 def infer_derivations(found: list[Block], text: str) -> tuple[dict, dict]:
     """(block index -> its derivation, for the blocks some derivation reproduces; block
     index -> the computed block it prints again)."""
+    from .heads import attention_heads
     search = Search(found, text)
-    return search.run(), search.reprints
+    search.run()
+    attention_heads(search)
+    return search.derived, search.reprints
 
 

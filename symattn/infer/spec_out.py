@@ -99,6 +99,8 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
         out.append(f"{toml_key(b.name)} = {{ value = {_value(b.printed)}{rows}{rounded}, line = {b.line} }}")
     for b in steps:
         d = derived[b.index]
+        for name, expr in d.steps:          # unprinted steps of a chain (.heads)
+            out += ["", "[[steps]]", f"name = {toml_string(name)}", f"expr = {toml_string(expr)}"]
         out += ["", "[[steps]]", f"name = {toml_string(b.name)}", f"expr = {toml_string(d.expr)}",
                 f"line = {b.line}"]
         if d.mistake:
