@@ -278,7 +278,7 @@ SHARED = ROOT.parent / "shared"
 # Each article's figures with no spec (benchmarks/infer.py): the key's numbers found with
 # the key's verdict, at least; an article where nothing is inferred exits 2 (no example).
 FLOORS = {
-    "karim_illustrated_self_attention.md": 56,
+    "karim_illustrated_self_attention.md": 99,
     "raschka_llms_from_scratch_ch03_attention.ipynb": 200,
     "wangywust_lecture3_transformer.md": 203,
     "yangshiteng_multi_head_calculation.md": 36,

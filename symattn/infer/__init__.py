@@ -76,12 +76,12 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     from ..article.read import read_article
     from .blocks import blocks
     from .search import infer_derivations
-    from .stated import with_stated
+    from .stated import code_names, with_stated
     from .spec_out import examples, identifier, line_ranges, relative, spec_text
     parts = [(f, read_article(f)) for f in files]
-    found = with_stated(blocks(parts), parts)
+    found = code_names(with_stated(blocks(parts), parts), parts)
     text = "\n".join(ln.text for _, lines in parts for ln in lines if ln.kind != "code")
-    derived, reprints = infer_derivations(found, text)
+    derived, reprints = infer_derivations(found, text, parts)
     groups = examples(found, derived, reprints)
     if not groups:
         what = "no block of numbers is printed" if not found else (

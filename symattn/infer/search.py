@@ -406,13 +406,15 @@ def _key(d: Derivation) -> tuple:
             tuple(sorted((-o.index for o in d.operands))))
 
 
-def infer_derivations(found: list[Block], text: str) -> tuple[dict, dict]:
+def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[dict, dict]:
     """(block index -> its derivation, for the blocks some derivation reproduces; block
     index -> the computed block it prints again)."""
     from .heads import attention_heads
+    from .weighted import weighted_values
     search = Search(found, text)
     search.run()
     attention_heads(search)
+    weighted_values(search, parts)
     return search.derived, search.reprints
 
 

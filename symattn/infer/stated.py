@@ -137,3 +137,21 @@ def with_stated(found: list[Block], parts: list[tuple[str, list]]) -> list[Block
             b.name, k = f"{base}_{k}", k + 1
         used.add(b.name)
     return [replace(b, index=i) for i, b in enumerate(both)]
+
+
+def code_names(found: list[Block], parts: list[tuple[str, list]]) -> list[Block]:
+    """An unlabelled printout (``M308``) named as the program line just above it assigns
+    or prints it (``print(keys)``, ``outputs = weighted_values.sum(dim=0)``:
+    :func:`symattn.article.labels.assignment_above`), where no other block has that name:
+    the name the article check then places the printout by."""
+    from ..article.labels import assignment_above
+    used = {b.name for b in found}
+    by_path = {path: {ln.number: ln for ln in lines} for path, lines in parts}
+    for b in found:
+        if b.label or b.given or b.path not in by_path:
+            continue
+        name = spec_name(assignment_above(by_path[b.path], b.line) or "")
+        if name and name not in used:
+            used.add(name)
+            b.name = name
+    return found

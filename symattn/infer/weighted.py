@@ -1,0 +1,186 @@
+"""The attention weights applied to the values, at the article's grain.
+
+After the search, each derived softmax ``A`` (its rows the weights of one query) is the
+start of the chain's last steps, row vectors (``V``: n_keys × d_v):
+
+* the output ``A @ V``;
+* the slice of one key ``j``, ``A[:, j] @ V[j]`` (its weight for every query times its
+  value: a 3-D ``weighted_values`` tensor printed one slice a block).
+
+A printed block that restates ``A`` coarser (every entry within one unit of its own last
+digit: "for readability, approximate the above as follows") is ``A`` printed again, not an
+input: a product computed from those rounded weights is reproduced by the search on their
+prints and checked on ``A`` itself, so the exact check calls it carried (or wrong, where a
+rounded weight is off: ``0.0`` for 0.063). A block these forms reproduce in full is derived
+by them where the generic search found nothing, reproduced less of it, or computed it from
+``A`` another way (a sum of two slices printed before it, when a third prints only zeros: the
+output is ``A @ V``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .blocks import Block, spec_name
+from .search import MIN_ENTRIES, Derivation, Search
+
+MAX_VECTORS = 2000          # one-row lists of an article read as evidence (the first ones)
+MAX_TENSOR_LINES = 60       # lines above a slice's block where its 3-D printout may open
+
+
+def _weights(search: Search) -> list[Block]:
+    return [d.block for d in search.derived.values() if d.expr.startswith("softmax(")]
+
+
+def approximations(search: Search, a: Block) -> list[Block]:
+    """Later printed blocks that restate ``a`` with fewer digits (within one unit of each
+    entry's last digit, some entry off by more than its rounding: no mere reprint)."""
+    out = []
+    for b in search.blocks:
+        if b.index <= a.index or b.shape != a.shape or b.given or b.index in search.derived:
+            continue
+        off = np.abs(b.floats - a.floats)
+        if np.all(b.half > a.half) and np.all(off <= 2 * b.half + 1e-12) and np.any(off > b.half):
+            out.append(b)
+    return out
+
+
+def _reaches(search: Search, d: Derivation | None, a: Block) -> bool:
+    todo, seen = [d] if d is not None else [], set()
+    while todo:
+        d = todo.pop()
+        for o in (o.parent or o for o in d.operands):
+            if o.index == a.index:
+                return True
+            if o.index not in seen and o.index in search.derived:
+                seen.add(o.index)
+                todo.append(search.derived[o.index])
+    return False
+
+
+def _forms(a: Block):
+    """(form on ``{a}`` and ``{v}``, its cost, the key of a slice or None)."""
+    yield "{a} @ {v}", 1, None
+    for j in range(a.shape[1]):
+        yield f"{{a}}[:, {j}] @ {{v}}[{j}]", 2, j
+
+
+def _try(search: Search, target: Block, a: Block, printed: list[Block]):
+    """(derivation, the key of a slice or None) of ``target`` by a form on ``a``, or None."""
+    n = target.floats.size
+    for v in (b for b in search.blocks if b.index < target.index and b.shape[0] == a.shape[1]
+              and b.shape[1] == target.shape[1] and not b.given and b.index != a.index):
+        for form, cost, j in _forms(a):
+            if j is not None and target.shape[0] != a.shape[0]:
+                continue
+            for p in printed:                   # A's own print, then its restatements
+                val = search.value(form.format(a=p.name, v=v.name), (p, v))
+                m, err = search.matched(val, target, (p, v))
+                if m == n and m >= cost + MIN_ENTRIES:
+                    return Derivation(target, form.format(a=a.name, v=v.name), (a, v), m, cost,
+                                      form="weighted", error=err), j
+    return None
+
+
+def _unprinted(search: Search, a: Block, v: Block, keys: set, printed: list[Block],
+               vectors: list) -> list[tuple[str, str]]:
+    """The chain's steps on (A, V) that print no block of their own: the slices of the keys
+    not printed, once two or more are (one tensor); the weighted values of one query,
+    ``A[i].T * V`` (row k: its weight of key k times value k), where the text prints its
+    rows as lists one after the other (:func:`_run`)."""
+    steps = []
+    if len(keys) >= 2:
+        steps += [(f"{v.name}_key{j}", f"{a.name}[:, {j}] @ {v.name}[{j}]")
+                  for j in range(a.shape[1]) if j not in keys]
+    for i in range(a.shape[0]):
+        if any(_run(p.floats[i][:, None] * v.floats, vectors) for p in printed):
+            steps.append((f"{v.name}_query{i}", f"{a.name}[{i}].T * {v.name}"))
+    used = {b.name for b in search.blocks}
+    return [(n, e) for n, e in steps if n not in used]
+
+
+def _run(rows: np.ndarray, vectors: list) -> bool:
+    """Do successive ``vectors`` print the ``rows`` (two or more) in order, each within its
+    print's rounding?"""
+    n = rows.shape[0]
+    fits = [w.shape[1] == rows.shape[1] for w in vectors]
+    return n >= 2 and any(all(fits[s + k] and np.all(np.abs(rows[k] - vectors[s + k][0]) <=
+                                                    vectors[s + k][1] * 1.0001 + 1e-9) for k in range(n))
+                          for s in range(len(vectors) - n + 1))
+
+
+def weighted_values(search: Search, parts: list = ()) -> None:
+    """The blocks the weights · values forms reproduce, into ``search.derived`` (with the
+    chain's unprinted steps on the first); the weights' restatements into
+    ``search.reprints``. ``parts``: the article's (path, lines), where its one-row lists
+    (:func:`printed_vectors`) and labels are read."""
+    vectors = None
+    for a in _weights(search):
+        again = approximations(search, a)
+        for b in again:
+            search.reprints[b.index] = a.index
+        found: dict = {}                    # V's index -> [(derivation, slice key)]
+        for target in search.blocks:
+            if target.index <= a.index or target.given or target.index in search.reprints:
+                continue
+            current = search.derived.get(target.index)
+            if current is not None and (current.form in ("chain", "weighted") or (
+                    current.matched == target.floats.size and not _reaches(search, current, a))):
+                continue
+            got = _try(search, target, a, [a] + again)
+            if got is not None and (current is None or got[0].expr != current.expr):
+                search.derived[target.index] = got[0]
+                found.setdefault(got[0].operands[1].index, []).append(got)
+        for ds in found.values():
+            first, v = ds[0][0], ds[0][0].operands[1]
+            keys = {j: d for d, j in ds if j is not None}
+            vectors = printed_vectors(parts) if vectors is None else vectors
+            first.steps = tuple(_unprinted(search, a, v, set(keys), [a] + again, vectors))
+            if len(keys) >= 2:
+                _name_slices(search, keys, first, parts)
+
+
+def _name_slices(search: Search, keys: dict, first: Derivation, parts: list) -> None:
+    """The slices of one printed 3-D tensor named as the program line above its printout
+    names the tensor (``weighted_values = …`` → ``weighted_values_key1``, the slice of key
+    1), where their blocks have no label of their own."""
+    from ..article.labels import assignment_above
+    d0 = keys[min(keys)]
+    lines = {ln.number: ln for path, ls in parts if path == d0.block.path for ln in ls}
+    start = next((k for k in range(d0.block.line, d0.block.line - MAX_TENSOR_LINES, -1)
+                  if k in lines and "[[[" in lines[k].text.replace(" ", "")), None)
+    label = spec_name(assignment_above(lines, start) or "") if start is not None else ""
+    if not label:
+        return
+    used = {b.name for b in search.blocks} | {n for d in search.derived.values() for n, _ in d.steps}
+    new = {d.block.name: f"{label}_key{j}" for j, d in keys.items() if not d.block.label}
+    new.update({n: f"{label}_key{n.rsplit('_key', 1)[1]}" for n, _ in first.steps if "_key" in n})
+    if any(x in used for x in new.values()):
+        return
+    def rename(text: str) -> str:
+        return re.sub(r"\b(" + "|".join(map(re.escape, new)) + r")\b", lambda m: new[m.group(1)], text)
+    for d in search.derived.values():
+        d.expr = rename(d.expr)
+        d.steps = tuple((rename(n), rename(e)) for n, e in d.steps)
+    for b in search.blocks:
+        b.name = new.get(b.name, b.name)
+
+
+def printed_vectors(parts: list[tuple[str, list]]) -> list[np.ndarray]:
+    """Each one-row bracket list an article's lines print (``= [1.0, 4.0, 0.0]``), any kind
+    of line, as a (2, n) array: the values and the half unit of each one's print."""
+    from ..article.matrices import parse_list
+    from .blocks import _half_units
+    out = []
+    for _, lines in parts:
+        for ln in lines:
+            t, i = ln.text, ln.text.find("[")
+            while 0 <= i < len(t) and len(out) < MAX_VECTORS:
+                value, end = parse_list(t, i)
+                if value and not isinstance(value[0], list) and len(value) >= 2:
+                    texts = [x for _, x in value]
+                    out.append(np.array([[float(v) for v, _ in value], _half_units([texts])[0]]))
+                i = t.find("[", max(end, i + 1))
+    return out
