@@ -1,0 +1,163 @@
+"""Multi-head attention and the attention chain at the article's grain (symattn.infer.stated,
+.heads, .weighted): weights stated by name in prose, a head derived through its chain with
+its unprinted steps, the concatenation ·W_O, a coarser restatement of the weights and the
+products computed from it.
+
+The posts are written here; their truths are worked out in this file with ``fractions``
+(projections, scores, W_O) and ``mpmath`` at 30 digits (softmax, heads), never by symattn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction as F
+
+import mpmath
+
+from symattn.article.source import Line
+from symattn.infer.stated import role, stated, unescaped
+
+mpmath.mp.dps = 30
+
+
+def mm(a, b):
+    return [[sum(a[i][k] * b[k][j] for k in range(len(b))) for j in range(len(b[0]))] for i in range(len(a))]
+
+
+def tr(a):
+    return [list(r) for r in zip(*a)]
+
+
+def softmax_rows(s):
+    return [[mpmath.exp(x) / mpmath.fsum(mpmath.exp(y) for y in row) for x in row] for row in s]
+
+
+def mp(x):
+    return mpmath.mpf(x.numerator) / x.denominator if isinstance(x, F) else x
+
+
+def head(X, W, scale):
+    """softmax((XW)(XW)ᵀ / scale) · XW: one head whose three weights are W."""
+    q = mm(X, W)
+    s = [[mp(x) / scale for x in row] for row in mm(q, tr(q))]
+    a = softmax_rows(s)
+    return [[mpmath.fsum(a[i][k] * mp(q[k][j]) for k in range(len(q))) for j in range(len(q[0]))]
+            for i in range(len(q))]
+
+
+def p4(x) -> str:
+    return f"{float(x):.4f}"
+
+
+def bmatrix(rows) -> str:
+    return r"\begin{bmatrix} " + r" \\ ".join(" & ".join(r) for r in rows) + r" \end{bmatrix}"
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "symattn", *args], capture_output=True, text=True,
+                          timeout=300)
+
+
+# ---- stated weights -------------------------------------------------------------------------
+
+def test_a_weights_role_and_head_come_from_its_name():
+    assert role("W_Q1") == ("q", "1") and role("W^{K}_2") == ("k", "2")
+    assert role("w_value") == ("v", "") and role("W^O") == ("o", "") and role("Wq") == ("q", "")
+    assert role("W_x") is None and role("X") is None and role("softmax") is None
+
+
+def test_weights_stated_in_prose_code_and_latex_are_read_exactly():
+    lines = [Line(1, r"Let W\_Q2 = W\_K2 = W\_V2 = \[\[0, 1], \[1, 0]] (flipping inputs)", "text"),
+             Line(2, "W_Q1 = W_K1 = W_V1 = Identity matrix", "output"),
+             Line(3, "    [[1, 0],", "output"), Line(4, "     [0, 1]]", "output"),
+             Line(5, r"W^O = \frac{1}{3} \cdot \text{[[1, 2], [0, 1]]}", "math"),
+             Line(6, "The scores are [[1, 2], [3, 4]] here.", "text")]     # no weight's name
+    got = {p.line: (names, p.values) for names, p in stated(lines)}
+    assert got[1] == (("W_Q2", "W_K2", "W_V2"), ((0, 1), (1, 0)))
+    assert got[3] == (("W_Q1", "W_K1", "W_V1"), ((1, 0), (0, 1)))
+    assert got[5] == (("W^O",), ((F(1, 3), F(2, 3)), (0, F(1, 3))))
+    assert all(isinstance(v, (int, F)) for r in got[5][1] for v in r)          # exact, no float
+    assert set(got) == {1, 3, 5}
+    assert unescaped(r"W\_Q \[1\]") == "W_Q [1]"
+
+
+# ---- two heads of stated weights, concatenated, times W^O ------------------------------------
+
+X = [[F(1), F(2)], [F(0), F(1)], [F(1), F(1)]]
+W1 = [[F(1), F(0)], [F(1), F(1)]]
+W2 = [[F(0), F(1)], [F(1), F(0)]]
+W_O = [[F(1, 2), F(0), F(1, 2), F(0)], [F(0), F(1, 2), F(0), F(1, 2)]]
+ROOT2 = mpmath.sqrt(2)
+H1, H2 = head(X, W1, ROOT2), head(X, W2, ROOT2)
+CONCAT = [a + b for a, b in zip(H1, H2)]
+FINAL = [[mpmath.fsum(r[k] * mp(W_O[j][k]) for k in range(4)) for j in range(2)] for r in CONCAT]
+WRONG = (2, 1)                          # Head 2 [2, 1] printed one unit of the 2nd decimal off
+
+
+def heads_post() -> tuple[str, list]:
+    h2 = [[p4(x) for x in r] for r in H2]
+    h2[WRONG[0]][WRONG[1]] = f"{float(H2[WRONG[0]][WRONG[1]]) + 0.01:.4f}"
+    lines = ["# Two heads by hand", "", "Three tokens, two features:", "",
+             f"$$X = {bmatrix([[str(x) for x in r] for r in X])}$$", "",
+             r"Head 1 uses W\_Q1 = W\_K1 = W\_V1 = \[\[1, 0], \[1, 1]] and head 2 uses "
+             r"W\_Q2 = W\_K2 = W\_V2 = \[\[0, 1], \[1, 0]].", "",
+             r"Each head is softmax(Q K^T / \sqrt{2}) V:", "",
+             f"$$H_1 = {bmatrix([[p4(x) for x in r] for r in H1])}$$", "",
+             r"and for head 2, again divided by \sqrt{2}:", "",
+             f"$$H_2 = {bmatrix(h2)}$$", "", "Side by side:", "",
+             f"$$C = {bmatrix([[p4(x) for x in r] for r in CONCAT])}$$", "",
+             r"$$W^O = \frac{1}{2} \cdot \text{[[1, 0, 1, 0], [0, 1, 0, 1]]}$$", "",
+             f"$$Y = {bmatrix([[p4(x) for x in r] for r in FINAL])}$$"]
+    return "\n".join(lines) + "\n", h2
+
+
+def test_two_heads_of_stated_weights_are_derived_through_their_chain(tmp_path):
+    text, h2 = heads_post()
+    path = tmp_path / "heads.md"
+    path.write_text(text, encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 1, r.stderr + r.stdout
+    d = json.loads(r.stdout)
+    steps = {s["name"]: s["expr"] for s in d["inferred"][0]["steps"]}
+    assert steps["Q1"] == "X @ W_Q1" and steps["S1"] == "Q1 @ K1.T" and steps["H_1"] == "A1 @ V1"
+    assert steps["A2"] == "softmax(S2 / sqrt(2))" and steps["Y"] == "C @ W_O.T"
+    truth = {"H_1": H1, "H_2": H2, "C": CONCAT, "Y": FINAL}
+    wrong = [c for c in d["claims"] if c["verdict"] == "wrong"]
+    assert [(c["step"], c["at"], c["printed"]) for c in wrong] == [("H_2", ["2", "1"], h2[2][1])]
+    checked = [c for c in d["claims"] if c["step"] in truth]
+    assert len(checked) == 6 + 6 + 12 + 6
+    for c in checked:                       # every exact value is this file's truth
+        i, j = int(c["at"][0]), int(c["at"][1])
+        assert abs(mpmath.mpf(c["exact"]) - truth[c["step"]][i][j]) < mpmath.mpf(10) ** -15
+        assert c["verdict"] == "correct" or c is wrong[0]
+
+
+def test_the_written_spec_of_the_heads_checks_with_the_same_verdicts(tmp_path):
+    text, _ = heads_post()
+    path = tmp_path / "heads.md"
+    path.write_text(text, encoding="utf-8")
+    out = tmp_path / "spec.toml"
+    first = cli("check", "--json", str(path), "-o", str(out))
+    assert first.returncode == 1, first.stderr
+    spec = out.read_text(encoding="utf-8")
+    assert 'W_O = { value = [["1/2", 0, "1/2", 0], [0, "1/2", 0, "1/2"]]' in spec
+    again = cli("check", "--json", str(out))
+    key = lambda recs: sorted((c["line"], c["column"], c["printed"], c["verdict"]) for c in recs)
+    assert key(json.loads(again.stdout)["claims"]) == key(json.loads(first.stdout)["claims"])
+
+
+def test_a_head_is_not_derived_by_a_coincidence_of_an_identity_input(tmp_path):
+    """X = I: softmax(X) reproduces the head's output, the chain of its stated weights too."""
+    eye = [[F(1), F(0)], [F(0), F(1)]]
+    h = head(eye, W2, 1)
+    text = "\n".join([f"$$X = {bmatrix([['1', '0'], ['0', '1']])}$$", "",
+                      r"Let W\_Q = W\_K = W\_V = \[\[0, 1], \[1, 0]].", "",
+                      f"$$H = {bmatrix([[p4(x) for x in r] for r in h])}$$", ""])
+    path = tmp_path / "eye.md"
+    path.write_text(text, encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 0, r.stderr + r.stdout
+    steps = {s["name"]: s["expr"] for s in json.loads(r.stdout)["inferred"][0]["steps"]}
+    assert steps["H"] == "A1 @ V1" and steps["Q1"] == "X @ W_Q" and "softmax(X)" not in steps.values()
