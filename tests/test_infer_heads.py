@@ -15,6 +15,7 @@ import sys
 from fractions import Fraction as F
 
 import mpmath
+import pytest
 
 from symattn.article.source import Line
 from symattn.infer.stated import role, stated, unescaped
@@ -161,3 +162,71 @@ def test_a_head_is_not_derived_by_a_coincidence_of_an_identity_input(tmp_path):
     assert r.returncode == 0, r.stderr + r.stdout
     steps = {s["name"]: s["expr"] for s in json.loads(r.stdout)["inferred"][0]["steps"]}
     assert steps["H"] == "A1 @ V1" and steps["Q1"] == "X @ W_Q" and "softmax(X)" not in steps.values()
+
+
+# ---- weights restated coarser, and the output computed from them ------------------------------
+
+SCORES = [[2, 4, 4], [1, 1, 3], [0, 2, 0]]
+VALUES = [[1, 2], [2, 8], [2, 6]]
+A = softmax_rows([[mpmath.mpf(x) for x in r] for r in SCORES])
+ROUGH = [["0.0", "0.5", "0.5"], ["0.1", "0.1", "0.8"], ["0.1", "0.8", "0.1"]]   # [0][0]: 0.06
+OUT = [[mpmath.fsum(A[i][k] * VALUES[k][j] for k in range(3)) for j in range(2)] for i in range(3)]
+OUT_ROUGH = [[sum(F(ROUGH[i][k]) * VALUES[k][j] for k in range(3)) for j in range(2)] for i in range(3)]
+
+
+def rough_post(name: str, a_line_each: bool = True) -> str:
+    """Scores, values, the softmax printed; it restated at one decimal (``name = [...]``,
+    its rows a line each or all on one line); the output computed from the restatement."""
+    def rows(m, f):
+        return ",\n#         ".join("[" + ", ".join(f(x) for x in r) + "]" for r in m)
+    sep, start, end = (",\n  ", "[\n  ", "\n]") if a_line_each else (", ", "[", "]")
+    return "\n".join([
+        "# Attention in code", "", "```python",
+        "attn_scores = [[2, 4, 4], [1, 1, 3], [0, 2, 0]]",
+        "values = [[1, 2], [2, 8], [2, 6]]",
+        "attn_scores_softmax = softmax(attn_scores, dim=-1)",
+        f"# tensor([{rows(A, lambda x: f'{float(x):.4f}')}])", "",
+        "# For readability, approximate the above as follows",
+        f"{name} = {start}" + sep.join("[" + ", ".join(r) + "]" for r in ROUGH) + end, "",
+        f"outputs = {name} @ values",
+        f"# tensor([{rows(OUT_ROUGH, lambda x: f'{float(x):.4f}')}])", "```", ""])
+
+
+def test_products_of_weights_restated_coarser_are_checked_on_the_exact_weights(tmp_path):
+    path = tmp_path / "rough.md"
+    path.write_text(rough_post("attn_scores_softmax"), encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 1, r.stderr + r.stdout
+    d = json.loads(r.stdout)
+    steps = {s["name"]: s["expr"] for s in d["inferred"][0]["steps"]}
+    assert steps["attn_scores_softmax"] == "softmax(attn_scores)"
+    assert steps["outputs"] == "attn_scores_softmax @ values"          # not on the rough copy
+    assert d["inferred"][0]["inputs"] == ["attn_scores", "values"]
+    weights = [c for c in d["claims"] if c["step"] == "attn_scores_softmax"]
+    assert [(c["at"], c["printed"]) for c in weights if c["verdict"] == "wrong"] == [(["0", "0"], "0.0")]
+    outs = [c for c in d["claims"] if c["step"] == "outputs"]
+    assert len(outs) == 6
+    assert all(c["verdict"] == "carried" for c in outs if c["at"][0] != "0")
+    assert all(c["verdict"] == "wrong" and "follows from the wrong number" in " ".join(c["diagnosis"])
+               for c in outs if c["at"][0] == "0")           # computed from the 0.0
+    for c in outs:                              # checked on the exact weights, not the rough ones
+        i, j = int(c["at"][0]), int(c["at"][1])
+        assert abs(mpmath.mpf(c["exact"]) - OUT[i][j]) < mpmath.mpf(10) ** -15
+
+
+@pytest.mark.parametrize("name, a_line_each", [("rough", True), ("attn_scores_softmax", False)])
+def test_a_rounded_copy_of_its_own_is_an_input(tmp_path, name, a_line_each):
+    """``rough = [[0.0, 0.5, …]]`` (another name), or a one-line literal: the author's own
+    numbers; the output computed from them is checked on them (and is right)."""
+    path = tmp_path / "rough.md"
+    path.write_text(rough_post(name, a_line_each), encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 0, r.stderr + r.stdout
+    d = json.loads(r.stdout)
+    assert {s["name"]: s["expr"] for s in d["inferred"][0]["steps"]}["outputs"] == f"{name} @ values"
+    assert name in d["inferred"][0]["inputs"]
+    outs = [c for c in d["claims"] if c["step"] == "outputs"]
+    assert len(outs) == 6 and all(c["verdict"] == "correct" for c in outs)
+    for c in outs:
+        i, j = int(c["at"][0]), int(c["at"][1])
+        assert F(c["exact"]) == OUT_ROUGH[i][j]

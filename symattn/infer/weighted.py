@@ -34,17 +34,69 @@ def _weights(search: Search) -> list[Block]:
     return [d.block for d in search.derived.values() if d.expr.startswith("softmax(")]
 
 
-def approximations(search: Search, a: Block) -> list[Block]:
+def approximations(search: Search, a: Block, parts: list) -> list[Block]:
     """Later printed blocks that restate ``a`` with fewer digits (within one unit of each
-    entry's last digit, some entry off by more than its rounding: no mere reprint)."""
+    entry's last digit, some entry off by more than its rounding: no mere reprint) under
+    the name the program gives ``a`` (``attn_scores_softmax = softmax(…)`` printed, then
+    ``attn_scores_softmax = [[0.0, 0.5, …]]``): ``a`` itself, rounded. A copy under another
+    name (``rough = […]``) is an input of its own: what is computed from it is checked on it.
+    ``a`` takes that name (the article check places the restatement by it)."""
+    name = _program_name(a, parts)
     out = []
     for b in search.blocks:
         if b.index <= a.index or b.shape != a.shape or b.given or b.index in search.derived:
             continue
         off = np.abs(b.floats - a.floats)
-        if np.all(b.half > a.half) and np.all(off <= 2 * b.half + 1e-12) and np.any(off > b.half):
+        if name and spec_name(b.label) == name and np.all(b.half > a.half) and \
+                np.all(off <= 2 * b.half + 1e-12) and np.any(off > b.half) and _row_a_line(b, parts):
             out.append(b)
+    if out and a.name != name:
+        used = {b.name for b in search.blocks}
+        for b in out:
+            b.name = _free(f"{name}_rounded", used)
+        if name not in {b.name for b in search.blocks}:
+            _rename(search, {a.name: name})
     return out
+
+
+def _row_a_line(b: Block, parts: list) -> bool:
+    """Are the block's rows printed a line each after the line that opens it (``name = [``
+    then ``[0.0, 0.5, 0.5],`` …, as a printout is restated)? A row on the line of the
+    assignment is not placed on the step it restates by the article check: what is computed
+    from such a literal stays computed from it (a verdict on the exact weights could not
+    say it is carried)."""
+    line = next((ln.text for path, ls in parts if path == b.path for ln in ls if ln.number == b.line), "")
+    return not re.search(r"\[\s*[-+\d.]", line)
+
+
+def _program_name(a: Block, parts: list) -> str:
+    """``a``'s name, or (an unlabelled printout) the name the program line above assigns it."""
+    if a.label:
+        return a.name
+    from ..article.labels import assignment_above
+    lines = {ln.number: ln for path, ls in parts if path == a.path for ln in ls}
+    return spec_name(assignment_above(lines, a.line) or "") or a.name
+
+
+def _free(base: str, used: set) -> str:
+    name, k = base, 2
+    while name in used:
+        name, k = f"{base}_{k}", k + 1
+    used.add(name)
+    return name
+
+
+def _rename(search: Search, new: dict) -> None:
+    """Blocks renamed (old name -> new), in every derivation's expression and steps."""
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, new)) + r")(?![\w])")
+
+    def rename(text: str) -> str:
+        return pattern.sub(lambda m: new[m.group(1)], text)
+    for d in search.derived.values():
+        d.expr = rename(d.expr)
+        d.steps = tuple((rename(n), rename(e)) for n, e in d.steps)
+    for b in search.blocks:
+        b.name = new.get(b.name, b.name)
 
 
 def _reaches(search: Search, d: Derivation | None, a: Block) -> bool:
@@ -118,9 +170,10 @@ def weighted_values(search: Search, parts: list = ()) -> None:
     (:func:`printed_vectors`) and labels are read."""
     vectors = None
     for a in _weights(search):
-        again = approximations(search, a)
+        again = approximations(search, a, parts)
         for b in again:
             search.reprints[b.index] = a.index
+            _on_weights(search, b, a)
         found: dict = {}                    # V's index -> [(derivation, slice key)]
         for target in search.blocks:
             if target.index <= a.index or target.given or target.index in search.reprints:
@@ -142,6 +195,16 @@ def weighted_values(search: Search, parts: list = ()) -> None:
                 _name_slices(search, keys, first, parts)
 
 
+def _on_weights(search: Search, b: Block, a: Block) -> None:
+    """Derivations the search found on the restatement ``b`` of ``a``, computed on ``a``."""
+    for d in search.derived.values():
+        if any((o.parent or o).index == b.index for o in d.operands):
+            d.expr = re.sub(rf"(?<![\w.]){re.escape(b.name)}(?![\w])", a.name, d.expr)
+            d.operands = tuple(a if (o.parent or o).index == b.index and o.parent is None else o
+                               for o in d.operands)
+            d.form = "weighted"
+
+
 def _name_slices(search: Search, keys: dict, first: Derivation, parts: list) -> None:
     """The slices of one printed 3-D tensor named as the program line above its printout
     names the tensor (``weighted_values = …`` → ``weighted_values_key1``, the slice of key
@@ -157,15 +220,8 @@ def _name_slices(search: Search, keys: dict, first: Derivation, parts: list) -> 
     used = {b.name for b in search.blocks} | {n for d in search.derived.values() for n, _ in d.steps}
     new = {d.block.name: f"{label}_key{j}" for j, d in keys.items() if not d.block.label}
     new.update({n: f"{label}_key{n.rsplit('_key', 1)[1]}" for n, _ in first.steps if "_key" in n})
-    if any(x in used for x in new.values()):
-        return
-    def rename(text: str) -> str:
-        return re.sub(r"\b(" + "|".join(map(re.escape, new)) + r")\b", lambda m: new[m.group(1)], text)
-    for d in search.derived.values():
-        d.expr = rename(d.expr)
-        d.steps = tuple((rename(n), rename(e)) for n, e in d.steps)
-    for b in search.blocks:
-        b.name = new.get(b.name, b.name)
+    if not any(x in used for x in new.values()):
+        _rename(search, new)
 
 
 def printed_vectors(parts: list[tuple[str, list]]) -> list[np.ndarray]:
