@@ -280,7 +280,7 @@ SHARED = ROOT.parent / "shared"
 FLOORS = {
     "karim_illustrated_self_attention.md": 99,
     "raschka_llms_from_scratch_ch03_attention.ipynb": 200,
-    "wangywust_lecture3_transformer.md": 203,
+    "wangywust_lecture3_transformer.md": 212,
     "yangshiteng_multi_head_calculation.md": 36,
     "rezaei_transformers_math_positional_encoding.part1.ipynb": 10,
     "datawhale_happy_llm_positional_encoding.md": 10,

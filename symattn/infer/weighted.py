@@ -183,7 +183,9 @@ def weighted_values(search: Search, parts: list = ()) -> None:
                     current.matched == target.floats.size and not _reaches(search, current, a))):
                 continue
             got = _try(search, target, a, [a] + again)
-            if got is not None and (current is None or got[0].expr != current.expr):
+            if got is not None and current is not None and got[0].expr == current.expr:
+                got = (current, got[1])         # the search's own: its chain steps all the same
+            if got is not None:
                 search.derived[target.index] = got[0]
                 found.setdefault(got[0].operands[1].index, []).append(got)
         for ds in found.values():
