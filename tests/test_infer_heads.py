@@ -230,3 +230,50 @@ def test_a_rounded_copy_of_its_own_is_an_input(tmp_path, name, a_line_each):
     for c in outs:
         i, j = int(c["at"][0]), int(c["at"][1])
         assert F(c["exact"]) == OUT_ROUGH[i][j]
+
+
+# ---- a query's weighted values listed in the prose ---------------------------------------------
+
+def prose_post(slip: bool, listed: bool = True) -> tuple[str, str]:
+    """Scores, the weights and the output as LaTeX blocks; the weighted values of query 1
+    (its weight of each key times that key's value) listed in a sentence (``listed``), one
+    entry off by 0.01 when ``slip``."""
+    rows = [[f"{float(A[1][k] * VALUES[k][j]):.4f}" for j in range(2)] for k in range(3)]
+    wrong = f"{float(A[1][2] * VALUES[2][1]) + 0.01:.4f}"
+    if slip:
+        rows[2][1] = wrong
+    text = "\n".join([
+        f"$$S = {bmatrix([[str(x) for x in r] for r in SCORES])}, \\quad "
+        f"V = {bmatrix([[str(x) for x in r] for r in VALUES])}$$", "",
+        "The softmax of each row of the scores:", "",
+        f"$$A = {bmatrix([[p4(x) for x in r] for r in A])}$$", "",
+        ("For query 2 the weighted values are " + " + ".join(f"[{r[0]}, {r[1]}]" for r in rows) + "."
+         if listed else "Each output row is a weighted sum of the values."), "",
+        "and the output $AV$ is", "", f"$$O = {bmatrix([[p4(x) for x in r] for r in OUT])}$$", ""])
+    return text, wrong
+
+
+def test_a_querys_weighted_values_listed_in_prose_are_a_step_of_their_own(tmp_path):
+    path = tmp_path / "prose.md"
+    text, wrong = prose_post(slip=True)
+    path.write_text(text, encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 1, r.stderr + r.stdout
+    d = json.loads(r.stdout)
+    steps = {s["name"]: s["expr"] for s in d["inferred"][0]["steps"]}
+    assert steps["O"] == "A @ V" and steps["V_query1"] == "A[1].T * V"
+    mine = [c for c in d["claims"] if c["step"] == "V_query1"]
+    assert len(mine) == 6
+    assert [(c["at"], c["printed"]) for c in mine if c["verdict"] == "wrong"] == [(["2", "1"], wrong)]
+    for c in mine:                              # row k: A[1][k] · V[k], this file's truth
+        k, j = int(c["at"][0]), int(c["at"][1])
+        assert abs(mpmath.mpf(c["exact"]) - A[1][k] * VALUES[k][j]) < mpmath.mpf(10) ** -15
+
+
+def test_without_such_a_list_no_step_is_added(tmp_path):
+    path = tmp_path / "plain.md"
+    path.write_text(prose_post(slip=False, listed=False)[0], encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 0, r.stderr + r.stdout
+    steps = {s["name"]: s["expr"] for s in json.loads(r.stdout)["inferred"][0]["steps"]}
+    assert steps == {"A": "softmax(S)", "O": "A @ V"}
