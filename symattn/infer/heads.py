@@ -29,7 +29,7 @@ import numpy as np
 
 from .blocks import Block, states_scale
 from .search import MIN_ENTRIES, MOST, Derivation, Search
-from .stated import role
+from .stated import fresh, role
 
 PARTS = ("Q", "K", "V", "S", "A")
 
@@ -45,20 +45,23 @@ def _heads(blocks: list[Block]) -> list[tuple[str, dict]]:
     return [(h, w) for h, w in heads.items() if set(w) == {"q", "k", "v"}]
 
 
-def _reaches(search: Search, d: Derivation, weights: set) -> bool:
-    """Does the derivation compute its block through a projection by one of ``weights``
-    (block indexes): itself or a derivation it is computed from a product with one?"""
+def lineage(search: Search, d: Derivation):
+    """``d`` and every derivation its block is computed from, through the derived operands."""
     todo, seen = [d], set()
     while todo:
         d = todo.pop()
-        operands = [o.parent or o for o in d.operands]
-        if "@" in d.expr and any(o.index in weights for o in operands):
-            return True
-        for o in operands:
+        yield d
+        for o in (o.parent or o for o in d.operands):
             if o.index not in seen and o.index in search.derived:
                 seen.add(o.index)
                 todo.append(search.derived[o.index])
-    return False
+
+
+def _reaches(search: Search, d: Derivation, weights: set) -> bool:
+    """Does the derivation compute its block through a projection by one of ``weights``
+    (block indexes): itself or a derivation it is computed from a product with one?"""
+    return any("@" in x.expr and any((o.parent or o).index in weights for o in x.operands)
+               for x in lineage(search, d))
 
 
 def _names(search: Search, head: str, k: int) -> dict:
@@ -67,13 +70,7 @@ def _names(search: Search, head: str, k: int) -> dict:
     for d in search.derived.values():
         used |= {n for n, _ in d.steps}
     tag = head or str(k + 1)
-    out = {}
-    for p in PARTS:
-        name, j = f"{p}{tag}", 2
-        while name in used:
-            name, j = f"{p}{tag}_{j}", j + 1
-        out[p] = name
-    return out
+    return {p: fresh(f"{p}{tag}", used) for p in PARTS}
 
 
 def _chain(x: str, w: dict, scale: str | None) -> str:

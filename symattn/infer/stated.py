@@ -132,11 +132,17 @@ def with_stated(found: list[Block], parts: list[tuple[str, list]]) -> list[Block
     both = sorted(found + extra, key=lambda b: (order.get(b.path, 0), b.line, b.index))
     used = {b.name for b in found}
     for b in extra:
-        base, k = b.name, 2
-        while b.name in used:
-            b.name, k = f"{base}_{k}", k + 1
-        used.add(b.name)
+        b.name = fresh(b.name, used)
     return [replace(b, index=i) for i, b in enumerate(both)]
+
+
+def fresh(base: str, used: set) -> str:
+    """``base``, or ``base_2``, ``base_3``… : the first not in ``used`` (then added to it)."""
+    name, k = base, 2
+    while name in used:
+        name, k = f"{base}_{k}", k + 1
+    used.add(name)
+    return name
 
 
 def code_names(found: list[Block], parts: list[tuple[str, list]]) -> list[Block]:

@@ -25,6 +25,8 @@ import numpy as np
 
 from .blocks import Block, spec_name
 from .search import MIN_ENTRIES, Derivation, Search
+from .heads import lineage
+from .stated import fresh
 
 MAX_VECTORS = 2000          # one-row lists of an article read as evidence (the first ones)
 MAX_TENSOR_LINES = 60       # lines above a slice's block where its 3-D printout may open
@@ -53,7 +55,7 @@ def approximations(search: Search, a: Block, parts: list) -> list[Block]:
     if out and a.name != name:
         used = {b.name for b in search.blocks}
         for b in out:
-            b.name = _free(f"{name}_rounded", used)
+            b.name = fresh(f"{name}_rounded", used)
         if name not in {b.name for b in search.blocks}:
             _rename(search, {a.name: name})
     return out
@@ -78,14 +80,6 @@ def _program_name(a: Block, parts: list) -> str:
     return spec_name(assignment_above(lines, a.line) or "") or a.name
 
 
-def _free(base: str, used: set) -> str:
-    name, k = base, 2
-    while name in used:
-        name, k = f"{base}_{k}", k + 1
-    used.add(name)
-    return name
-
-
 def _rename(search: Search, new: dict) -> None:
     """Blocks renamed (old name -> new), in every derivation's expression and steps."""
     pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, new)) + r")(?![\w])")
@@ -99,17 +93,9 @@ def _rename(search: Search, new: dict) -> None:
         b.name = new.get(b.name, b.name)
 
 
-def _reaches(search: Search, d: Derivation | None, a: Block) -> bool:
-    todo, seen = [d] if d is not None else [], set()
-    while todo:
-        d = todo.pop()
-        for o in (o.parent or o for o in d.operands):
-            if o.index == a.index:
-                return True
-            if o.index not in seen and o.index in search.derived:
-                seen.add(o.index)
-                todo.append(search.derived[o.index])
-    return False
+def _reaches(search: Search, d: Derivation, a: Block) -> bool:
+    """Is the derivation's block computed from ``a`` (directly or through derived blocks)?"""
+    return any((o.parent or o).index == a.index for x in lineage(search, d) for o in x.operands)
 
 
 def _forms(a: Block):
