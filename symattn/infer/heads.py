@@ -25,13 +25,20 @@ value too: the weight is the text's, not searched).
 
 from __future__ import annotations
 
-import numpy as np
+from itertools import islice
 
 from .blocks import Block, states_scale
-from .search import MIN_ENTRIES, MOST, Derivation, Search
+from .search import MAX_OPERANDS, MIN_ENTRIES, MOST, Derivation, Search
 from .stated import fresh, role
 
 PARTS = ("Q", "K", "V", "S", "A")
+MAX_TARGETS = 24            # blocks after a head's weights (or a concatenation) tried as its output
+
+
+def nearest(search: Search, target: Block, fits) -> list[Block]:
+    """The earlier blocks that ``fits`` accepts, the nearest first, at most MAX_OPERANDS."""
+    return list(islice((b for b in reversed(search.blocks) if b.index < target.index and fits(b)),
+                       MAX_OPERANDS))
 
 
 def _heads(blocks: list[Block]) -> list[tuple[str, dict]]:
@@ -99,13 +106,13 @@ def head_output(search: Search, w: dict, head: str, k: int) -> Derivation | None
     d_in, d_v = w["q"].shape[0], w["v"].shape[1]
     if w["k"].shape[0] != d_in or w["v"].shape[0] != d_in or w["q"].shape[1] != w["k"].shape[1]:
         return None
-    for target in (b for b in search.blocks if b.index > after and not b.given):
+    for target in islice((b for b in search.blocks if b.index > after and not b.given), MAX_TARGETS):
         current = search.derived.get(target.index)
         if current is not None and _reaches(search, current, weights):
             continue
         n = target.floats.size
-        for x in (b for b in search.blocks if b.index < target.index and not b.given
-                  and b.shape == (target.shape[0], d_in) and target.shape[1] == d_v):
+        for x in nearest(search, target, lambda b: not b.given and b.shape == (target.shape[0], d_in)
+                         and target.shape[1] == d_v):
             for cost, scale in enumerate(_scales(target, w), start=1):
                 operands = (x, *{w[r].index: w[r] for r in "qkv"}.values())
                 v = search.value(_chain(x.name, w, scale), operands)
@@ -125,8 +132,8 @@ def _projection(search: Search, outs: list) -> None:
                and any(o.index in outs for o in d.operands)]
     for c in concats:
         for w in w_o:
-            for target in (b for b in search.blocks if b.index > c.index and not b.given
-                           and b.index not in search.derived):
+            for target in islice((b for b in search.blocks if b.index > c.index and not b.given
+                                  and b.index not in search.derived), MAX_TARGETS):
                 for cost, form in enumerate((f"{c.name} @ {w.name}", f"{c.name} @ {w.name}.T"), start=1):
                     v = search.value(form, (c, w))
                     m, err = search.matched(v, target, (c, w))

@@ -20,16 +20,19 @@ output is ``A @ V``).
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 import numpy as np
 
 from .blocks import Block, spec_name
 from .search import MIN_ENTRIES, Derivation, Search
-from .heads import lineage
+from .heads import MAX_TARGETS, lineage, nearest
 from .stated import fresh
 
 MAX_VECTORS = 2000          # one-row lists of an article read as evidence (the first ones)
 MAX_TENSOR_LINES = 60       # lines above a slice's block where its 3-D printout may open
+MAX_WEIGHTS = 8             # softmax blocks of one article whose products are looked for
+MAX_KEYS = 16               # keys of a weights block whose slices are tried, at most
 
 
 def _weights(search: Search) -> list[Block]:
@@ -101,15 +104,15 @@ def _reaches(search: Search, d: Derivation, a: Block) -> bool:
 def _forms(a: Block):
     """(form on ``{a}`` and ``{v}``, its cost, the key of a slice or None)."""
     yield "{a} @ {v}", 1, None
-    for j in range(a.shape[1]):
+    for j in range(a.shape[1] if a.shape[1] <= MAX_KEYS else 0):
         yield f"{{a}}[:, {j}] @ {{v}}[{j}]", 2, j
 
 
 def _try(search: Search, target: Block, a: Block, printed: list[Block]):
     """(derivation, the key of a slice or None) of ``target`` by a form on ``a``, or None."""
     n = target.floats.size
-    for v in (b for b in search.blocks if b.index < target.index and b.shape[0] == a.shape[1]
-              and b.shape[1] == target.shape[1] and not b.given and b.index != a.index):
+    for v in nearest(search, target, lambda b: b.shape == (a.shape[1], target.shape[1])
+                     and not b.given and b.index != a.index):
         for form, cost, j in _forms(a):
             if j is not None and target.shape[0] != a.shape[0]:
                 continue
@@ -161,15 +164,14 @@ def weighted_values(search: Search, parts: list = ()) -> None:
     ``search.reprints``. ``parts``: the article's (path, lines), where its one-row lists
     (:func:`printed_vectors`) and labels are read."""
     vectors = None
-    for a in _weights(search):
+    for a in _weights(search)[:MAX_WEIGHTS]:
         again = approximations(search, a, parts)
         for b in again:
             search.reprints[b.index] = a.index
             _on_weights(search, b, a)
         found: dict = {}                    # V's index -> [(derivation, slice key)]
-        for target in search.blocks:
-            if target.index <= a.index or target.given or target.index in search.reprints:
-                continue
+        for target in islice((b for b in search.blocks if b.index > a.index and not b.given
+                              and b.index not in search.reprints), MAX_TARGETS):
             current = search.derived.get(target.index)
             if current is not None and (current.form in ("chain", "weighted") or (
                     current.matched == target.floats.size and not _reaches(search, current, a))):
