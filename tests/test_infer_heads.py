@@ -66,7 +66,8 @@ def cli(*args):
 def test_a_weights_role_and_head_come_from_its_name():
     assert role("W_Q1") == ("q", "1") and role("W^{K}_2") == ("k", "2")
     assert role("w_value") == ("v", "") and role("W^O") == ("o", "") and role("Wq") == ("q", "")
-    assert role("W_x") is None and role("X") is None and role("softmax") is None
+    assert role("W_2^K") == ("k", "2") and role("W_{1}^{V}") == ("v", "1") and role("WQ1") == ("q", "1")
+    assert role("W_x") is None and role("X") is None and role("softmax") is None and role("W_1") is None
 
 
 def test_weights_stated_in_prose_code_and_latex_are_read_exactly():

@@ -45,12 +45,16 @@ def unescaped(text: str) -> str:
 
 
 def role(name: str) -> tuple[str, str] | None:
-    """(role, head) of a weight's name: ``W_Q1`` → ("q", "1"), ``W^{K}_2`` → ("k", "2"),
-    ``w_value`` → ("v", ""), ``W^O`` → ("o", ""); None for a name that is no weight's."""
-    m = re.fullmatch(r"[Ww][_^{]*([A-Za-z]+)[}_^{]*(\d*)\}?", name.strip())
-    if not m or m.group(1).lower() not in _ROLES:
-        return None
-    return _ROLES[m.group(1).lower()], m.group(2)
+    """(role, head) of a weight's name: ``W_Q1`` → ("q", "1"), ``W^{K}_2`` and ``W_2^K`` →
+    ("k", "2"), ``w_value`` → ("v", ""), ``W^O`` → ("o", ""); None for a name that is no
+    weight's."""
+    t = name.strip()
+    m = re.fullmatch(r"[Ww][_^{]*([A-Za-z]+)[}_^{]*(\d*)\}?", t)
+    w, head = (m.group(1), m.group(2)) if m else ("", "")
+    if not m:                                   # the head first: W_1^Q, W_{2}^{K}
+        m = re.fullmatch(r"[Ww]_\{?(\d+)\}?\^\{?([A-Za-z]+)\}?", t)
+        w, head = (m.group(2), m.group(1)) if m else ("", "")
+    return (_ROLES[w.lower()], head) if w.lower() in _ROLES else None
 
 
 def _names(left: str) -> tuple:
