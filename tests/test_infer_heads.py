@@ -278,3 +278,50 @@ def test_without_such_a_list_no_step_is_added(tmp_path):
     assert r.returncode == 0, r.stderr + r.stdout
     steps = {s["name"]: s["expr"] for s in json.loads(r.stdout)["inferred"][0]["steps"]}
     assert steps == {"A": "softmax(S)", "O": "A @ V"}
+
+
+# ---- a head whose Q, K, V and weights are printed as small blocks ------------------------------
+
+XS = [[F(1), F(0), F(1)], [F(0), F(1), F(1)]]
+WQ, WK, WV = ([[F(1), F(0)], [F(0), F(1)], [F(1), F(1)]], [[F(0), F(1)], [F(1), F(0)], [F(1), F(1)]],
+              [[F(1), F(1)], [F(0), F(1)], [F(1), F(0)]])
+QS, KS, VS = mm(XS, WQ), mm(XS, WK), mm(XS, WV)
+AS = softmax_rows([[mp(x) / ROOT2 for x in r] for r in mm(QS, tr(KS))])
+ZS = [[mpmath.fsum(AS[i][k] * mp(VS[k][j]) for k in range(2)) for j in range(2)] for i in range(2)]
+
+
+def small_post() -> tuple[str, str]:
+    """Weights stated in prose; Q, K, V printed as 2×2 whole blocks; the weights with one
+    slip (A[1][1] one unit of the 2nd decimal off); the output."""
+    def lst(m):
+        return r"\[" + ", ".join(r"\[" + ", ".join(str(x) for x in r) + "]" for r in m) + "]"
+    a = [[p4(x) for x in r] for r in AS]
+    a[1][1] = f"{float(AS[1][1]) + 0.01:.4f}"
+    text = "\n".join([
+        f"$$X = {bmatrix([[str(x) for x in r] for r in XS])}$$", "",
+        f"We use W\\_Q = {lst(WQ)}, W\\_K = {lst(WK)} and W\\_V = {lst(WV)}.", "",
+        f"$$Q = {bmatrix([[str(x) for x in r] for r in QS])}, \\quad K = {bmatrix([[str(x) for x in r] for r in KS])}"
+        f", \\quad V = {bmatrix([[str(x) for x in r] for r in VS])}$$", "",
+        "The scores divided by √d_k, then the softmax of each row:", "",
+        f"$$A = {bmatrix(a)}$$", "", f"$$Z = {bmatrix([[p4(x) for x in r] for r in ZS])}$$", ""])
+    return text, a[1][1]
+
+
+def test_a_heads_printed_steps_are_the_blocks_that_print_them(tmp_path):
+    text, slip = small_post()
+    path = tmp_path / "small.md"
+    path.write_text(text, encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 1, r.stderr + r.stdout
+    d = json.loads(r.stdout)
+    steps = {s["name"]: (s["expr"], s["line"]) for s in d["inferred"][0]["steps"]}
+    assert steps["Q"] == ("X @ W_Q", 5) and steps["V"] == ("X @ W_V", 5) and steps["S1"][1] is None
+    assert steps["A"][0] == "softmax(S1 / sqrt(2))" and steps["Z"][0] == "A @ V"
+    wrong = [(c["step"], c["at"], c["printed"]) for c in d["claims"] if c["verdict"] == "wrong"]
+    assert wrong == [("A", ["1", "1"], slip)]
+    truth = {"Q": QS, "K": KS, "V": VS, "A": AS, "Z": ZS}
+    claims = [c for c in d["claims"] if c["step"] in truth]
+    assert len(claims) == 20
+    for c in claims:
+        i, j = int(c["at"][0]), int(c["at"][1])
+        assert abs(mpmath.mpf(c["exact"]) - mp(truth[c["step"]][i][j])) < mpmath.mpf(10) ** -15

@@ -18,6 +18,10 @@ generic search only where that one does not reach the head's weights (a coincide
 as ``softmax(X)`` of an identity X); a block the search computes through the weights
 already (each step printed) keeps its derivation.
 
+A step of the chain printed after all (Q, K, V or the weights as blocks between the head's
+weights and its output, in the chain's order: small whole blocks that the generic search
+leaves alone as too easily reproduced) is that block, computed by its step.
+
 After the heads, the output projection: a block reproduced by ``C @ W_O`` (or ``C @ W_O.T``)
 of a concatenation ``C`` of blocks and a weight of role ``o``, every entry (a block of one
 value too: the weight is the text's, not searched).
@@ -25,6 +29,7 @@ value too: the weight is the text's, not searched).
 
 from __future__ import annotations
 
+import re
 from itertools import islice
 
 from .blocks import Block, states_scale
@@ -92,11 +97,13 @@ def _steps(x: str, w: dict, scale: str | None, names: dict) -> tuple:
             (names["A"], f"softmax({names['S']}{div})"))
 
 
-def _scales(target: Block, w: dict) -> list:
+def _scales(search: Search, target: Block, w: dict) -> list:
     """The scales tried, the text's first: none, then sqrt(d_k); sqrt(d_k) first where
-    the text states a root."""
+    the text from the weights to the target states a root."""
     root = str(w["k"].shape[1])
-    return [root, None] if states_scale(target.before) else [None, root]
+    start = min(b.index for b in w.values())
+    text = "\n".join(b.before for b in search.blocks if start < b.index <= target.index)
+    return [root, None] if states_scale(text) else [None, root]
 
 
 def head_output(search: Search, w: dict, head: str, k: int) -> Derivation | None:
@@ -113,7 +120,7 @@ def head_output(search: Search, w: dict, head: str, k: int) -> Derivation | None
         n = target.floats.size
         for x in nearest(search, target, lambda b: not b.given and b.shape == (target.shape[0], d_in)
                          and target.shape[1] == d_v):
-            for cost, scale in enumerate(_scales(target, w), start=1):
+            for cost, scale in enumerate(_scales(search, target, w), start=1):
                 operands = (x, *{w[r].index: w[r] for r in "qkv"}.values())
                 v = search.value(_chain(x.name, w, scale), operands)
                 m, err = search.matched(v, target, operands)
@@ -123,6 +130,56 @@ def head_output(search: Search, w: dict, head: str, k: int) -> Derivation | None
                     return Derivation(target, f"{names['A']} @ {names['V']}", operands, m, cost,
                                       form="chain", error=err, steps=_steps(x.name, w, scale, names))
     return None
+
+
+def _printed_steps(search: Search, d: Derivation, pool: tuple) -> None:
+    """The head's steps that are printed after all (Q, K, V, the weights… as blocks between
+    its weights and its output, in the chain's order, every entry reproduced or all but one
+    of four or more: a slip the check then diagnoses): each such block computed by its step
+    (its name, its line), the steps before it that print nothing carried with it."""
+    full: dict = {}
+    for name, expr in d.steps:               # each step on X and the weights alone
+        full[name] = "(" + _substitute(expr, full) + ")"
+    after = max(b.index for b in pool[1:])
+    last, new = after, {}
+    for name, _ in d.steps:
+        v = search.value(full[name], pool)
+        b = next((b for b in search.blocks if last < b.index < d.block.index and not b.given
+                  and b.index not in search.derived and v is not None and b.shape == v.shape
+                  and search.matched(v, b, pool)[0] >= b.floats.size - (b.floats.size >= 4)), None)
+        if b is not None:
+            new[name], last = b, b.index
+    if not new:
+        return
+    names = {n: b.name for n, b in new.items()}
+    pending, blocks = [], {b.name: b for b in pool}
+    for name, expr in d.steps:
+        expr = _substitute(expr, names)
+        if name in new:
+            b = new[name]
+            texts = [expr] + [e for _, e in pending]
+            search.derived[b.index] = Derivation(b, expr, _refs(texts, blocks), b.floats.size, 1,
+                                                 form="chain", steps=tuple(pending))
+            blocks[b.name], pending = b, []
+        else:
+            pending.append((name, expr))
+    d.expr = _substitute(d.expr, names)
+    d.steps = tuple(pending)
+    d.operands = _refs([d.expr] + [e for _, e in pending], blocks)
+
+
+def _substitute(text: str, names: dict) -> str:
+    """``text`` with each whole name in ``names`` replaced by its value."""
+    if not names:
+        return text
+    pattern = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")(?![\w])")
+    return pattern.sub(lambda m: names[m.group(1)], text)
+
+
+def _refs(texts: list, blocks: dict) -> tuple:
+    """The blocks (by name) the texts refer to, each once."""
+    words = set(re.findall(r"[A-Za-z_]\w*", " ".join(texts)))
+    return tuple(b for n, b in blocks.items() if n in words)
 
 
 def _projection(search: Search, outs: list) -> None:
@@ -150,6 +207,7 @@ def attention_heads(search: Search) -> None:
         d = head_output(search, w, head, k)
         if d is not None:
             search.derived[d.block.index] = d
+            _printed_steps(search, d, d.operands)
             search.reprints.pop(d.block.index, None)
             outs.append(d.block.index)
     if outs:
