@@ -55,10 +55,9 @@ def approximations(search: Search, a: Block, parts: list) -> list[Block]:
         if name and spec_name(b.label) == name and np.all(b.half > a.half) and \
                 np.all(off <= 2 * b.half + 1e-12) and np.any(off > b.half) and _row_a_line(b, parts):
             out.append(b)
-    if out and a.name != name:
+    if out and a.name != name:              # the restatements renamed first, where used too
         used = {b.name for b in search.blocks}
-        for b in out:
-            b.name = fresh(f"{name}_rounded", used)
+        _rename(search, {b.name: fresh(f"{name}_rounded", used) for b in out})
         if name not in {b.name for b in search.blocks}:
             _rename(search, {a.name: name})
     return out
