@@ -2,7 +2,7 @@
 by name, its steps carried in the inferred spec even where only some of their entries are
 printed (as lone numbers in the prose: ``[1, 0] · [0, 1] = 0``, ``softmax([1, 0]) ≈ [0.73, 0.27]``).
 
-A head is the weights of one number (:func:`symattn.infer.stated.role`: ``W_Q1``,
+A head is the weights of one head number (:func:`symattn.infer.stated.role`: ``W_Q1``,
 ``W_K1``, ``W_V1``; one matrix may be all three) and the chain of the multi-head
 attention declaration (:mod:`symattn.ops.multi_head`), row vectors:
 
@@ -12,7 +12,8 @@ attention declaration (:mod:`symattn.ops.multi_head`), row vectors:
 The first printed block after the head's weights that the chain reproduces (on an earlier
 block X that is no weight) is that head's output. The weights' roles come from their names,
 not from search: the chain's freedom is the choice of X and of the scale (unscaled unless
-the text states a root: :func:`symattn.infer.blocks.states_scale`), and it must reproduce
+the text from the weights to that block states a root:
+:func:`symattn.infer.blocks.states_scale`), and it must reproduce
 more entries than that (:data:`MIN_ENTRIES`). It replaces a block's derivation found by the
 generic search only where that one does not reach the head's weights (a coincidence such
 as ``softmax(X)`` of an identity X); a block the search computes through the weights
@@ -160,6 +161,7 @@ def _printed_steps(search: Search, d: Derivation, pool: tuple) -> None:
             texts = [expr] + [e for _, e in pending]
             search.derived[b.index] = Derivation(b, expr, _refs(texts, blocks), b.floats.size, 1,
                                                  form="chain", steps=tuple(pending))
+            search.reprints.pop(b.index, None)
             blocks[b.name], pending = b, []
         else:
             pending.append((name, expr))
