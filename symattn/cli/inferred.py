@@ -85,5 +85,6 @@ def describe(specs: list) -> str:
     out = []
     for d in derivations(specs):
         out.append(f"\nInferred {d['example']}: inputs {', '.join(d['inputs']) or 'none'}; computed:")
-        out += [f"  line {st['line']:<5} {st['name']} = {st['expr']}" for st in d["steps"]]
+        out += [f"  line {st['line']:<5} {st['name']} = {st['expr']}" if st["line"] is not None
+                else f"  {'(no block)':<10} {st['name']} = {st['expr']}" for st in d["steps"]]
     return "\n".join(out) + "\n" if out else ""

@@ -77,11 +77,12 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     from .blocks import blocks
     from .chains import chains
     from .search import Search, infer_derivations
+    from .stated import code_names, with_stated
     from .spec_out import examples, identifier, line_ranges, relative, spec_text
     parts = [(f, read_article(f)) for f in files]
-    found = blocks(parts)
+    found = code_names(with_stated(blocks(parts), parts), parts)
     text = "\n".join(ln.text for _, lines in parts for ln in lines if ln.kind != "code")
-    derived, reprints = infer_derivations(found, text)
+    derived, reprints = infer_derivations(found, text, parts)
     shown = chains(found, parts, Search(found, ""), derived)
     groups = examples(found, derived, reprints, {i: c.prints + c.operands for i, c in shown.items()})
     if not groups:

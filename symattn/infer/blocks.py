@@ -42,6 +42,7 @@ class Block:
     parent: "Block | None" = None        # a row of this block (named ``X[1]``)
     again: int = -1                      # the earlier block whose numbers it prints again
                                          # (a step of its own only if derived anew: .again)
+    given: tuple = ()                    # a weight the text states by these names (.stated)
 
     @property
     def shape(self) -> tuple[int, int]:

@@ -85,6 +85,7 @@ class Derivation:
     form: str = ""              # the form's template (``{0} @ {1}.T``)
     error: float = 0.0          # how far its prints may be off: the largest distance of a
                                 # reproduced entry's print, or what its operands carry
+    steps: tuple = ()           # (name, expr) of unprinted steps computed before it (.heads)
 
 
 def _shape(text: str) -> tuple:
@@ -261,6 +262,8 @@ class Search:
                 d = derive_again(self, b)
                 if settle(self, b, d):
                     self.derived[b.index] = d
+                continue
+            if b.given:                                # a weight the text states: an input
                 continue
             d = self.derive(b)
             if d is not None and d.expr in done:
@@ -460,10 +463,15 @@ def _key(d: Derivation) -> tuple:
             tuple(sorted((-o.index for o in d.operands))))
 
 
-def infer_derivations(found: list[Block], text: str) -> tuple[dict, dict]:
+def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[dict, dict]:
     """(block index -> its derivation, for the blocks some derivation reproduces; block
     index -> the computed block it prints again)."""
+    from .heads import attention_heads
+    from .weighted import weighted_values
     search = Search(found, text)
-    return search.run(), search.reprints
+    search.run()
+    attention_heads(search)
+    weighted_values(search, parts)
+    return search.derived, search.reprints
 
 

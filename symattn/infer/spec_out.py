@@ -117,10 +117,14 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
             rows = ', rows = "tokens"' if b.printed.rows == x.printed.rows else \
                 f", rows = {_strings(b.printed.rows)}"
         rounded = ", rounded = true" if b.rounded else ""
+        if len(b.given) > 1:                # one matrix the text states under several names
+            out.append(f"# {' = '.join(b.given)}, as the text states (line {b.line})")
         out.append(f"{toml_key(b.name)} = {{ value = {_value(b.printed)}{rows}{rounded}, line = {b.line} }}")
     for b in steps:
         d = derived.get(b.index)
         if d is not None:
+            for name, expr in d.steps:      # unprinted steps of a chain (.heads)
+                out += ["", "[[steps]]", f"name = {toml_string(name)}", f"expr = {toml_string(expr)}"]
             out += ["", "[[steps]]", f"name = {toml_string(b.name)}", f"expr = {toml_string(d.expr)}",
                     f"line = {b.line}"]
             if d.mistake:

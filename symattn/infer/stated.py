@@ -1,0 +1,167 @@
+"""Weights an article states by name rather than prints as a block of its own: an input of
+the inference, never a block to derive.
+
+Three ways of stating them, each read from one line (Markdown escapes ``\\[`` ``\\_`` read
+as the characters they escape):
+
+* ``W_Q2 = W_K2 = W_V2 = [[0, 1], [1, 0]]`` — one matrix, every name on the left;
+* ``W^O = \\frac{1}{2} \\cdot [[1, 0, 1, 0], [0, 1, 0, 1]]`` (or ``1/2 * [[...]]``) — a
+  whole-number fraction times a matrix: the products, exact;
+* ``W_Q1 = W_K1 = W_V1 = Identity matrix`` — names and words, the matrix printed on the
+  next lines (a block of the article reading that nothing names).
+
+A name's *role* is what the weight projects to (:func:`role`): ``W_Q1`` the queries of head
+1, ``w_key`` the keys, ``W^O`` the output projection; the attention chain
+(:mod:`.heads`) takes weights by their roles.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from fractions import Fraction
+
+import numpy as np
+
+from ..article.matrices import Printed, as_matrix, find, parse_list
+from .blocks import Block, spec_name
+
+MAX_STATED = 40            # stated weights read from one article (the first ones)
+NEXT_LINES = 2             # a block named by words: within this many lines after them
+
+_ESCAPED = re.compile(r"\\([\[\]_*^])")
+_NAME = r"[A-Za-z]\w*(?:\^\{?\w+\}?)?(?:_\{?\w+\}?)?"
+_NAMES = re.compile(rf"((?:(?<![\w\\]){_NAME}\s*=\s*)+)")
+_FACTOR = re.compile(r"\s*(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)\s*/\s*(\d+))\s*(?:\\cdot|\*|·|×)?\s*"
+                     r"(?:\\text\{|\\left)?\s*(?=\[\s*\[)")
+_WORDS = re.compile(r"\s*[A-Za-z][A-Za-z ]*$")          # ``Identity matrix``: no number
+_ROLES = {"q": "q", "query": "q", "queries": "q", "k": "k", "key": "k", "keys": "k",
+          "v": "v", "value": "v", "values": "v", "o": "o", "out": "o", "output": "o"}
+
+
+def unescaped(text: str) -> str:
+    """The text as Markdown renders its escapes (``\\[`` → ``[``, ``W\\_Q`` → ``W_Q``)."""
+    return _ESCAPED.sub(r"\1", text)
+
+
+def role(name: str) -> tuple[str, str] | None:
+    """(role, head) of a weight's name: ``W_Q1`` → ("q", "1"), ``W^{K}_2`` and ``W_2^K`` →
+    ("k", "2"), ``w_value`` → ("v", ""), ``W^O`` → ("o", ""); None for a name that is no
+    weight's."""
+    t = name.strip()
+    m = re.fullmatch(r"[Ww][_^{]*([A-Za-z]+)[}_^{]*(\d*)\}?", t)
+    w, head = (m.group(1), m.group(2)) if m else ("", "")
+    if not m:                                   # the head first: W_1^Q, W_{2}^{K}
+        m = re.fullmatch(r"[Ww]_\{?(\d+)\}?\^\{?([A-Za-z]+)\}?", t)
+        w, head = (m.group(2), m.group(1)) if m else ("", "")
+    return (_ROLES[w.lower()], head) if w.lower() in _ROLES else None
+
+
+def _names(left: str) -> tuple:
+    return tuple(n for n in (x.strip() for x in left.split("=")) if n)
+
+
+def _scaled(p: tuple, num: int, den: int) -> tuple:
+    """(values, texts) of the matrix (values, texts) times num/den, exact."""
+    f = Fraction(num, den)
+    values = tuple(tuple(Fraction(v) * f for v in r) for r in p[0])
+    return values, tuple(tuple(_text(v) for v in r) for r in values)
+
+
+def _text(v: Fraction) -> str:
+    return str(v.numerator) if v.denominator == 1 else f'"{v.numerator}/{v.denominator}"'
+
+
+def _on_line(text: str) -> list[tuple[tuple, tuple, tuple]]:
+    """(names, values, texts) of each matrix the line states by name."""
+    out = []
+    for m in _NAMES.finditer(text):
+        names, at = _names(m.group(1)), m.end()
+        f = _FACTOR.match(text, at)
+        start = f.end() if f else at
+        if not text.startswith("[", start):
+            continue
+        value, _ = parse_list(text, start)
+        mat = as_matrix(value) if value and isinstance(value[0], list) else None
+        if mat is None:
+            continue
+        if f:
+            num, den = (int(g) for g in (f.group(1) or f.group(3), f.group(2) or f.group(4)))
+            if den == 0:
+                continue
+            mat = _scaled(mat, num, den)
+        out.append((names, *mat))
+    return out
+
+
+def stated(lines: list) -> list[tuple[tuple, Printed]]:
+    """(names, printed) of every weight the article's ``lines`` state by name, in line order;
+    only names of which one has a role (:func:`role`)."""
+    out = []
+    for ln in lines:
+        for names, values, texts in _on_line(unescaped(ln.text)):
+            out.append((names, Printed(names[0], ln.number, values, texts, None, "list")))
+    words = {}
+    for ln in lines:
+        t = unescaped(ln.text).strip()
+        m = _NAMES.match(t)
+        if m and m.end() < len(t) and _WORDS.fullmatch(t[m.end():]):
+            words[ln.number] = _names(m.group(1))
+    for p in find(lines):
+        near = [n for n in range(p.line - NEXT_LINES, p.line) if n in words]
+        if not p.name and near:
+            out.append((words[near[-1]], Printed(words[near[-1]][0], p.line, p.values, p.texts, None, "list")))
+    out = [(n, p) for n, p in out if any(role(x) for x in n)]
+    return sorted(out, key=lambda x: x[1].line)[:MAX_STATED]
+
+
+def with_stated(found: list[Block], parts: list[tuple[str, list]]) -> list[Block]:
+    """The blocks ``found`` with the stated weights among them (``given``: the names the
+    text gives; a found block on the same line with the same numbers is that weight),
+    renumbered in reading order."""
+    extra = []
+    for path, lines in parts:
+        for names, p in stated(lines):
+            same = next((b for b in found if b.path == path and b.line == p.line
+                         and b.printed.values == p.values), None)
+            if same is not None:
+                same.given = names
+                continue
+            floats = np.array([[float(v) for v in r] for r in p.values])
+            extra.append(Block(spec_name(names[0]) or "W", p, 0, path, floats,
+                               np.zeros(floats.shape), "", names[0], given=names))
+    if not extra:
+        return found
+    order = {path: k for k, (path, _) in enumerate(parts)}
+    both = sorted(found + extra, key=lambda b: (order.get(b.path, 0), b.line, b.index))
+    used = {b.name for b in found}
+    for b in extra:
+        b.name = fresh(b.name, used)
+    return [replace(b, index=i) for i, b in enumerate(both)]
+
+
+def fresh(base: str, used: set) -> str:
+    """``base``, or ``base_2``, ``base_3``… : the first not in ``used`` (then added to it)."""
+    name, k = base, 2
+    while name in used:
+        name, k = f"{base}_{k}", k + 1
+    used.add(name)
+    return name
+
+
+def code_names(found: list[Block], parts: list[tuple[str, list]]) -> list[Block]:
+    """An unlabelled printout (``M308``) named as the program line just above it assigns
+    or prints it (``print(keys)``, ``outputs = weighted_values.sum(dim=0)``:
+    :func:`symattn.article.labels.assignment_above`), where no other block has that name:
+    the name the article check then places the printout by."""
+    from ..article.labels import assignment_above
+    used = {b.name for b in found}
+    by_path = {path: {ln.number: ln for ln in lines} for path, lines in parts}
+    for b in found:
+        if b.label or b.given or b.path not in by_path:
+            continue
+        name = spec_name(assignment_above(by_path[b.path], b.line) or "")
+        if name and name not in used:
+            used.add(name)
+            b.name = name
+    return found
