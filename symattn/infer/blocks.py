@@ -78,7 +78,7 @@ def rows_of(b: Block) -> list[Block]:
                   b.path, b.floats[i:i + 1], b.half[i:i + 1], parent=b) for i in range(b.shape[0])]
 
 
-def _float(v) -> float:
+def entry_float(v) -> float:
     """A printed value as a float (a mask's −∞: -inf)."""
     from ..tensor import NEG_INF
     return -np.inf if v is NEG_INF else float(Fraction(v))
@@ -123,7 +123,7 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
             if p.shape == (1, 1) or (again < 0 and _repeats(p, seen)):
                 continue
             seen.append(p)
-            floats = np.array([[_float(v) for v in row] for row in p.values])
+            floats = np.array([[entry_float(v) for v in row] for row in p.values])
             before = "\n".join(t for n, t in texts.items() if last <= n <= p.line)
             b = Block(spec_name(p.name), p, len(out), path, floats, _half_units(p.texts),
                       before, p.name, again=again)
