@@ -99,7 +99,7 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
     for path, lines in parts:
         texts = {ln.number: ln.text for ln in lines if ln.kind != "code"}
         last = 0
-        for p in find(lines):
+        for p in _with_vectors(lines):
             if len(out) >= MAX_BLOCKS:
                 return out
             if p.shape == (1, 1) or _repeats(p, seen):
@@ -111,6 +111,14 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
                              before, p.name))
             last = p.line
     return _named(out)
+
+
+def _with_vectors(lines) -> list[Printed]:
+    """The article reading's blocks, and the per-token vectors and space-aligned tables it
+    leaves out (:mod:`.vectors`), in line order (the reading's first on a line)."""
+    from .vectors import extra
+    found = find(lines)
+    return sorted(found + extra(lines, found), key=lambda p: p.line)
 
 
 def _named(found: list[Block]) -> list[Block]:

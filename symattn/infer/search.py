@@ -35,16 +35,15 @@ from ..errors import SymattnError
 from ..ops import OPERATIONS
 from ..primitives import PRIMITIVES
 from ..spec import expr as E
-from .blocks import Block, roots, rows_of, stated, states_scale
+from .blocks import Block, roots, stated, states_scale
+from .order import operands as pool
 
 MOST = 3 / 4                # share of a block's entries (and of its non-zero ones) reproduced
 MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
-MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
 MAX_TRIES = 300             # evaluations of one form per block (TRIES_PER_ENTRY for each entry, at most)
 TRIES_PER_ENTRY = 40        # a small block is little evidence: fewer tries
 MAX_BLOCK_TRIES = 1200      # evaluations per block, all forms (BLOCK_TRIES_PER_ENTRY per entry, at most)
 BLOCK_TRIES_PER_ENTRY = 200
-MAX_ROW_BLOCKS = 6          # nearest earlier blocks whose rows are operands of a row's derivation
 MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
 PARTLY = 1 / 3              # a derivation reproducing this share is near: its mistakes are tried
 MAX_NEAR = 12               # near derivations whose mistakes are tried, the best first
@@ -265,9 +264,7 @@ class Search:
         n = target.floats.size
         if n < 2 or len(np.unique(target.floats)) < 2:
             return None
-        earlier = sorted((b for b in self.blocks if b.index < target.index),
-                         key=lambda b: -b.index)[:MAX_OPERANDS]
-        rows = [r for b in earlier[:MAX_ROW_BLOCKS] for r in rows_of(b)]
+        earlier, rows = pool(self.blocks, target)
         best, tries, forced, partly = None, 0, [], []
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
         total = min(MAX_BLOCK_TRIES, BLOCK_TRIES_PER_ENTRY * n)

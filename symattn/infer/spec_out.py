@@ -18,6 +18,7 @@ from ..article.starter import _strings, _value
 from ..numbers import shown
 from ..spec.toml_lines import toml_key, toml_string
 from .blocks import Block
+from .order import is_prose
 from .search import Derivation
 
 
@@ -56,8 +57,9 @@ def examples(found: list[Block], derived: dict[int, Derivation],
 def line_ranges(groups: list[list[Block]], found: list[Block], end: int) -> list[tuple]:
     """Each example's article lines: those of its blocks, each with the text after it up
     to the next block printed (the article's last line ``end`` after the last). A number printed
-    in another block, or in the text after it, is no claim on the example."""
-    starts = sorted({b.line for b in found})
+    in another block, or in the text after it, is no claim on the example. (A vector of the
+    prose that no example takes is a piece of the text, not a block that ends one.)"""
+    starts = sorted({b.line for b in found if not is_prose(b)} | {b.line for g in groups for b in g})
     out = []
     for g in groups:
         regions: list[list[int]] = []
