@@ -363,7 +363,7 @@ class Search:
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
         freedom = d.cost + (len(d.operands) if _plain(d.block) else 0)
-        most = 1 if _binary(d.block) else MOST      # 0s and 1s coincide: all of them
+        most = 1 if _binary(d.block) or n <= SMALL else MOST   # 0s and 1s, or a few numbers: all
         return d.matched >= max(most * n, freedom + MIN_ENTRIES) and \
             shown >= max(most * nonzero, freedom + MIN_ENTRIES)
 
