@@ -86,10 +86,24 @@ def spec_name(label: str) -> str:
 
 
 def _repeats(p: Printed, earlier: list[Printed]) -> bool:
+    """The numbers of an earlier block (or of one of its rows) again, or them rounded to
+    fewer digits (``[0.501, 0.249, 0.249] ≈ [0.50, 0.25, 0.25]``: within half a unit of
+    each entry's last digit)."""
     for q in earlier:
-        if q.values == p.values or (p.shape[0] == 1 and p.values[0] in q.values):
+        if q.values == p.values or (p.shape[0] == 1 and p.values[0] in q.values) or _rounds(p, q):
             return True
     return False
+
+
+def _rounds(p: Printed, q: Printed) -> bool:
+    if p.shape != q.shape or p.values == q.values:
+        return False
+    half = _half_units(p.texts)
+    if not np.all(half > 0):
+        return False
+    off = np.abs(np.array([[float(Fraction(v)) for v in r] for r in p.values])
+                 - np.array([[float(Fraction(v)) for v in r] for r in q.values]))
+    return bool(np.all(off <= half * 1.0001)) and bool(np.all(half >= _half_units(q.texts)))
 
 
 def blocks(parts: list[tuple[str, list]]) -> list[Block]:

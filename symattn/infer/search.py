@@ -381,9 +381,11 @@ def _binary(b: Block) -> bool:
 
 
 def _plain(b: Block) -> bool:
-    """A small block of whole numbers, or of at most three magnitudes (0, 0.5, 1): one that
-    a product of other small blocks reproduces by chance."""
-    return b.floats.size <= SMALL and (_whole(b) or len(np.unique(np.abs(b.floats))) <= 3)
+    """A small block of whole numbers, or of at most three magnitudes of one decimal at most
+    (0, 0.5, 1): one that a product of other small blocks reproduces by chance. (Three
+    numbers of four decimals each are not plain: any three numbers are three magnitudes.)"""
+    return b.floats.size <= SMALL and (_whole(b) or (len(np.unique(np.abs(b.floats))) <= 3
+                                                     and bool(np.all((b.half == 0) | (b.half >= 0.05)))))
 
 
 def _reprints(v, operands: tuple) -> bool:
@@ -403,7 +405,12 @@ def _key(d: Derivation) -> tuple:
 def infer_derivations(found: list[Block], text: str) -> tuple[dict, dict]:
     """(block index -> its derivation, for the blocks some derivation reproduces; block
     index -> the computed block it prints again)."""
+    from .order import rows_again
+    from .stacks import stack_rows
     search = Search(found, text)
-    return search.run(), search.reprints
+    stack_rows(search)               # per-token vectors stacked into a matrix: added to ``found``
+    search.run()
+    rows_again(search)               # a vector that a computed matrix's row prints: that row
+    return search.derived, search.reprints
 
 

@@ -18,7 +18,7 @@ from ..article.starter import _strings, _value
 from ..numbers import shown
 from ..spec.toml_lines import toml_key, toml_string
 from .blocks import Block
-from .order import is_prose
+from .order import ends_text
 from .search import Derivation
 
 
@@ -59,7 +59,7 @@ def line_ranges(groups: list[list[Block]], found: list[Block], end: int) -> list
     to the next block printed (the article's last line ``end`` after the last). A number printed
     in another block, or in the text after it, is no claim on the example. (A vector of the
     prose that no example takes is a piece of the text, not a block that ends one.)"""
-    starts = sorted({b.line for b in found if not is_prose(b)} | {b.line for g in groups for b in g})
+    starts = sorted({b.line for b in found if ends_text(b)} | {b.line for g in groups for b in g})
     out = []
     for g in groups:
         regions: list[list[int]] = []

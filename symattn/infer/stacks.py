@@ -1,0 +1,96 @@
+"""Per-token vectors printed one by one that stack into a matrix the article never prints whole.
+
+An article computes the key of each token on a line of its own (``K_I = H_I W_K =
+[0.146, 1.103]``, ``K_love = … = [0.032, 1.210]``, …) and then uses the keys together
+(``q · K_j`` for every token). For each product of a printed block of several rows and a
+block printed before (``H @ W_K``), when every row of its value is printed as a vector of
+the prose (:mod:`.vectors`) within print rounding (as :meth:`Search.matched` allows), those
+vectors, stacked in row order, are proposed as one more block, placed right after the last
+of them. It is a proposal only: the search derives it like any other block (it is computed
+only if a derivation reproduces it, usually that product), and later steps may take it
+whole (``q @ K.T``). The vectors stay candidates of their own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..article.matrices import Printed
+from .blocks import Block
+from .order import is_prose
+
+MIN_ROWS = 2                # a stack is at least this many vectors
+MAX_PAIRS = 400             # products tried (the nearest pairs first): bounded by counts
+MAX_STACKS = 16
+PRODUCT = "_0 @ _1"         # the spec language's product (search.OPERATORS)
+
+
+def stack_rows(search) -> None:
+    """Add to ``search.blocks`` (in place: the article's list of candidates) the stacks of
+    per-token vectors that a product's rows print, renumbering the blocks in reading order."""
+    found = search.blocks
+    vectors = [b for b in found if is_prose(b) and b.shape[0] == 1]
+    if len(vectors) < MIN_ROWS:
+        return
+    stacks, tried, used = [], 0, set()
+    for a, w in _pairs(found):
+        if tried >= MAX_PAIRS or len(stacks) >= MAX_STACKS:
+            break
+        tried += 1
+        rows = _printed_rows(search, (a, w), [v for v in vectors if v.index not in used])
+        if rows is not None:
+            used |= {v.index for v in rows}
+            stacks.append(_stacked(rows, found + stacks))
+    for s in stacks:                          # right after the last of its vectors
+        at = max(k for k, b in enumerate(found) if b.line <= s.line_last and b.path == s.path)
+        found.insert(at + 1, s)
+    for k, b in enumerate(found):
+        b.index = k
+
+
+def _pairs(found: list[Block]):
+    """(block of several rows, block whose rows are as many as its columns), the nearest first."""
+    whole = [b for b in found if not is_prose(b)]
+    for a in whole:
+        if a.shape[0] < MIN_ROWS:
+            continue
+        for w in sorted(whole, key=lambda w: abs(w.index - a.index)):
+            if w is not a and w.shape[0] == a.shape[1] and w.shape[1] >= 2:
+                yield a, w
+
+
+def _printed_rows(search, operands: tuple, vectors: list[Block]) -> list[Block] | None:
+    """The vectors that print the product's rows, one each in row order, or None."""
+    v = search.value(PRODUCT, operands, slots=True)
+    if v is None or len(np.unique(v)) < 2:
+        return None
+    last = max(o.index for o in operands)
+    out: list[Block] = []
+    for row in v:
+        row = row[None, :]
+        hit = next((b for b in vectors if b.index > last and b not in out and b.shape == row.shape
+                    and search.matched(row, b, operands)[0] == row.size), None)
+        if hit is None:
+            return None
+        out.append(hit)
+    return out
+
+
+class _Stack(Block):
+    """A block stacked from vectors printed one by one (at the first one's line)."""
+    line_last: int = 0
+    parts: tuple = ()           # the vectors it stacks
+
+
+def _stacked(rows: list[Block], taken: list[Block]) -> Block:
+    first = rows[0]
+    p = Printed("", min(b.line for b in rows), tuple(b.printed.values[0] for b in rows),
+                tuple(b.printed.texts[0] for b in rows), None, "stack")
+    used = {b.name for b in taken}
+    name, k = f"M{p.line}", 2
+    while name in used:
+        name, k = f"M{p.line}_{k}", k + 1
+    s = _Stack(name, p, 0, first.path, np.vstack([b.floats for b in rows]),
+               np.vstack([b.half for b in rows]), first.before)
+    s.line_last, s.parts = max(b.line for b in rows), tuple(rows)
+    return s
