@@ -281,7 +281,7 @@ FLOORS = {
     "karim_illustrated_self_attention.md": 56,
     "raschka_llms_from_scratch_ch03_attention.ipynb": 200,
     "wangywust_lecture3_transformer.md": 203,
-    "yangshiteng_multi_head_calculation.md": 12,
+    "yangshiteng_multi_head_calculation.md": 20,
     "rezaei_transformers_math_positional_encoding.part1.ipynb": 10,
     "datawhale_happy_llm_positional_encoding.md": 10,
     "micwill755_layer_normalization.md": 12,
