@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction as F
 
 import mpmath
+import pytest
 
 from symattn.article.source import Line
 from symattn.infer.blocks import blocks
@@ -47,11 +48,13 @@ def dots():
 
 
 WEIGHTS = [softmax(row) for row in dots()]
+OUTPUTS = [[mpmath.fsum(w[k] * VECTORS[t][j] for k, t in enumerate(VECTORS)) for j in range(2)] for w in WEIGHTS]
 
 
 def plain_text_article(weights: list[list[str]]) -> str:
     """A .txt article: vectors one a line, the dot products and the weights as tables
-    aligned by spaces, the first row's weights said in a sentence before the weights."""
+    aligned by spaces, the first row's weights said in a sentence before the weights, the
+    outputs (weights times vectors) a row each in a sentence after them."""
     s = dots()
     lines = ["Attention over three vectors, by hand", "", "The vectors:", ""]
     lines += [f"{k} = [{v[0]}, {v[1]}]" for k, v in VECTORS.items()]
@@ -60,28 +63,40 @@ def plain_text_article(weights: list[list[str]]) -> str:
     lines += ["", f"For the row of a, the weights are [{', '.join(weights[0])}].", "", "weights",
               "        a        b        c"]
     lines += [f"{k}    " + "   ".join(w) for k, w in zip(VECTORS, weights)]
+    z = ["[" + ", ".join(rounded(x, 3) for x in row) + "]" for row in OUTPUTS]
+    lines += ["", f"Mixing the vectors with these weights gives {z[0]} for a, {z[1]} for b and {z[2]} for c."]
     return "\n".join(lines) + "\n"
 
 
-def printed_weights():
-    return [[rounded(x, 4) for x in row] for row in WEIGHTS]
+def printed_weights(places: int = 4):
+    return [[rounded(x, places) for x in row] for row in WEIGHTS]
 
 
-def test_a_plain_text_article_with_a_space_aligned_table_is_inferred(tmp_path):
+@pytest.mark.parametrize("places", [4, 3])     # 3: a hand computation, whose outputs from the
+def test_a_plain_text_article_with_a_space_aligned_table_is_inferred(tmp_path, places):
+    """(3 decimals: the outputs computed from the printed weights are off by what those
+    carry; they are matched within what the computed weights may be off.)"""
     path = tmp_path / "by_hand.txt"
-    path.write_text(plain_text_article(printed_weights()), encoding="utf-8")
+    path.write_text(plain_text_article(printed_weights(places)), encoding="utf-8")
     r = cli("check", "--json", str(path))
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     exprs = [s["expr"] for s in d["inferred"][0]["steps"]]
+    mixed = next(s["name"] for s in d["inferred"][0]["steps"] if s["expr"].endswith("@ X"))
     assert "X @ X.T" in exprs and any(e.startswith("softmax(") for e in exprs)
-    weights = [c for c in d["claims"] if c["printed"] in {w for row in printed_weights() for w in row}
-               and "." in c["printed"]]
+    weights = [c for c in d["claims"] if c["printed"] in {w for row in printed_weights(places) for w in row}
+               and "." in c["printed"] and c["step"] != mixed]
     assert len(weights) == 12 and all(c["verdict"] == "correct" for c in weights)   # 3 said + 9
-    truths = {rounded(x, 4): x for row in WEIGHTS for x in row}
+    truths = {rounded(x, places): x for row in WEIGHTS for x in row}
     for c in weights:
         assert abs(mpmath.mpf(c["exact"]) - truths[c["printed"]]) < mpmath.mpf(10) ** -15
     assert {c["printed"] for c in d["claims"] if "." not in c["printed"]} >= {"4", "2"}   # the scores
+    # the outputs, printed a row each in a sentence after the weights: one step, A @ X
+    outputs = [c for c in d["claims"] if c["step"] == mixed]
+    assert len(outputs) == 6 and all(c["verdict"] == "correct" for c in outputs)
+    for c in outputs:
+        i, j = list(VECTORS).index(c["at"][0]), int(c["at"][1])
+        assert abs(mpmath.mpf(c["exact"]) - OUTPUTS[i][j]) < mpmath.mpf(10) ** -15
 
 
 def test_a_wrong_weight_of_the_plain_text_table_is_flagged(tmp_path):
