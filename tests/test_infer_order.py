@@ -190,3 +190,38 @@ def test_a_block_rounded_again_to_fewer_digits_is_no_candidate_of_its_own(tmp_pa
     from symattn.article.read import read_article
     found = blocks([(str(path), read_article(str(path)))])
     assert [b.printed.texts for b in found] == [(("0.501", "0.249", "0.249"),), (("0.50", "0.26", "0.25"),)]
+
+
+X4 = [[F("1.0"), F("0.5")], [F("0.8"), F("1.2")], [F("1.5"), F("0.7")], [F("0.6"), F("1.8")]]
+W_Q4 = [[F("1.0"), F("0.2")], [F("0.1"), F("0.9")]]
+W_K4 = [[F("0.6"), F("0.1")], [F("-0.3"), F("1.0")]]
+
+
+def mat(m, places) -> str:
+    return r"\begin{bmatrix} " + r" \\ ".join(" & ".join(rounded(x, places) for x in r) for r in m) + r" \end{bmatrix}"
+
+
+def test_a_query_printed_before_the_queries_table_is_its_row(tmp_path):
+    """The query of one token is printed (and used) before the table of every token's
+    query: the scores are computed from that table's row, and the vector is checked as it."""
+    q = [[sum(x[k] * W_Q4[k][j] for k in range(2)) for j in range(2)] for x in X4]
+    k = [[sum(x[m] * W_K4[m][j] for m in range(2)) for j in range(2)] for x in X4]
+    scores = [sum(q[1][m] * kj[m] for m in range(2)) for kj in k]
+    text = "\n".join([
+        "# One query first", "", f"$$X = {mat(X4, 1)}$$", "", f"$$W_Q = {mat(W_Q4, 1)}$$", "",
+        f"$$W_K = {mat(W_K4, 1)}$$", "", "The query of the second token:", "",
+        f"q = [{rounded(q[1][0], 2)}, {rounded(q[1][1], 2)}]", "", f"$$K = {mat(k, 2)}$$", "",
+        "Its scores against every key:", "", "[" + ", ".join(rounded(s, 4) for s in scores) + "]", "",
+        "For the record, the queries of all the tokens:", "", f"$$Q = {mat(q, 2)}$$", ""])
+    path = tmp_path / "q.md"
+    path.write_text(text, encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    steps = {s["name"]: s["expr"] for s in d["inferred"][0]["steps"]}
+    assert steps.get("Q") == "X @ W_Q" and "Q[1] @ K.T" in steps.values(), steps
+    assert "q" not in d["inferred"][0]["inputs"]
+    line = text.splitlines().index(f"q = [{rounded(q[1][0], 2)}, {rounded(q[1][1], 2)}]") + 1
+    printed_q = [c for c in d["claims"] if c["line"] == line]
+    assert len(printed_q) == 2 and all(c["verdict"] == "correct" and c["step"] == "Q" for c in printed_q)
+    assert sorted(F(c["exact"]) for c in printed_q) == sorted(q[1])

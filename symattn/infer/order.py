@@ -10,6 +10,8 @@ are counted apart, the nearest :data:`MAX_PROSE` of them joining it (those a sta
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .blocks import Block, rows_of
 
 MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
@@ -60,3 +62,75 @@ def rows_again(search) -> None:
                     del search.derived[i]
                     search.reprints[i] = c.index
                     break
+
+
+def inputs_as_rows(search) -> None:
+    """A vector that derivations take as an input but that is, within both prints' rounding,
+    a row of a matrix computed elsewhere (``q_love = [0.92, 1.24]`` printed before the
+    table of every token's query ``Q = X @ W_Q``) is that row: the derivations take the
+    row (``Q[1]``) instead, so the numbers printed for it are checked as the matrix's, and
+    the vector prints that row again (``search.derived`` and ``search.reprints`` changed in
+    place). Never a matrix computed from the vector itself (the dependencies stay acyclic)."""
+    used = {o.index: o for d in search.derived.values() for o in d.operands if o.parent is None}
+    for i, b in used.items():
+        if b.shape[0] != 1 or i in search.derived or i in search.reprints:
+            continue
+        row = _computed_row(search, b)
+        if row is None:
+            continue
+        for j, d in list(search.derived.items()):
+            if any(o.index == i for o in d.operands):
+                ops = tuple(row if o.index == i and o.parent is None else o for o in d.operands)
+                search.derived[j] = replace(d, expr=_renamed(d.expr, b.name, row.name), operands=ops)
+        search.reprints[i] = row.parent.index
+
+
+def _computed_row(search, b: Block):
+    """The row of a computed matrix that ``b`` prints (a Block ``Q[1]``), or None."""
+    import numpy as np
+    for k, d in search.derived.items():
+        c = d.block
+        if c.shape[0] < 2 or c.shape[1] != b.shape[1] or _depends(search, k, b.index):
+            continue
+        hits = np.flatnonzero(np.all(np.abs(c.floats - b.floats) <= c.half + b.half + 1e-9, axis=1))
+        if len(hits) == 1:
+            return rows_of(c)[int(hits[0])]
+    return None
+
+
+def _depends(search, k: int, i: int, seen=None) -> bool:
+    """Is block ``k``'s derivation built on block ``i`` (directly or through others)?"""
+    seen = seen if seen is not None else set()
+    d = search.derived.get(k)
+    if d is None or k in seen:
+        return False
+    seen.add(k)
+    return any(o.index == i or _depends(search, o.index, i, seen) for o in d.operands)
+
+
+def _renamed(expr: str, old: str, new: str) -> str:
+    """``expr`` with the name ``old`` (a whole name, not part of a longer one) as ``new``."""
+    import re
+    return re.sub(rf"(?<![\w\[]){re.escape(old)}(?![\w\[])", new, expr)
+
+
+def dependency_order(steps: list[Block], derived: dict) -> list[Block]:
+    """The computed blocks in reading order, except that each comes after the blocks it is
+    computed from (a step printed before what it uses: the scores from the row of a table
+    of queries printed later). The derivations are acyclic (:func:`inputs_as_rows`)."""
+    index = {b.index for b in steps}
+    out: list[Block] = []
+    done: set = set()
+
+    def place(b: Block, path: tuple = ()):
+        if b.index in done or b.index in path:
+            return
+        for o in derived[b.index].operands:
+            i = (o.parent or o).index
+            if i in index and i != b.index:
+                place(next(s for s in steps if s.index == i), path + (b.index,))
+        done.add(b.index)
+        out.append(b)
+    for b in steps:
+        place(b)
+    return out

@@ -405,13 +405,14 @@ def _key(d: Derivation) -> tuple:
 def infer_derivations(found: list[Block], text: str) -> tuple[dict, dict]:
     """(block index -> its derivation, for the blocks some derivation reproduces; block
     index -> the computed block it prints again)."""
-    from .order import rows_again
+    from .order import inputs_as_rows, rows_again
     from .stacks import stack_computed, stack_rows
     search = Search(found, text)
     stack_rows(search)               # per-token vectors stacked into a matrix: added to ``found``
     search.run()
     stack_computed(search)           # and those a computed block's product prints (appended)
     rows_again(search)               # a vector that a computed matrix's row prints: that row
+    inputs_as_rows(search)           # and an input vector that is one: the row is the operand
     return search.derived, search.reprints
 
 

@@ -18,7 +18,7 @@ from ..article.starter import _strings, _value
 from ..numbers import shown
 from ..spec.toml_lines import toml_key, toml_string
 from .blocks import Block
-from .order import ends_text
+from .order import dependency_order, ends_text
 from .search import Derivation
 
 
@@ -77,7 +77,7 @@ def line_ranges(groups: list[list[Block]], found: list[Block], end: int) -> list
 def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[str],
               ident: str, lines: tuple | None) -> str:
     """The TOML of one example."""
-    steps = [b for b in group if b.index in derived]
+    steps = dependency_order([b for b in group if b.index in derived], derived)
     taken = {o.index for b in steps for o in derived[b.index].operands}
     inputs = [b for b in group if b.index not in derived and b.index in taken]
     x = next((b for b in inputs if b.printed.rows), None)
