@@ -285,6 +285,7 @@ FLOORS = {
     "rezaei_transformers_math_positional_encoding.part1.ipynb": 10,
     "datawhale_happy_llm_positional_encoding.md": 10,
     "micwill755_layer_normalization.md": 12,
+    "pytorch_forums_layernorm_biased_std.txt": 3,
 }
 
 

@@ -262,7 +262,7 @@ class Search:
 
     def derive(self, target: Block) -> Derivation | None:
         n = target.floats.size
-        if n < 2 or len(np.unique(target.floats)) < 2:
+        if n < 1 + MIN_ENTRIES or len(np.unique(target.floats)) < 2:   # never accepted (_accepts)
             return None
         earlier, rows = pool(self.blocks, target)
         best, tries, forced, partly = None, 0, [], []
