@@ -48,7 +48,6 @@ def rows_again(search) -> None:
     derivation computes whole (the weights ``softmax(S)``, printed before or after it) is that
     row printed again: its own derivation is dropped for the matrix's (``search.derived`` and
     ``search.reprints`` changed in place). The matrix's is the one from fewer rounded prints."""
-    import numpy as np
     whole = [d for d in search.derived.values() if d.block.shape[0] > 1]
     for i, d in list(search.derived.items()):
         b = d.block
@@ -56,8 +55,7 @@ def rows_again(search) -> None:
             continue
         for w in whole:
             c = w.block
-            if c.shape[1] == b.shape[1] and np.any(np.all(
-                    np.abs(c.floats - b.floats) <= c.half + b.half + 1e-9, axis=1)):
+            if c.shape[1] == b.shape[1] and len(_rows_printed(search, w, b)):
                 if not any(o.index == c.index for o in d.operands):
                     del search.derived[i]
                     search.reprints[i] = c.index
@@ -70,7 +68,8 @@ def inputs_as_rows(search) -> None:
     table of every token's query ``Q = X @ W_Q``) is that row: the derivations take the
     row (``Q[1]``) instead, so the numbers printed for it are checked as the matrix's, and
     the vector prints that row again (``search.derived`` and ``search.reprints`` changed in
-    place). Never a matrix computed from the vector itself (the dependencies stay acyclic)."""
+    place), when every derivation that takes it reproduces as much with the row. Never a
+    matrix computed from the vector itself (the dependencies stay acyclic)."""
     used = {o.index: o for d in search.derived.values() for o in d.operands if o.parent is None}
     for i, b in used.items():
         if b.shape[0] != 1 or i in search.derived or i in search.reprints:
@@ -78,24 +77,40 @@ def inputs_as_rows(search) -> None:
         row = _computed_row(search, b)
         if row is None:
             continue
-        for j, d in list(search.derived.items()):
-            if any(o.index == i for o in d.operands):
+        swapped = {}
+        for j, d in search.derived.items():
+            if any(o.index == i and o.parent is None for o in d.operands):
                 ops = tuple(row if o.index == i and o.parent is None else o for o in d.operands)
-                search.derived[j] = replace(d, expr=_renamed(d.expr, b.name, row.name), operands=ops)
-        search.reprints[i] = row.parent.index
+                expr = _renamed(d.expr, b.name, row.name)
+                if search.matched(search.value(expr, ops), d.block, ops)[0] < d.matched:
+                    break                     # the row reproduces less than the print did: keep it
+                swapped[j] = replace(d, expr=expr, operands=ops)
+        else:
+            search.derived.update(swapped)
+            search.reprints[i] = row.parent.index
 
 
 def _computed_row(search, b: Block):
     """The row of a computed matrix that ``b`` prints (a Block ``Q[1]``), or None."""
-    import numpy as np
     for k, d in search.derived.items():
         c = d.block
         if c.shape[0] < 2 or c.shape[1] != b.shape[1] or _depends(search, k, b.index):
             continue
-        hits = np.flatnonzero(np.all(np.abs(c.floats - b.floats) <= c.half + b.half + 1e-9, axis=1))
+        hits = _rows_printed(search, d, b)
         if len(hits) == 1:
             return rows_of(c)[int(hits[0])]
     return None
+
+
+def _rows_printed(search, d, b: Block):
+    """The rows of the matrix ``d`` computes (its value from its operands' prints) that the
+    vector ``b`` prints: each entry within half a unit of ``b``'s last digit, so that the
+    vector checked as that row is no false alarm."""
+    import numpy as np
+    v = search.value(d.expr, d.operands)
+    if v is None or v.shape != d.block.shape:
+        return np.array([], dtype=int)
+    return np.flatnonzero(np.all(np.abs(v - b.floats) <= b.half * 1.0001 + 1e-9, axis=1))
 
 
 def _depends(search, k: int, i: int, seen=None) -> bool:
