@@ -177,8 +177,8 @@ def test_prose_lists_are_vectors_but_not_the_operands_of_a_written_product():
 
 
 def test_a_space_aligned_table_is_read_with_its_labels():
-    found = aligned(lines_of("        first  second\nfirst     1      0.5\nsecond    0.25   2\n"))
-    assert len(found) == 1
+    found, covered = aligned(lines_of("        first  second\nfirst     1      0.5\nsecond    0.25   2\n"))
+    assert len(found) == 1 and covered == set()
     p = found[0]
     assert p.rows == ("first", "second") and p.values == ((1, F(1, 2)), (F(1, 4), 2))
 
@@ -225,3 +225,35 @@ def test_a_query_printed_before_the_queries_table_is_its_row(tmp_path):
     printed_q = [c for c in d["claims"] if c["line"] == line]
     assert len(printed_q) == 2 and all(c["verdict"] == "correct" and c["step"] == "Q" for c in printed_q)
     assert sorted(F(c["exact"]) for c in printed_q) == sorted(q[1])
+
+
+def test_a_table_of_one_row_latex_matrices_gives_a_matrix_per_column():
+    row = r"$\begin{bmatrix}%s & %s\end{bmatrix}$"
+    text = "token\tx\tq\n" + "\n".join(f"{t}\t{row % tuple(x)}\t{row % tuple(q)}" for t, x, q in
+                                      [("a", ("1", "0"), ("0", "1")), ("b", ("0.5", "1"), ("1", "0.25"))])
+    lines = [Line(k + 1, t) for k, t in enumerate(text.splitlines())]
+    found, covered = aligned(lines)
+    assert covered == {2, 3}
+    assert [(p.name, p.rows, p.values) for p in found] == [
+        ("x", ("a", "b"), ((1, 0), (F(1, 2), 1))), ("q", ("a", "b"), ((0, 1), (1, F(1, 4))))]
+
+
+def test_the_vectors_of_a_latex_table_are_one_block_per_column(tmp_path):
+    row = r"$\begin{bmatrix}%s & %s\end{bmatrix}$"
+    x, w = [["1", "0"], ["0", "1"], ["1", "1"]], [["0", "1"], ["1", "0.5"]]
+    q = [[sum(F(x[i][k]) * F(w[k][j]) for k in range(2)) for j in range(2)] for i in range(3)]
+    body = [f"{t}\t{row % tuple(x[i])}\t{row % tuple(str(v) if v.denominator == 1 else str(float(v)) for v in q[i])}"
+            for i, t in enumerate(["s", "cat", "sat"])]
+    path = tmp_path / "t.md"
+    path.write_text("$$W = \\begin{bmatrix} 0 & 1 \\\\ 1 & 0.5 \\end{bmatrix}$$\n\nrow\tinput\tQ\n"
+                    + "\n".join(body) + "\n", encoding="utf-8")
+    from symattn.article.read import read_article
+    found = blocks([(str(path), read_article(str(path)))])
+    assert [b.shape for b in found] == [(2, 2), (3, 2), (3, 2)]
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert [s["expr"] for s in d["inferred"][0]["steps"]] == ["input @ W"]     # the column headers name them
+    claims = [c for c in d["claims"] if c["step"] == "Q"]
+    assert len(claims) == 6 and all(c["verdict"] == "correct" for c in claims)
+    assert sorted(F(c["exact"]) for c in claims) == sorted(v for r_ in q for v in r_)

@@ -132,7 +132,9 @@ def _with_vectors(lines) -> list[Printed]:
     leaves out (:mod:`.vectors`), in line order (the reading's first on a line)."""
     from .vectors import extra
     found = find(lines)
-    return sorted(found + extra(lines, found), key=lambda p: p.line)
+    more, covered = extra(lines, found)
+    found = [p for p in found if not (p.line in covered and p.shape[0] == 1)]   # a table's cells
+    return sorted(found + more, key=lambda p: p.line)
 
 
 def _named(found: list[Block]) -> list[Block]:

@@ -28,26 +28,47 @@ MAX_VECTORS = 400           # one-row lists of one article read as candidates (t
 _GAP = re.compile(r"(?<=\S) {2,}(?=\S)|\u3000+")
 
 
-def extra(lines: list[Line], found: list[Printed]) -> list[Printed]:
-    """The blocks :func:`find` leaves out, in line order: tables aligned by spaces, then the
-    bracket lists of prose and display lines (one a row, at least two numbers). A list on a
-    line a found block starts on is that block's (left to it)."""
-    taken = {p.line for p in found}
+def extra(lines: list[Line], found: list[Printed]) -> tuple[list[Printed], set]:
+    """(the blocks :func:`find` leaves out, in line order: tables aligned by spaces or of
+    one-row LaTeX matrices, then the bracket lists of prose and display lines, one a row of
+    at least two numbers; the lines of a table of LaTeX vectors, whose one-row matrices
+    :func:`find` read one by one: the table's columns are those vectors). A list on a line a
+    found block starts on is that block's (left to it)."""
     prose = [ln for ln in lines if ln.kind in ("text", "math")]
-    out = [p for p in aligned(prose) if p.line not in taken]
-    taken |= {p.line for p in out}
+    tabled, covered = aligned(prose)
+    taken = {p.line for p in found} - covered
+    out = [p for p in tabled if p.line not in taken]
+    taken |= {p.line for p in out} | covered
     out += [p for p in prose_lists(prose) if p.line not in taken]
-    return sorted(out, key=lambda p: p.line)
+    return sorted(out, key=lambda p: p.line), covered
 
 
-def aligned(lines: list[Line]) -> list[Printed]:
-    """Tables whose cells are separated by runs of spaces: each such line read as if
-    tab-separated (the table reader's own rows, labels and headers)."""
-    spaced = [Line(ln.number, _GAP.sub("\t", ln.text.strip()), "text") if _GAP.search(ln.text.strip())
-              else Line(ln.number, ln.text, "text") for ln in lines]
+_LATEX_ROW = re.compile(r"\$?\\begin\{([bpvBV]?matrix)\}((?:(?!\\\\|\\end).)*)\\end\{\1\}\$?")
+
+
+def _vector_cells(text: str) -> str:
+    """A one-row LaTeX matrix in a cell (``$\\begin{bmatrix}1 & 0\\end{bmatrix}$``) as a bracket
+    list (``[1, 0]``), for the table reader."""
+    return _LATEX_ROW.sub(lambda m: "[" + ", ".join(c.strip() for c in m.group(2).split("&")) + "]", text)
+
+
+def aligned(lines: list[Line]) -> tuple[list[Printed], set]:
+    """(tables whose cells are separated by tabs or runs of spaces, their one-row LaTeX
+    matrices read as vectors: each such line read as if tab-separated, by the table
+    reader with its own rows, labels and headers; the lines of the tables of LaTeX vectors)."""
+    spaced, latex = [], set()
+    for ln in lines:
+        t = ln.text.strip()
+        cells = _GAP.sub("\t", t) if _GAP.search(t) else t
+        if "\t" in cells and _LATEX_ROW.search(cells):
+            cells = _vector_cells(cells)
+            latex.add(ln.number)
+        spaced.append(Line(ln.number, cells if "\t" in cells else ln.text, "text"))
     if not any("\t" in ln.text for ln in spaced):
-        return []
-    return [p for p in tables(spaced) if p.form == "table"]
+        return [], set()
+    out = [p for p in tables(spaced) if p.form == "table"]
+    covered = {n for p in out for n in range(p.line, p.line + p.shape[0]) if n in latex}
+    return out, covered
 
 
 def prose_lists(lines: list[Line]) -> list[Printed]:
