@@ -22,6 +22,11 @@ mistake of that form reproduces (the catalogue of
 :mod:`symattn.claims.diagnosis.computation`) is still computed by it: the exact check
 gives the diagnosis. The search is bounded by counts (operands per form, tries per block),
 never by the clock, so it answers the same on any machine.
+
+Which blocks are a block's operands is :mod:`.order`'s (the nearest earlier ones, vectors of
+the prose counted apart); per-token vectors that a product's rows print are stacked into
+the matrix first (:mod:`.stacks`); after the search, a vector that a computed matrix's row
+prints is taken as that row (:func:`.order.rows_again`, :func:`.order.inputs_as_rows`).
 """
 
 from __future__ import annotations
