@@ -5,9 +5,10 @@ the print" allows), a name that the spec language takes, and the text before eac
 (where an article states ``ε = 1e-5``, ``T = 0.5`` or its scaling by ``√d_k``).
 
 Beside the blocks the article reading finds, the per-token vectors of its prose and its
-space-aligned tables are candidates (:mod:`.vectors`). A block is kept once: a 1×1 block (a lone number is never explained by others) and a
-block that repeats an earlier one's numbers (the whole, one of its rows, or them rounded to
-fewer digits) are left to the article check, which assigns their numbers like any other print.
+space-aligned tables are candidates (:mod:`.vectors`). A block is kept once: a 1×1 block
+(a lone number is never explained by others) and a block that repeats an earlier one's
+numbers (the whole, one of its rows, or them rounded to fewer digits) are left to the
+article check, which assigns their numbers like any other print.
 """
 
 from __future__ import annotations
