@@ -23,7 +23,8 @@ from ..article.matrices import Printed, find
 from ..article.results import _decimals
 from ..spec.load import NAME, RESERVED
 
-MAX_BLOCKS = 200            # blocks of one article the search considers (the first ones)
+MAX_BLOCKS = 200            # blocks of one article the search considers (the first ones; as
+                            # many vectors of the prose beside them)
 
 
 @dataclass
@@ -116,8 +117,10 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
         texts = {ln.number: ln.text for ln in lines if ln.kind != "code"}
         last = 0
         for p in _with_vectors(lines):
-            if len(out) >= MAX_BLOCKS:
+            if sum(b.printed.form != "prose" for b in out) >= MAX_BLOCKS:
                 return out
+            if p.form == "prose" and sum(b.printed.form == "prose" for b in out) >= MAX_BLOCKS:
+                continue                         # vectors of the prose: as many again, apart
             if p.shape == (1, 1) or _repeats(p, seen):
                 continue
             seen.append(p)
