@@ -4,9 +4,11 @@ their exact values: a float copy, the half unit of each entry's print (what "rep
 the print" allows), a name that the spec language takes, and the text before each block
 (where an article states ``ε = 1e-5``, ``T = 0.5`` or its scaling by ``√d_k``).
 
-A block is kept once: a 1×1 block (a lone number is never explained by others) and a
-block that repeats an earlier one's numbers (the whole, or one of its rows) are left to
-the article check, which assigns their numbers like any other print; a whole block printed
+Beside the blocks the article reading finds, the per-token vectors of its prose and its
+space-aligned tables are candidates (:mod:`.vectors`). A block is kept once: a 1×1 block
+(a lone number is never explained by others) and a block that repeats an earlier one's
+numbers (the whole, one of its rows, or them rounded to fewer digits) are left to the
+article check, which assigns their numbers like any other print; a whole block printed
 again is kept marked (``again``) for the search to try anew (:mod:`.again`).
 """
 
@@ -22,7 +24,8 @@ from ..article.matrices import Printed, find
 from ..article.results import _decimals
 from ..spec.load import NAME, RESERVED
 
-MAX_BLOCKS = 200            # blocks of one article the search considers (the first ones)
+MAX_BLOCKS = 200            # blocks of one article the search considers (the first ones; as
+                            # many vectors of the prose beside them)
 
 
 @dataclass
@@ -101,10 +104,25 @@ def spec_name(label: str) -> str:
 
 
 def _repeats(p: Printed, earlier: list[Printed]) -> bool:
+    """The numbers of an earlier block (or of one of its rows) again, or them rounded to
+    fewer digits (``[0.501, 0.249, 0.249] ≈ [0.50, 0.25, 0.25]``: within half a unit of
+    each entry's last digit)."""
     for q in earlier:
-        if q.values == p.values or (p.shape[0] == 1 and p.values[0] in q.values):
+        if q.values == p.values or (p.shape[0] == 1 and p.values[0] in q.values) or _rounds(p, q):
             return True
     return False
+
+
+def _rounds(p: Printed, q: Printed) -> bool:
+    if p.shape != q.shape or p.values == q.values:
+        return False
+    half = _half_units(p.texts)
+    if not np.all(half > 0):
+        return False
+    with np.errstate(invalid="ignore"):         # −∞ − −∞: no rounding of it
+        off = np.abs(np.array([[entry_float(v) for v in r] for r in p.values])
+                     - np.array([[entry_float(v) for v in r] for r in q.values]))
+    return bool(np.all(off <= half * 1.0001)) and bool(np.all(half >= _half_units(q.texts)))
 
 
 def blocks(parts: list[tuple[str, list]]) -> list[Block]:
@@ -115,11 +133,13 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
     for path, lines in parts:
         texts = {ln.number: ln.text for ln in lines if ln.kind != "code"}
         last = 0
-        for p in find(lines):
-            if len(out) >= MAX_BLOCKS:
+        for p in _with_vectors(lines):
+            if sum(b.printed.form != "prose" for b in out) >= MAX_BLOCKS:
                 return out
-            again = next((b.index for b in out if b.printed.values == p.values
-                          and not is_unmasked(b)), -1)
+            if p.form == "prose" and sum(b.printed.form == "prose" for b in out) >= MAX_BLOCKS:
+                continue                         # vectors of the prose: as many again, apart
+            again = -1 if p.form == "prose" else next(
+                (b.index for b in out if b.printed.values == p.values and not is_unmasked(b)), -1)
             if p.shape == (1, 1) or (again < 0 and _repeats(p, seen)):
                 continue
             seen.append(p)
@@ -134,6 +154,16 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
             out.append(b)
             last = p.line
     return _named(out)
+
+
+def _with_vectors(lines) -> list[Printed]:
+    """The article reading's blocks, and the per-token vectors and space-aligned tables it
+    leaves out (:mod:`.vectors`), in line order (the reading's first on a line)."""
+    from .vectors import extra
+    found = find(lines)
+    more, covered = extra(lines, found)
+    found = [p for p in found if not (p.line in covered and p.shape[0] == 1)]   # a table's cells
+    return sorted(found + more, key=lambda p: p.line)
 
 
 def _named(found: list[Block]) -> list[Block]:

@@ -34,7 +34,8 @@ import re
 from itertools import islice
 
 from .blocks import Block, states_scale
-from .search import MAX_OPERANDS, MIN_ENTRIES, MOST, Derivation, Search
+from .order import MAX_OPERANDS
+from .search import MIN_ENTRIES, MOST, Derivation, Search
 from .stated import fresh, role
 
 PARTS = ("Q", "K", "V", "S", "A")

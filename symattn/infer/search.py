@@ -22,6 +22,11 @@ mistake of that form reproduces (the catalogue of
 :mod:`symattn.claims.diagnosis.computation`) is still computed by it: the exact check
 gives the diagnosis. The search is bounded by counts (operands per form, tries per block),
 never by the clock, so it answers the same on any machine.
+
+Which blocks are a block's operands is :mod:`.order`'s (the nearest earlier ones, vectors of
+the prose counted apart); per-token vectors that a product's rows print are stacked into
+the matrix first (:mod:`.stacks`); after the search, a vector that a computed matrix's row
+prints is taken as that row (:func:`.order.rows_again`, :func:`.order.inputs_as_rows`).
 """
 
 from __future__ import annotations
@@ -35,16 +40,15 @@ from ..errors import SymattnError
 from ..ops import OPERATIONS
 from ..primitives import PRIMITIVES
 from ..spec import expr as E
-from .blocks import Block, roots, rows_of, stated, states_scale
+from .blocks import Block, roots, stated, states_scale
+from .order import operands as pool
 
 MOST = 3 / 4                # share of a block's entries (and of its non-zero ones) reproduced
 MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
-MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
 MAX_TRIES = 300             # evaluations of one form per block (TRIES_PER_ENTRY for each entry, at most)
 TRIES_PER_ENTRY = 40        # a small block is little evidence: fewer tries
 MAX_BLOCK_TRIES = 1200      # evaluations per block, all forms (BLOCK_TRIES_PER_ENTRY per entry, at most)
 BLOCK_TRIES_PER_ENTRY = 200
-MAX_ROW_BLOCKS = 6          # nearest earlier blocks whose rows are operands of a row's derivation
 MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
 PARTLY = 1 / 3              # a derivation reproducing this share is near: its mistakes are tried
 MAX_NEAR = 12               # near derivations whose mistakes are tried, the best first
@@ -287,15 +291,16 @@ class Search:
     def derive(self, target: Block, after: int = -1) -> Derivation | None:
         """The target's derivation from earlier blocks (those printed after block ``after``)."""
         n = target.floats.size
-        everything = sorted((b for b in self.blocks if b.index < target.index),
-                            key=lambda b: -b.index)[:MAX_OPERANDS]
-        earlier = [b for b in everything if b.index > after]
         from .masks import is_unmasked, row_sums
         if is_unmasked(target):                   # scores split from their masked print: an input
             return None
-        if n < 2 or len(np.unique(target.floats)) < 2:
+        everything, rows = pool(self.blocks, target)
+        earlier = [b for b in everything if b.index > after]
+        rows = [r for r in rows if r.parent.index > after]
+        if len(np.unique(target.floats)) < 2:
             return row_sums(self, target, earlier)  # ones: the row sums of computed weights
-        rows = [r for b in earlier[:MAX_ROW_BLOCKS] for r in rows_of(b)]
+        if n < 1 + MIN_ENTRIES:                   # never accepted (_accepts)
+            return None
         best, tries, forced, partly = None, 0, [], []
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
         total = min(MAX_BLOCK_TRIES, BLOCK_TRIES_PER_ENTRY * n)
@@ -411,7 +416,7 @@ class Search:
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
         freedom = d.cost + (len(d.operands) if _plain(d.block) else 0)
-        most = 1 if _binary(d.block) else share     # 0s and 1s coincide: all of them
+        most = 1 if _binary(d.block) or n <= SMALL else share   # 0s and 1s, or a few numbers: all
         return d.matched >= max(most * n, freedom + MIN_ENTRIES) and \
             shown >= max(most * nonzero, freedom + MIN_ENTRIES)
 
@@ -429,9 +434,11 @@ def _binary(b: Block) -> bool:
 
 
 def _plain(b: Block) -> bool:
-    """A small block of whole numbers, or of at most three magnitudes (0, 0.5, 1): one that
-    a product of other small blocks reproduces by chance."""
-    return b.floats.size <= SMALL and (_whole(b) or len(np.unique(np.abs(b.floats))) <= 3)
+    """A small block of whole numbers, or of at most three magnitudes of one decimal at most
+    (0, 0.5, 1): one that a product of other small blocks reproduces by chance. (Three
+    numbers of four decimals each are not plain: any three numbers are three magnitudes.)"""
+    return b.floats.size <= SMALL and (_whole(b) or (len(np.unique(np.abs(b.floats))) <= 3
+                                                     and bool(np.all((b.half == 0) | (b.half >= 0.05)))))
 
 
 def _reprints(v, operands: tuple, target: Block | None = None) -> bool:
@@ -467,9 +474,15 @@ def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[
     """(block index -> its derivation, for the blocks some derivation reproduces; block
     index -> the computed block it prints again)."""
     from .heads import attention_heads
+    from .order import inputs_as_rows, rows_again
+    from .stacks import stack_computed, stack_rows
     from .weighted import weighted_values
     search = Search(found, text)
+    stack_rows(search)               # per-token vectors stacked into a matrix: added to ``found``
     search.run()
+    stack_computed(search)           # and those a computed block's product prints (appended)
+    rows_again(search)               # a vector that a computed matrix's row prints: that row
+    inputs_as_rows(search)           # and an input vector that is one: the row is the operand
     attention_heads(search)
     weighted_values(search, parts)
     return search.derived, search.reprints

@@ -18,6 +18,7 @@ from ..article.starter import _strings, _value
 from ..numbers import shown
 from ..spec.toml_lines import toml_key, toml_string
 from .blocks import Block
+from .order import dependency_order, ends_text
 from .search import Derivation
 
 
@@ -66,8 +67,9 @@ def line_ranges(groups: list[list[Block]], found: list[Block], end: int,
     to the next block printed (the article's last line ``end`` after the last; for a block
     in ``ends``, index -> line, that line at most: the last number a chain of its statistics
     explains). A number printed in another block, or in the text after it, is no claim on
-    the example."""
-    starts = sorted({b.line for b in found})
+    the example. (A vector of the prose that no example takes is a piece of the text, not a
+    block that ends one.)"""
+    starts = sorted({b.line for b in found if ends_text(b)} | {b.line for g in groups for b in g})
     ends = ends or {}
     out = []
     for g in groups:
@@ -94,7 +96,7 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
     """The TOML of one example (``chained``: block index -> the :class:`.chains.Chain` of
     its statistics, steps after the block's own)."""
     chained = chained or {}
-    steps = [b for b in group if b.index in derived or b.index in chained]
+    steps = dependency_order([b for b in group if b.index in derived or b.index in chained], derived)
     taken = {o.index for b in steps if b.index in derived for o in derived[b.index].operands}
     taken |= {o for b in group if b.index in chained for o in chained[b.index].operands}
     taken -= {j for b in group if b.index in chained for j in chained[b.index].prints}  # steps

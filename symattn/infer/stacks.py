@@ -1,0 +1,135 @@
+"""Per-token vectors printed one by one that stack into a matrix the article never prints whole.
+
+An article computes the key of each token on a line of its own (``K_I = H_I W_K =
+[0.146, 1.103]``, ``K_love = … = [0.032, 1.210]``, …) and then uses the keys together
+(``q · K_j`` for every token). For each product of two printed blocks, one of several
+rows (``H @ W_K``), when every row of its value is printed as a vector of the prose
+(:mod:`.vectors`) within print rounding (as :meth:`Search.matched` allows), those vectors,
+stacked in row order, are proposed as one more block, placed right after the last of them
+and of the product's operands: results are often printed before what they are computed
+from (a row of the output in a sentence, the weights' table after it). It is a proposal only: the search derives it like any other block (it is computed
+only if a derivation reproduces it, usually that product), and later steps may take it
+whole (``q @ K.T``). The vectors stay candidates of their own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..article.matrices import Printed
+from .blocks import Block
+from .order import is_prose
+
+MIN_ROWS = 2                # a stack is at least this many vectors
+MAX_PAIRS = 400             # products tried (the nearest pairs first): bounded by counts
+MAX_STACKS = 16
+PRODUCT = "_0 @ _1"         # the spec language's product (search.OPERATORS)
+
+
+def stack_rows(search) -> None:
+    """Add to ``search.blocks`` (in place: the article's list of candidates) the stacks of
+    per-token vectors that a product's rows print, renumbering the blocks in reading order."""
+    found = search.blocks
+    vectors = [b for b in found if is_prose(b) and b.shape[0] == 1]
+    if len(vectors) < MIN_ROWS:
+        return
+    stacks, tried, used = [], 0, set()
+    for a, w in _pairs(found):
+        if tried >= MAX_PAIRS or len(stacks) >= MAX_STACKS:
+            break
+        tried += 1
+        rows = _printed_rows(search, (a, w), [v for v in vectors if v.index not in used])
+        if rows is not None:
+            used |= {v.index for v in rows}
+            stacks.append((max(b.index for b in rows + [a, w]), _stacked(rows, found + [s for _, s in stacks])))
+    for after, s in sorted(stacks, key=lambda x: -x[0]):     # right after its vectors and operands
+        found.insert(after + 1, s)
+    for k, b in enumerate(found):
+        b.index = k
+
+
+def stack_computed(search) -> None:
+    """After the search: the stacks whose product takes a computed block (the weights
+    ``softmax(S)`` times ``X``, the rows of the output printed in sentences), matched within
+    what that block's prints may be off. Each is appended to ``search.blocks`` (last, in
+    place) and computed by that product when :meth:`Search._accepts` accepts it; no later
+    derivation takes it."""
+    from .search import Derivation
+    found = search.blocks
+    taken = {id(r) for b in found for r in getattr(b, "parts", ())}
+    vectors = [b for b in found if is_prose(b) and b.shape[0] == 1 and id(b) not in taken
+               and b.index not in search.derived]
+    tried, added = 0, 0
+    for a, w in _pairs(found):
+        if tried >= MAX_PAIRS or added >= MAX_STACKS or len(vectors) < MIN_ROWS:
+            break
+        if a.index not in search.derived and w.index not in search.derived:
+            continue
+        tried += 1
+        rows = _printed_rows(search, (a, w), vectors)
+        if rows is None:
+            continue
+        s = _stacked(rows, found)
+        s.index = len(found)
+        m, err = search.matched(search.value(PRODUCT, (a, w), slots=True), s, (a, w))
+        d = Derivation(s, f"{a.name} @ {w.name}", (a, w), m, 1, form="{0} @ {1}", error=err)
+        if search._accepts(d, s.floats.size):
+            found.append(s)
+            search.derived[s.index] = d
+            vectors = [v for v in vectors if v not in rows]
+            added += 1
+
+
+def _pairs(found: list[Block]):
+    """(block of several rows, block whose rows are as many as its columns), the nearest first."""
+    whole = [b for b in found if not is_prose(b)]
+    for a in whole:
+        if a.shape[0] < MIN_ROWS:
+            continue
+        for w in sorted(whole, key=lambda w: abs(w.index - a.index)):
+            if w is not a and w.shape[0] == a.shape[1] and w.shape[1] >= 2:
+                yield a, w
+
+
+def _printed_rows(search, operands: tuple, vectors: list[Block]) -> list[Block] | None:
+    """The vectors that print the product's rows, one each in row order, or None."""
+    v = search.value(PRODUCT, operands, slots=True)
+    if v is None or len(np.unique(v)) < 2:
+        return None
+    out: list[Block] = []
+    for row in v:
+        row = row[None, :]
+        hit = next((b for b in vectors if b not in out and b.shape == row.shape
+                    and search.matched(row, b, operands)[0] == row.size), None)
+        if hit is None:
+            return None
+        out.append(hit)
+    return None if _printed_whole(out, search.blocks) else out
+
+
+def _printed_whole(rows: list[Block], found: list[Block]) -> bool:
+    """Is the matrix the rows stack into printed whole too (before or after them)? Then
+    they are its rows printed again, not a matrix of their own."""
+    v = np.vstack([b.floats for b in rows])
+    h = np.vstack([b.half for b in rows])
+    return any(b.shape == v.shape and not is_prose(b) and not hasattr(b, "parts")
+               and bool(np.all(np.abs(b.floats - v) <= b.half + h + 1e-9)) for b in found)
+
+
+class _Stack(Block):
+    """A block stacked from vectors printed one by one (at the first one's line)."""
+    parts: tuple = ()           # the vectors it stacks
+
+
+def _stacked(rows: list[Block], taken: list[Block]) -> Block:
+    first = rows[0]
+    p = Printed("", min(b.line for b in rows), tuple(b.printed.values[0] for b in rows),
+                tuple(b.printed.texts[0] for b in rows), None, "stack")
+    used = {b.name for b in taken}
+    name, k = f"M{p.line}", 2
+    while name in used:
+        name, k = f"M{p.line}_{k}", k + 1
+    s = _Stack(name, p, 0, first.path, np.vstack([b.floats for b in rows]),
+               np.vstack([b.half for b in rows]), first.before)
+    s.parts = tuple(rows)
+    return s

@@ -1,0 +1,96 @@
+"""Per-token vectors and plain-text tables as candidates of an inference.
+
+Hand-written worked examples print one vector per token in prose and display lines
+(``Q_love = [0.92, 1.24]``, ``exp を取ると [2.718, 1, 2.718]、...``, a line ``[1.158, 1.6976]``)
+and tables aligned by spaces rather than tabs or ``|`` (a plain-text article)::
+
+            1番目  2番目  3番目
+    1番目     1      0      1
+    1番目の行  [0.422, 0.155, 0.422]
+
+The article reading (:func:`symattn.article.matrices.find`) takes a one-row list only where
+code names it, and a table only when tab- or ``|``-separated. For the inference these are
+candidates too: a vector is a ``1 × d`` block (a row that a row of another block times a
+weight matrix, or a softmax of a row of scores, may reproduce), and a space-aligned table is
+read by the same table reader once its runs of two or more spaces are taken as cell breaks.
+Nothing here is evaluated: the lists go through :func:`symattn.article.matrices.parse_list`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..article.matrices import Printed, as_matrix, parse_list, tables
+from ..article.source import Line
+from ..spec.latex_import import _name_before
+
+MAX_VECTORS = 400           # one-row lists of one article read as candidates (the first ones)
+_GAP = re.compile(r"(?<=\S) {2,}(?=\S)|\u3000+")
+
+
+def extra(lines: list[Line], found: list[Printed]) -> tuple[list[Printed], set]:
+    """(the blocks :func:`find` leaves out, in line order: tables aligned by spaces or of
+    one-row LaTeX matrices, then the bracket lists of prose and display lines, one a row of
+    at least two numbers; the lines of a table of LaTeX vectors, whose one-row matrices
+    :func:`find` read one by one: the table's columns are those vectors). A list on a line a
+    found block starts on is that block's (left to it)."""
+    prose = [ln for ln in lines if ln.kind in ("text", "math")]
+    tabled, covered = aligned(prose)
+    taken = {p.line for p in found} - covered
+    out = [p for p in tabled if p.line not in taken]
+    taken |= {p.line for p in out} | covered
+    out += [p for p in prose_lists(prose) if p.line not in taken]
+    return sorted(out, key=lambda p: p.line), covered
+
+
+_LATEX_ROW = re.compile(r"\$?\\begin\{([bpvBV]?matrix)\}((?:(?!\\\\|\\end).)*)\\end\{\1\}\$?")
+
+
+def _vector_cells(text: str) -> str:
+    """A one-row LaTeX matrix in a cell (``$\\begin{bmatrix}1 & 0\\end{bmatrix}$``) as a bracket
+    list (``[1, 0]``), for the table reader."""
+    return _LATEX_ROW.sub(lambda m: "[" + ", ".join(c.strip() for c in m.group(2).split("&")) + "]", text)
+
+
+def aligned(lines: list[Line]) -> tuple[list[Printed], set]:
+    """(tables whose cells are separated by tabs or runs of spaces, their one-row LaTeX
+    matrices read as vectors: each such line read as if tab-separated, by the table
+    reader with its own rows, labels and headers; the lines of the tables of LaTeX vectors)."""
+    spaced, latex = [], set()
+    for ln in lines:
+        t = ln.text.strip()
+        cells = _GAP.sub("\t", t) if _GAP.search(t) else t
+        if "\t" in cells and _LATEX_ROW.search(cells):
+            cells = _vector_cells(cells)
+            latex.add(ln.number)
+        spaced.append(Line(ln.number, cells if "\t" in cells else ln.text, "text"))
+    if not any("\t" in ln.text for ln in spaced):
+        return [], set()
+    out = [p for p in tables(spaced) if p.form == "table"]
+    covered = {n for p in out for n in range(p.line, p.line + p.shape[0]) if n in latex}
+    return out, covered
+
+
+def prose_lists(lines: list[Line]) -> list[Printed]:
+    """Each bracket list of numbers in prose or display text (``[0.8,\\ 1.2]``), named by a
+    ``NAME =`` on its left when there is one."""
+    out: list[Printed] = []
+    for ln in lines:
+        s, i = ln.text, 0
+        while len(out) < MAX_VECTORS:
+            i = s.find("[", i)
+            if i < 0:
+                break
+            value, end = parse_list(s, i)
+            mat = as_matrix(value) if value else None
+            if mat and len(mat[0][0]) >= 2 and _alone(s, i, end):
+                out.append(Printed(_name_before(s[:i]) or "", ln.number, *mat, form="prose"))
+            i = max(end, i + 1)
+    return out
+
+
+def _alone(s: str, i: int, end: int) -> bool:
+    """A list printed as a value, not an index or an operand of a product written next to
+    it (``0.212 × [1, 0]``, ``[0.8, 1.2] ⋅ W``): no product sign on either side."""
+    left, right = s[:i].rstrip(), s[end:].lstrip()
+    return not re.search(r"(?:[×·⋅*\]]|\\cdot|\\times)$", left) and not re.match(r"[×·⋅*\[(]|\\cdot|\\times", right)
