@@ -129,12 +129,13 @@ def chains(found: list[Block], parts: list, search, derived=()) -> dict[int, Cha
 def _candidates(found: list[Block], numbers: dict, derived):
     """Each block of three columns or more, then each run of blocks of as many rows
     printed one right after another (``concat(A, B)``: the probabilities of two texts)."""
+    from .order import ends_text
     runs = [[b] for b in found if b.parent is None]
     for a, b in zip(found, found[1:]):
         if a.parent is None and b.parent is None and a.path == b.path and a.shape[0] == b.shape[0] \
                 and 0 < b.line - a.line <= a.shape[0] + 1:
             runs.append([a, b])
-    starts = sorted({(b.path, b.line) for b in found})
+    starts = sorted({(b.path, b.line) for b in found if ends_text(b)})   # not a prose vector
 
     def part(first: Block, run: list) -> tuple[list, int]:
         later = [ln for p, ln in starts if p == first.path and ln > run[-1].line]
