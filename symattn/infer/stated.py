@@ -155,13 +155,15 @@ def code_names(found: list[Block], parts: list[tuple[str, list]]) -> list[Block]
     :func:`symattn.article.labels.assignment_above`), where no other block has that name:
     the name the article check then places the printout by."""
     from ..article.labels import assignment_above
+    from .masks import is_unmasked, name_unmasked
     used = {b.name for b in found}
     by_path = {path: {ln.number: ln for ln in lines} for path, lines in parts}
     for b in found:
-        if b.label or b.given or b.path not in by_path:
+        if b.label or b.given or is_unmasked(b) or b.path not in by_path:
             continue
         name = spec_name(assignment_above(by_path[b.path], b.line) or "")
         if name and name not in used:
             used.add(name)
             b.name = name
+    name_unmasked(found, {b.name for b in found if not is_unmasked(b)})   # after the masked print's name
     return found
