@@ -76,7 +76,8 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     from ..article.read import read_article
     from .blocks import blocks
     from .chains import chains
-    from .search import Search, infer_derivations
+    from .passes import infer_derivations
+    from .search import Search
     from .stated import code_names, with_stated
     from .spec_out import examples, identifier, line_ranges, relative, spec_text
     parts = [(f, read_article(f)) for f in files]

@@ -468,23 +468,3 @@ def _key(d: Derivation) -> tuple:
     the latest printed ones."""
     return (-d.matched, d.cost, bool(d.mistake), len(d.operands),
             tuple(sorted((-o.index for o in d.operands))))
-
-
-def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[dict, dict]:
-    """(block index -> its derivation, for the blocks some derivation reproduces; block
-    index -> the computed block it prints again)."""
-    from .heads import attention_heads
-    from .order import inputs_as_rows, rows_again
-    from .stacks import stack_computed, stack_rows
-    from .weighted import weighted_values
-    search = Search(found, text)
-    stack_rows(search)               # per-token vectors stacked into a matrix: added to ``found``
-    search.run()
-    stack_computed(search)           # and those a computed block's product prints (appended)
-    rows_again(search)               # a vector that a computed matrix's row prints: that row
-    inputs_as_rows(search)           # and an input vector that is one: the row is the operand
-    attention_heads(search)
-    weighted_values(search, parts)
-    return search.derived, search.reprints
-
-
