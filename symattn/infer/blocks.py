@@ -159,9 +159,11 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
 def _with_vectors(lines) -> list[Printed]:
     """The article reading's blocks, and the per-token vectors and space-aligned tables it
     leaves out (:mod:`.vectors`), in line order (the reading's first on a line)."""
+    from .reprinted import reprinted
     from .vectors import extra
     found = find(lines)
     more, covered = extra(lines, found)
+    more += reprinted(lines, found)
     found = [p for p in found if not (p.line in covered and p.shape[0] == 1)]   # a table's cells
     return sorted(found + more, key=lambda p: p.line)
 

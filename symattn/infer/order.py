@@ -35,6 +35,8 @@ def operands(blocks: list[Block], target: Block) -> tuple[list[Block], list[Bloc
     tried where a form takes or gives a row)."""
     before = sorted((b for b in blocks if b.index < target.index), key=lambda b: -b.index)
     whole = [b for b in before if not is_prose(b)][:MAX_OPERANDS]
+    from .reprinted import shown_again
+    whole += [b for b in shown_again(blocks, target) if b not in whole]
     stacked = {id(r) for b in before for r in getattr(b, "parts", ())}   # represented by their stack
     prose = [b for b in before if is_prose(b) and id(b) not in stacked][:MAX_PROSE]
     earlier = sorted(whole + prose, key=lambda b: -b.index)
