@@ -314,6 +314,8 @@ class Search:
             for operands in _operand_tuples(form, shape, earlier, rows):
                 if tries >= min(budget, total):
                     break
+                if form.op == "concat" and len(set(map(id, operands))) < len(operands):
+                    continue                  # a block beside itself: a coincidence (X = [I I])
                 scales = self.scales(everything, target.before, operands) if "{k}" in form.template else []
                 for text, slotted, cost in self._texts(form, operands, shape, scales):
                     if not flip and self._needs_scale(form, operands, target):
