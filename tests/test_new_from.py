@@ -71,13 +71,20 @@ def test_seed_000_inputs_and_pipeline(tmp_path):
     assert values(inputs["W_Q"]) == [[F("1.0"), F("0.2")], [F("0.1"), F("0.9")]] and inputs["W_Q"]["line"] == 76
     assert inputs["W_V"]["line"] == 88 and len(values(inputs["W_V"])[0]) == 3
     # inferred: the article prints Q, K and V as blocks (line 140), computed from X and the
-    # weights; the scores, weights and output it prints in prose are the usual next steps,
-    # proposed as comments
-    assert [s["name"] for s in spec["steps"]] == ["Q", "K", "V"]
-    assert [s["expr"] for s in spec["steps"]] == ["X @ W_Q", "X @ W_K", "X @ W_V"]
+    # weights; then the row of love worked in prose vectors: its scores over the keys, those
+    # scaled by sqrt(2), their softmax, and that times V
+    steps = spec["steps"]
+    assert [s["name"] for s in steps[:3]] == ["Q", "K", "V"]
+    assert [s["expr"] for s in steps[:3]] == ["X @ W_Q", "X @ W_K", "X @ W_V"]
+    scores, scaled, weights, output = steps[3:7]
+    assert scores["expr"] == "Q[1] @ K.T" and scaled["expr"] == f"{scores['name']} / sqrt(2)"
+    assert weights["expr"] == f"softmax({scaled['name']})" and output["expr"] == f"{weights['name']} @ V"
     loaded = load(str(out))
     # the article's own Q row for love: 0.8*1.0 + 1.2*0.1 = 0.92, 0.8*0.2 + 1.2*0.9 = 1.24
     assert exact(loaded, "Q")[1] == [F("0.92"), F("1.24")]
+    x, w_k = values(inputs["X"]), values(inputs["W_K"])
+    keys = [[sum(r[k] * w_k[k][j] for k in range(2)) for j in range(2)] for r in x]
+    assert exact(loaded, scores["name"]) == [[F("0.92") * k[0] + F("1.24") * k[1] for k in keys]]
     text = out.read_text(encoding="utf-8")
     assert '# name = "S"\n# expr = "Q @ K.T"' in text and '# expr = "softmax(S_scaled)"' in text
     assert "z_final" not in text                 # a print no derivation uses is not an input

@@ -282,10 +282,21 @@ class Search:
         return self.derived
 
     def _printed_again(self, b: Block) -> int | None:
+        """The computed block ``b`` prints again: one it equals within both prints' rounding,
+        else one whose value ``b`` reproduces in most entries (:data:`MOST`, 3 at least: the
+        step is derived already, ``b`` adds no freedom; its other entries are then wrong
+        prints of it). Not for a block of plain numbers, which coincide too easily."""
         for i, d in sorted(self.derived.items(), reverse=True):
             c = d.block
             if c.shape == b.shape and np.all(np.abs(b.floats - c.floats) <= b.half + c.half + 1e-9):
                 return i
+        if _plain(b):
+            return None
+        for i, d in sorted(self.derived.items(), reverse=True):
+            if d.block.shape == b.shape and not d.steps:
+                m, _ = self.matched(self.value(d.expr, d.operands), b, d.operands)
+                if m >= max(MOST * b.floats.size, 1 + MIN_ENTRIES):
+                    return i
         return None
 
     def derive(self, target: Block, after: int = -1) -> Derivation | None:
