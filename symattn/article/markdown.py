@@ -58,7 +58,7 @@ def kinds(lines: list[str]) -> list[str]:
             continue
         first, last = tok.map
         if tok.type in ("fence", "code_block"):
-            kind = "output" if _is_output(tok, lines, first) else "code"
+            kind = block_kind(tok.info, tok.content, lines, first)
         elif tok.type == "table_open":
             kind = "table"
         elif tok.type.startswith("math_block"):
@@ -74,16 +74,17 @@ def kinds(lines: list[str]) -> list[str]:
     return out
 
 
-def _is_output(tok, lines: list[str], first: int) -> bool:
-    info = (tok.info or "").strip().split(" ")[0].lower()
-    if info in _OUTPUT_INFO:
-        return True
-    if _PRINTOUT.match(tok.content or ""):
-        return True
+def block_kind(info: str, content: str, lines: list[str], first: int) -> str:
+    """``output`` for a code block that prints a result (an output/text fence, a printout as
+    its first line, or an ``Out[n]:``/``Output:`` line right above it), else ``code``;
+    ``first`` is the 0-based index of the block's first line in ``lines``."""
+    info = (info or "").strip().split(" ")[0].lower()
+    if info in _OUTPUT_INFO or _PRINTOUT.match(content or ""):
+        return "output"
     prev = first - 1
     while prev >= 0 and not lines[prev].strip():
         prev -= 1
-    return prev >= 0 and bool(_OUTPUT_MARK.fullmatch(lines[prev]))
+    return "output" if prev >= 0 and _OUTPUT_MARK.fullmatch(lines[prev]) else "code"
 
 
 def read_lines(lines: list[str], number=lambda k: k + 1, where=lambda k: "") -> list[Line]:

@@ -82,7 +82,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     from .spec_out import examples, identifier, line_ranges, relative, spec_text
     parts = [(f, read_article(f)) for f in files]
     found = code_names(with_stated(blocks(parts), parts), parts)
-    text = "\n".join(ln.text for _, lines in parts for ln in lines if ln.kind != "code")
+    text = "\n".join(ln.text for _, lines in parts for ln in lines)   # code states parameters too (eps=0)
     derived, reprints = infer_derivations(found, text, parts)
     shown = chains(found, parts, Search(found, ""), derived)
     groups = examples(found, derived, reprints, {i: c.prints + c.operands for i, c in shown.items()})
