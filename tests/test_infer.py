@@ -286,7 +286,7 @@ FLOORS = {
     "datawhale_happy_llm_positional_encoding.md": 32,
     "micwill755_layer_normalization.md": 61,
     "raschka_llms_from_scratch_ch05_cross_entropy.ipynb": 9,
-    "pytorch_forums_layernorm_biased_std.txt": 3,
+    "pytorch_forums_layernorm_biased_std.txt": 6,
 }
 
 
