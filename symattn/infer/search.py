@@ -1,6 +1,6 @@
 """Which printed blocks are computed, and from what: a search over the declared operations.
 
-For each block in reading order, every *form* is tried on earlier blocks whose shapes fit:
+For each block in reading order, every *form* (:mod:`.forms`) is tried on earlier blocks whose shapes fit:
 the spec language's own operators (``A @ B``, ``A @ B.T``, ``A + B``, ``A / sqrt(k)``) and
 each declared operation that carries a :class:`~symattn.ops.operation.Search` (its operand
 shapes, parameters and their usual values, the words the text states them with): a new
@@ -37,13 +37,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SymattnError
-from ..ops import OPERATIONS
-from ..primitives import PRIMITIVES
 from ..spec import expr as E
 from .blocks import Block, roots, stated, states_scale
+from .forms import MOST, SCORES, Form, _operand_tuples, forms
 from .order import operands as pool
 
-MOST = 3 / 4                # share of a block's entries (and of its non-zero ones) reproduced
 MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
 MAX_TRIES = 300             # evaluations of one form per block (TRIES_PER_ENTRY for each entry, at most)
 TRIES_PER_ENTRY = 40        # a small block is little evidence: fewer tries
@@ -53,29 +51,6 @@ MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
 PARTLY = 1 / 3              # a derivation reproducing this share is near: its mistakes are tried
 MAX_NEAR = 12               # near derivations whose mistakes are tried, the best first
 MAX_VARIANTS = 24           # mistakes of one derivation tried
-
-# The spec language's operators (symattn/spec/expr.py), with their operands' shapes.
-OPERATORS = (("{0} @ {1}", "n d, d m -> n m"), ("{0} @ {1}.T", "n d, m d -> n m"),
-             ("{0} + {1}", "n d, n d -> n d"), ("{0} + {1}", "n d, 1 d -> n d"),
-             ("{0} * {1}", "n d, n d -> n d"), ("{0}.T * {1}", "1 n, n d -> n d"),
-             ("{0} / sum({0})", "n d -> n d"), ("sum({0})", "n d -> n 1"), ("mean({0})", "n d -> n 1"),
-             ("{0} / {1}", "n d, n 1 -> n d"),
-             ("{0} / sqrt({k})", "n d -> n d"))
-SCORES = "{0} @ {1}.T"
-
-
-@dataclass(frozen=True)
-class Form:
-    """An expression with operand slots ``{0}``, ``{1}``…, its shapes and its freedom."""
-    template: str
-    operands: tuple             # dimension names of each operand
-    result: tuple
-    cost: int                   # searched choices: 1 for the form, +1 per non-default value
-    op: str = ""                # the declared operation ('' for an operator)
-    sizes: tuple = ()           # (parameter, "rows"/"cols") filled from the block's shape
-    scaled: bool = False        # the operand divided by sqrt(k)
-    most: float = MOST          # the share of a block's entries it must reproduce
-
 
 @dataclass
 class Derivation:
@@ -90,87 +65,6 @@ class Derivation:
     error: float = 0.0          # how far its prints may be off: the largest distance of a
                                 # reproduced entry's print, or what its operands carry
     steps: tuple = ()           # (name, expr) of unprinted steps computed before it (.heads)
-
-
-def _shape(text: str) -> tuple:
-    left, right = text.split("->")
-    ops = tuple(tuple(p.split()) for p in left.split(",")) if left.strip() else ()
-    return ops, tuple(right.split())
-
-
-def forms(text: str) -> list[Form]:
-    """Every form: the operators, and each declared operation with each combination of its
-    parameters' values (those the ``text`` states first, free of cost)."""
-    out = []
-    for template, shapes in OPERATORS:
-        out.append(Form(template, *_shape(shapes), cost=1 + ("{k}" in template)))
-    for p in PRIMITIVES.values():             # the elementwise functions declared searchable
-        if p.search and p.kind == "function" and p.arity == 1:
-            out.append(Form(f"{p.builder}({{0}})", (("n", "d"),), ("n", "d"), 1, p.builder))
-    for name, op in OPERATIONS.items():
-        s = op.search
-        if s is None:
-            continue
-        ops, result = _shape(s.shapes)
-        choices = []
-        for p, usual in s.params.items():
-            said = stated(text, s.words.get(p, ())) if s.words.get(p) else []
-            if p == "base" and not said:      # as its formula writes it: 1000^{2i/d}
-                from .positions import bases_written
-                said = [b for b in bases_written(text)[:1] if b != usual[0]]   # the default: unwritten
-            values = [(v, 0) for v in said[:1]] + [(v, int(k > 0)) for k, v in enumerate(usual)
-                                                   if v not in said[:1]]
-            choices.append([(p, v, c, k == 0 and not said) for k, (v, c) in enumerate(values)])
-        for combo in itertools.product(*choices) if choices else [()]:
-            kw = "".join(f", {p}={v}" for p, v, _, default in combo if not default)
-            cost = 1 + sum(c for _, _, c, _ in combo)
-            sizes = tuple(s.sizes.items())
-            args = ", ".join([f"{{{i}}}" for i in range(len(ops))] + [f"{{{p}}}" for p, _ in sizes])
-            template = f"{name}({args}{kw})"
-            most = s.most or MOST
-            out.append(Form(template, ops, result, cost, name, sizes, most=most))
-            if not ops:                       # a table of its own (positional encodings): added to a block
-                out.append(Form(f"{{0}} + {template}", (result,), result, cost + 1, name, sizes,
-                                most=most))
-            if s.scaled and len(ops) == 1:
-                scaled = template.replace("{0}", "{0} / sqrt({k})", 1)
-                out.append(Form(scaled, ops, result, cost + 1, name, sizes, True))
-    return sorted(out, key=lambda f: not f.sizes)   # the tables first: a few tries, none starved
-
-
-def _bind(dims: tuple, shape: tuple, env: dict) -> dict | None:
-    env = dict(env)
-    for d, n in zip(dims, shape):
-        if "+" in d:                          # a sum of dimensions: checked once all are bound
-            env["+"] = env.get("+", ()) + ((d, n),)
-        elif d == "1":
-            if n != 1:
-                return None
-        elif env.setdefault(d, n) != n:
-            return None
-    return env
-
-
-def _operand_tuples(form: Form, shape: tuple, earlier: list[Block], rows: list[Block] = ()):
-    """Tuples of earlier blocks whose shapes fit the form with a result of ``shape``, the
-    nearest first; the ``rows`` of earlier blocks too where the form takes a row (``1 n``)
-    or gives one."""
-    env = _bind(form.result, shape, {})
-    if env is None:
-        return
-
-    def go(i: int, env: dict, chosen: tuple):
-        if i == len(form.operands):
-            if all(sum(env.get(x, -1) for x in d.split("+")) == n for d, n in env.get("+", ())):
-                yield chosen
-            return
-        pool = earlier + list(rows) if rows and (shape[0] == 1 or form.operands[i][0] == "1") \
-            else earlier
-        for b in pool:
-            e = _bind(form.operands[i], b.shape, env)
-            if e is not None:
-                yield from go(i + 1, e, chosen + (b,))
-    yield from go(0, env, ())
 
 
 class Search:

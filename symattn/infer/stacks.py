@@ -23,7 +23,7 @@ from .order import is_prose
 MIN_ROWS = 2                # a stack is at least this many vectors
 MAX_PAIRS = 400             # products tried (the nearest pairs first): bounded by counts
 MAX_STACKS = 16
-PRODUCT = "_0 @ _1"         # the spec language's product (search.OPERATORS)
+PRODUCT = "_0 @ _1"         # the spec language's product (forms.OPERATORS)
 
 
 def stack_rows(search) -> None:
