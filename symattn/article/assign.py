@@ -58,12 +58,16 @@ def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbe
     the article's order (a caption chooses by the step printed last)."""
     family = by_label.families(m, groups, lines)
     labelled = []                             # (group, cells) placed by their label so far
+    on_line: dict = {}
+    for g in groups:
+        if g.numbers:
+            on_line[g.line] = on_line.get(g.line, 0) + 1
     for k, g in enumerate(groups):
         if id(g) in family:
             numbers.update((id(n), n) for n in g.numbers)
             _take_family(m, *family[id(g)], got, found)
             continue
-        cells = by_label.place(m, g, lines) if _labels_place(g) else None
+        cells = (_printed_here(m, g) if g.numbers and on_line[g.line] == 1 else None) or (by_label.place(m, g, lines) if _labels_place(g) else None)
         if isinstance(cells, by_label.Unsure):       # named, but not where: unverified
             numbers.update((id(n), n) for n in g.numbers)
             found.unmatched += _unsure(m, g, cells)
@@ -80,6 +84,21 @@ def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbe
         else:
             numbers.update((id(n), n) for n in g.numbers)
             _take(m, g, cells, got, restated, found)
+
+
+def _printed_here(m: Matcher, g: Group) -> dict | None:
+    """A whole block printed alone on the line a step's ``line`` says it is printed on, of
+    that step's shape: that step's print, right or wrong (what the spec states, as a label)."""
+    if len(g.numbers) < 2 or not _labels_place(g) or any(n is None for r in g.rows for n in r):
+        return None
+    shape = (len(g.rows), len(g.rows[0]))
+    if any(len(r) != shape[1] for r in g.rows):
+        return None
+    for name, line in m.hints.items():
+        rows = m.approx.get(name)
+        if line == g.line and rows is not None and (len(rows), len(rows[0])) == shape:
+            return _cells(m, g, (name, 0, 0, "rows"))
+    return None
 
 
 def _labels_place(g: Group) -> bool:
@@ -379,7 +398,7 @@ def _single(m, n, role, lines, got, restated, pending, found):
             pending.append(n)
         return
     prefer_input = role in ("operand", "text", "factor")
-    cands = _best_named(m, n, cands, text)
+    cands = _best_named(m, n, _of_row(m, n, cands), text)
     if n.integer and not whole:  # "3 tokens", "d_k = 2", 1×0: an integer needs its step named
         cands = [c for c in cands if c.name in m.spec.inputs or m.here(n, c.name) or (
             m.context_score(n, c, text) if role == "result" else m._name_score(n, c.name, text))]
@@ -468,6 +487,16 @@ def _best_named(m: Matcher, n: Number, cands: list, text: str) -> list:
     return [c for c in cands if score[c.name] >= top - 2]
 
 
+def _of_row(m: Matcher, n: Number, cands: list) -> list:
+    """On a line that opens with a row's label (``"how": mean=0.25, std=0.374``), the
+    candidates in that row, where there are any: not a one-entry step of the same value."""
+    label = by_label.rows_named.lead(m, n)
+    if label is None:
+        return cands
+    rows = {name: t.rows for name, t in m.spec.tensors.items()}
+    return [c for c in cands if rows.get(c.name) and str(rows[c.name][c.i]) == label] or cands
+
+
 def _looks_like_claim(n: Number, role: str) -> bool:
     return not n.integer or role == "result"
 
@@ -486,7 +515,7 @@ def _tentative(m: Matcher, pending: list, got: dict, found: Found):
             found.pending[(n.line, n.column)] = n
             found.rows.append({(n.line, n.column)})
             continue
-        near = [c for c in m.candidates(n, 40.0) if c.name not in m.spec.inputs and m.near(n, c)]
+        near = _of_row(m, n, [c for c in m.candidates(n, 40.0) if c.name not in m.spec.inputs and m.near(n, c)])
         if not near:
             found.unmatched.append(unmatched(m, n))
             continue

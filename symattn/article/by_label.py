@@ -175,13 +175,18 @@ def _scalars_named(m: Matcher, n, clause: bool = False) -> list[Cell]:
             if m.spec.tensors[name].shape == (1, 1) and name not in m.spec.inputs and m.approx.get(name)]
 
 
+_EQUALS_BEFORE = re.compile(r"[^\W\d]\w*\s*=\s*$")    # the number labelled ``word=``: its clause names it
+
+
 def scalar_said(m: Matcher, n) -> Cell | None:
     """The one-entry step that the words of a lone number's sentence name (by its name's
     words or its operation's: ``With label smoothing the loss becomes 0.517``; ``instead of
     maximizing the average log-probability … maximizing -10.7722``) and that the number is
     as near as a slip is (5%): a claim there, right or wrong. None when no such step, or
-    several (``after training the loss is 0.45``: another value of it, unverified)."""
-    near = [c for c in _scalars_named(m, n) if m.near_miss(n, c)]
+    several (``after training the loss is 0.45``: another value of it, unverified). A number
+    labelled ``word=`` is named by its clause alone (``mean=0.20, std=0.245``: not the mean)."""
+    clause = _EQUALS_BEFORE.search(fold(n.line_text[:n.start])) is not None   # ``std=0.245``
+    near = [c for c in _scalars_named(m, n, clause=clause) if m.near_miss(n, c)]
     return near[0] if len(near) == 1 else None
 
 

@@ -152,7 +152,7 @@ def assignment_above(lines: dict, line: int, back: int = 3) -> str | None:
     return None
 
 
-_FENCE = re.compile(r"^\s*(?:```+|~~~+)[\w+-]*\s*$")
+FENCE = re.compile(r"^\s*(?:```+|~~~+)[\w+-]*\s*$")
 
 
 def printed_as(lines: dict, label: str) -> str | None:
@@ -179,7 +179,7 @@ def _above(lines: dict, line: int, count: int):
     while seen < count and k > line - 1000:
         ln = lines.get(k)
         k -= 1
-        if ln is not None and ln.text.strip() and not _FENCE.match(ln.text):
+        if ln is not None and ln.text.strip() and not FENCE.match(ln.text):
             seen += 1
             yield ln
 

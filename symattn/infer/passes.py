@@ -1,7 +1,8 @@
 """The passes of one inference, in order: the search over the declared operations
 (:mod:`.search`), with per-token vectors stacked before it (:mod:`.stacks`), and after it
 the rows a computed matrix prints (:mod:`.order`), the attention heads through their chain
-(:mod:`.heads`) and the weights applied to the values (:mod:`.weighted`). Each pass reads
+(:mod:`.heads`), the weights applied to the values (:mod:`.weighted`) and last what the
+article's program states it prints (:mod:`.program`). Each pass reads
 and extends the one :class:`~.search.Search`."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from .blocks import Block
 from .heads import attention_heads
 from .order import inputs_as_rows, rows_again
+from .program import program_derivations
 from .search import Search
 from .stacks import stack_computed, stack_rows
 from .weighted import weighted_values
@@ -18,6 +20,7 @@ def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[
     """(block index -> its derivation, for the blocks some derivation reproduces; block
     index -> the computed block it prints again)."""
     search = Search(found, text)
+    printed = list(found)            # the search drops blocks printed again from ``found``
     stack_rows(search)               # per-token vectors stacked into a matrix: added to ``found``
     search.run()
     stack_computed(search)           # and those a computed block's product prints (appended)
@@ -25,6 +28,7 @@ def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[
     inputs_as_rows(search)           # and an input vector that is one: the row is the operand
     attention_heads(search)
     weighted_values(search, parts)
+    program_derivations(search, parts, printed)   # what the article's program prints: as it states
     return search.derived, search.reprints
 
 

@@ -65,6 +65,7 @@ class Derivation:
     error: float = 0.0          # how far its prints may be off: the largest distance of a
                                 # reproduced entry's print, or what its operands carry
     steps: tuple = ()           # (name, expr) of unprinted steps computed before it (.heads)
+    after: tuple = ()           # (name, expr, line) of steps printed after it, in no block (.program)
 
 
 class Search:

@@ -131,6 +131,9 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
                     f"line = {b.line}"]
             if d.mistake:
                 out.append(f"# the print is reproduced by a common mistake of it: {d.mistake}")
+            for name, expr, line in d.after:    # printed where no block is (.program)
+                out += ["", "[[steps]]", f"name = {toml_string(name)}", f"expr = {toml_string(expr)}",
+                        f"line = {line}"]
         for name, expr, line in (chained[b.index].steps if b.index in chained else ()):
             out += ["", "[[steps]]", f"name = {toml_string(name)}", f"expr = {toml_string(expr)}",
                     f"line = {line}"]
