@@ -210,9 +210,22 @@ def bracket_lists(lines: list[Line]) -> list[Printed]:
         wrapped = _CALL.search(left)
         mat = as_matrix(value)
         if mat and (isinstance(value[0], list) or name or wrapped):
-            out.append(Printed(name.group(1) if name else "", numbers[at(i)], *mat, form="list"))
+            out.append(Printed(name.group(1) if name else "", numbers[at(i)], *mat,
+                               rows=_commented_rows(text[i:end], len(mat[0])), form="list"))
         i = end
     return out
+
+
+_ROW_COMMENT = re.compile(r"\]\s*,?\s*#\s*(?:\"([^\"\n]{1,24})\"|'([^'\n]{1,24})'|([^\W\d]\w{0,23}))\s*$", re.M)
+
+
+def _commented_rows(segment: str, n: int) -> tuple | None:
+    """Row labels a list literal's rows carry in comments, one per row (``[0.1, 0.3],  #
+    "Hello"``; a quoted token or one word), or None."""
+    labels = [(a or b or c).strip() for a, b, c in _ROW_COMMENT.findall(segment + "\n")]
+    if len(labels) != n or len(set(labels)) != n or not all(labels):
+        return None
+    return tuple(labels)
 
 
 _RULE = re.compile(r"\s*:?-{2,}:?\s*")
