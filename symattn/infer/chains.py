@@ -36,6 +36,7 @@ printed for them, wrong ones included, as for a hand-written spec.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -260,11 +261,13 @@ def _match(steps: list, window: list, starts: dict, by_rows: bool) -> set:
     rows = max((st.value.shape[0] for st in steps), default=0)
     order = [(st, None) for st in steps] if not by_rows else \
         [(st, i) for i in range(rows) for st in steps]
+    by_key = {st.key: st for st in steps}
     for st, row in order:
         if st.block is not None:
             last = starts[st.block.index] - 1 if row is None else last
             continue
-        entries = [e for e in st.entries if row is None or e[0] == row]
+        carry = _carried(st, by_key, window)
+        entries = [(i, x, e + carry) for i, x, e in st.entries if row is None or i == row]
         picks = _pick(entries, window, taken, last)
         st.picked += picks
         taken.update(picks)
@@ -277,6 +280,21 @@ def _match(steps: list, window: list, starts: dict, by_rows: bool) -> set:
             taken -= set(st.picked)
             st.picked, st.partial = [], st.picked
     return taken
+
+
+_AGGREGATE = re.compile(r"(sum|mean)\(\{(\w+)\}\)")
+
+
+def _carried(st: _Step, by_key: dict, window: list) -> float:
+    """How far a sum (a mean) of an earlier step's printed entries may be from the exact
+    one: the text adds the numbers it printed (``2.718 + 2.718 + 7.389 = 12.825``), each
+    off by up to half a unit of its last digit."""
+    m = _AGGREGATE.fullmatch(st.template)
+    term = by_key.get(m.group(2)) if m else None
+    if term is None or not term.picked:
+        return 0.0
+    half = max(window[k].half for k in term.picked)
+    return half * (term.value.shape[1] if m.group(1) == "sum" else 1)
 
 
 def _few(st: _Step, window: list) -> bool:
