@@ -40,7 +40,23 @@ def extra(lines: list[Line], found: list[Printed]) -> tuple[list[Printed], set]:
     out = [p for p in tabled if p.line not in taken]
     taken |= {p.line for p in out} | covered
     out += [p for p in prose_lists(prose) if p.line not in taken]
+    taken |= {p.line for p in out}
+    out += [p for p in flattened_rows(prose) if p.line not in taken]
     return sorted(out, key=lambda p: p.line), covered
+
+
+def flattened_rows(lines: list[Line]) -> list[Printed]:
+    """A vector printed as one row of a table flattened into text, every cell glued to its
+    label (``成分10成分2-1.414成分31.414成分40``: 0, −1.414, 1.414, 0), as the article
+    reading tokenizes it (:attr:`symattn.article.tokens.Number.cell`)."""
+    from ..article.tokens import numbers_in
+    out: list[Printed] = []
+    for ln in lines:
+        nums = numbers_in(ln)
+        if len(nums) >= 2 and all(n.cell for n in nums) and len(out) < MAX_VECTORS:
+            out.append(Printed("", ln.number, (tuple(n.value for n in nums),),
+                               (tuple(n.printed for n in nums),), form="prose"))
+    return out
 
 
 _LATEX_ROW = re.compile(r"\$?\\begin\{([bpvBV]?matrix)\}((?:(?!\\\\|\\end).)*)\\end\{\1\}\$?")
