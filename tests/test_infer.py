@@ -284,9 +284,9 @@ FLOORS = {
     "yangshiteng_multi_head_calculation.md": 36,
     "rezaei_transformers_math_positional_encoding.part1.ipynb": 65,
     "datawhale_happy_llm_positional_encoding.md": 32,
-    "micwill755_layer_normalization.md": 61,
+    "micwill755_layer_normalization.md": 110,
     "raschka_llms_from_scratch_ch05_cross_entropy.ipynb": 9,
-    "pytorch_forums_layernorm_biased_std.txt": 6,
+    "pytorch_forums_layernorm_biased_std.txt": 23,
 }
 
 
