@@ -278,13 +278,13 @@ SHARED = ROOT.parent / "shared"
 # Each article's figures with no spec (benchmarks/infer.py): the key's numbers found with
 # the key's verdict, at least; an article where nothing is inferred exits 2 (no example).
 FLOORS = {
-    "karim_illustrated_self_attention.md": 99,
+    "karim_illustrated_self_attention.md": 102,
     "raschka_llms_from_scratch_ch03_attention.ipynb": 244,
     "wangywust_lecture3_transformer.md": 212,
     "yangshiteng_multi_head_calculation.md": 36,
     "rezaei_transformers_math_positional_encoding.part1.ipynb": 65,
     "datawhale_happy_llm_positional_encoding.md": 32,
-    "micwill755_layer_normalization.md": 110,
+    "micwill755_layer_normalization.md": 115,
     "raschka_llms_from_scratch_ch05_cross_entropy.ipynb": 9,
     "pytorch_forums_layernorm_biased_std.txt": 23,
 }

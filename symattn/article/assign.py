@@ -309,10 +309,11 @@ def _full(m: Matcher, g: Group, place) -> bool:
 
 
 def _tentative_row(m: Matcher, g: Group, got: dict, found: Found) -> bool:
-    """A row of numbers none of which any entry rounds to: tentative claims on the row of a
-    step they are all near, in order (kept only if the checker finds them carried, or a
-    known mistake reproduces the row: :mod:`symattn.article.check`)."""
-    if any(m.correct(n) for n in g.numbers) or len(g.rows) != 1:
+    """A row of numbers none of which any entry rounds to (or the value a computation
+    reaches, ``= [2.0, 7.0, 1.5]``, whatever some of its numbers happen to equal): tentative
+    claims on the row of a step they are all near, in order (kept only if the checker finds
+    them carried, or a known mistake reproduces the row: :mod:`symattn.article.check`)."""
+    if len(g.rows) != 1 or any(m.correct(n) for n in g.numbers) and not _computed(g):
         return False
     first, row = g.numbers[0], g.rows[0]
     p = row.index(first)
