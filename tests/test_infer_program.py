@@ -171,3 +171,17 @@ def test_a_sum_of_the_printed_exponentials_is_carried_from_them(tmp_path):
     assert mpmath.nstr(exact, 5) == "12.826" and Decimal("2.718") * 2 + Decimal("7.389") == Decimal("12.825")
     claims = _check(tmp_path, SOFTMAX_BY_HAND)
     assert claims[(8, "12.825")]["verdict"] == "carried"
+
+
+def test_a_hostile_program_is_no_crash(tmp_path):
+    """Parentheses nested past the parser's limit, a sum of 3000 terms (past the recursion
+    limit when followed): no program, no traceback; the one-line refusal or a check."""
+    deep = ("x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])\ny = " + "(" * 900 + "x" + ")" * 900 +
+            '\nprint(f"Y: {y.std(dim=-1)}")\nz = ' + " + ".join(["x"] * 3000) +
+            '\nprint(f"Z: {z.mean(dim=-1)}")\n')
+    post = tmp_path / "post.md"
+    post.write_text(f"# t\n\n```python\n{deep}```\n\n```\nY: tensor([0.7071, 0.7071])\n"
+                    "Z: tensor([4.5000, 10.5000])\n```\n", encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", str(post)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode in (0, 1, 2) and "Traceback" not in r.stderr and len(r.stderr.splitlines()) <= 1

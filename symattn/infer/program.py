@@ -83,8 +83,8 @@ class _State:
             try:                             # a forum's first line indented as the fence was
                 tree = ast.parse(src)
                 break
-            except (SyntaxError, ValueError):
-                continue
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue                     # (a nesting too deep to parse: no program)
         if tree is None:
             return
         self.terms = Terms(src, [ln.number for ln in run], self._literal)
@@ -133,7 +133,7 @@ class _State:
             return self.call(*env[node.func.id], node, env, depth)
         try:
             return self.terms.value(node, lambda n: self.value(n, env, depth), env)
-        except Unknown:
+        except (Unknown, RecursionError):        # too deep to follow: unknown as well
             return None
 
     def call(self, fn: ast.FunctionDef, terms, node: ast.Call, env: dict, depth: int):
