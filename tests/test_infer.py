@@ -287,6 +287,7 @@ FLOORS = {
     "micwill755_layer_normalization.md": 115,
     "raschka_llms_from_scratch_ch05_cross_entropy.ipynb": 9,
     "pytorch_forums_layernorm_biased_std.txt": 23,
+    "pytorch_forums_cross_entropy_from_logits.txt": 6,
 }
 
 

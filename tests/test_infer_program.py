@@ -185,3 +185,18 @@ def test_a_hostile_program_is_no_crash(tmp_path):
     r = subprocess.run([sys.executable, "-m", "symattn", "check", str(post)],
                        capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode in (0, 1, 2) and "Traceback" not in r.stderr and len(r.stderr.splitlines()) <= 1
+
+
+def test_an_expression_displayed_is_derived_by_its_program(tmp_path):
+    """A REPL's last line (``-torch.log(F.softmax(logits, dim=1))``) and the printout just
+    below it, in a string: derived by the program, checked against mpmath's values."""
+    import mpmath
+    z = [mpmath.mpf(v) for v in ("-0.5", "0.25", "1.0")]
+    total = sum(mpmath.e ** v for v in z)
+    want = [mpmath.nstr(-mpmath.log(mpmath.e ** v / total), 5) for v in z]
+    text = ("# Cross-entropy\n\n```python\nfrom torch import tensor\nimport torch.nn.functional as F\n"
+            "logits = tensor([[-0.5, 0.25, 1.0]])\n-torch.log(F.softmax(logits, dim=1))\n"
+            f'"""\ntensor([[{want[0]}, {want[1]}, {want[2]}]])\n"""\n```\n')
+    claims = _check(tmp_path, text)
+    got = [c for (line, _), c in claims.items() if line == 9]
+    assert len(got) == 3 and all(c["verdict"] == "correct" for c in got), claims

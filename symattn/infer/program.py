@@ -32,6 +32,7 @@ from .torch_terms import Unknown, Value, Terms
 MAX_DEPTH = 4               # nested calls of the program's own functions followed
 MAX_AHEAD = 400             # output lines searched for a print's text
 _WORD = re.compile(r"[^\W\d_]{3}")
+_QUOTES = ('"' * 3, "'" * 3, "")     # a line that opens or closes a string printed into
 
 
 def program_derivations(search: Search, parts: list, printed: list) -> None:
@@ -114,12 +115,13 @@ class _State:
             env[s.name] = (s, self.terms)          # its text: the piece of program it is in
         elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
             env[s.targets[0].id] = self.value(s.value, env, depth)
-        elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
-            f = s.value.func
-            if isinstance(f, ast.Name) and f.id == "print":
-                self.printed(s.value, env, depth)
-            else:
-                self.value(s.value, env, depth)
+        elif isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
+                isinstance(s.value.func, ast.Name) and s.value.func.id == "print":
+            self.printed(s.value, env, depth)
+        elif isinstance(s, ast.Expr) and not isinstance(s.value, ast.Constant):
+            v = self.value(s.value, env, depth)     # a REPL's or a cell's last line: displayed
+            if isinstance(v, Value) and depth == 0:
+                self.found(v, s.value, self.terms.line(s.value, last=True), "", None, env, shown=True)
         elif not isinstance(s, (ast.Import, ast.ImportFrom, ast.Expr, ast.Pass)):
             for node in ast.walk(s):              # a loop or a branch: what it binds is unknown
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -164,11 +166,14 @@ class _State:
         if node is None:
             self.heading = prefix
             return
-        line = self.terms.line(call)
         v = self.value(node, env, depth)
-        if not isinstance(v, Value):
-            return
-        out = self.output(line, prefix, heading)
+        if isinstance(v, Value):
+            self.found(v, node, self.terms.line(call), prefix, heading, env)
+
+    def found(self, v: Value, node, line: int, prefix: str, heading, env: dict, shown: bool = False) -> None:
+        """Value ``v`` (of ``node``), printed by the statement at ``line``: found in the
+        output, derived there (``shown``: an expression displayed, its printout just below)."""
+        out = self.output(line, prefix, heading, shown)
         if out is None:
             return
         n, b = out
@@ -204,9 +209,17 @@ class _State:
         last.operands += tuple(self.block[i] for i in sorted(v.blocks)
                                if self.block[i] not in last.operands and i != last.block.index)
 
-    def output(self, line: int, prefix: str, heading: str | None):
-        """(output line, the block printed there or None) of a print at ``line``."""
+    def output(self, line: int, prefix: str, heading: str | None, shown: bool = False):
+        """(output line, the block printed there or None) of a print at ``line``; of an
+        expression displayed (``shown``), the block just below it (past a line of quotes)."""
         start = max(line, self.cursor)
+        if shown:
+            for n in range(line + 1, line + 3):
+                if n in self.at and not is_program(self.by_line[n]):
+                    return n, self.at[n]
+                if n not in self.by_line or self.by_line[n].text.strip() not in _QUOTES:
+                    return None
+            return None
         below = self.by_line.get(line + 1)
         if below is not None and not prefix and not is_program(below) and \
                 (below.number in self.at or below.kind == "output" or below.kind == "code"):

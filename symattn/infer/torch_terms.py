@@ -21,6 +21,7 @@ _NUMBER = re.compile(r"\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?")
 _ATOM = re.compile(r"[A-Za-z_]\w*(?:\[\d+\])?|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?")
 _ARRAYS = {"torch.tensor": "torch", "torch.Tensor": "torch", "torch.FloatTensor": "torch",
            "np.array": "numpy", "numpy.array": "numpy", "np.asarray": "numpy"}
+_IMPORTED = {"tensor": "torch", "array": "numpy"}        # from torch import tensor
 _LIBS = {"torch": "torch", "np": "numpy", "numpy": "numpy", "math": "math", "F": "torch"}
 _REDUCE = ("mean", "sum", "var", "std")
 _SAME = ("float", "double", "clone", "detach", "numpy", "item", "contiguous")
@@ -83,8 +84,10 @@ class Terms:
     def __init__(self, src: str, lines: list, literal):
         self.src, self.lines, self.literal = src, lines, literal
 
-    def line(self, node) -> int:
-        return self.lines[min(node.lineno, len(self.lines)) - 1]
+    def line(self, node, last: bool = False) -> int:
+        """The article line of ``node`` (``last``: of its last line)."""
+        k = node.end_lineno if last else node.lineno
+        return self.lines[min(k, len(self.lines)) - 1]
 
     def value(self, node, sub, env: dict):
         """The value of ``node`` (``sub(n)``: the value of a sub-node, the caller's way)."""
@@ -135,8 +138,8 @@ class Terms:
     def call(self, node: ast.Call, sub, env: dict) -> Value:
         f = node.func
         dotted = _dotted(f)
-        if dotted in _ARRAYS:
-            return self.array(node, _ARRAYS[dotted])
+        if dotted in _ARRAYS or dotted in _IMPORTED and dotted not in env:
+            return self.array(node, _ARRAYS.get(dotted) or _IMPORTED[dotted])
         if dotted in ("nn.LayerNorm", "torch.nn.LayerNorm"):
             eps = _kw(node, "eps")
             return LayerNorm(_value(sub(eps)).text if eps is not None else "1e-5")
