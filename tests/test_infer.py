@@ -284,7 +284,7 @@ FLOORS = {
     "yangshiteng_multi_head_calculation.md": 36,
     "rezaei_transformers_math_positional_encoding.part1.ipynb": 65,
     "datawhale_happy_llm_positional_encoding.md": 32,
-    "micwill755_layer_normalization.md": 115,
+    "micwill755_layer_normalization.md": 127,
     "raschka_llms_from_scratch_ch05_cross_entropy.ipynb": 9,
     "pytorch_forums_layernorm_biased_std.txt": 23,
     "pytorch_forums_cross_entropy_from_logits.txt": 6,

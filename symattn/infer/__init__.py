@@ -97,7 +97,9 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     folder = folder or str(Path(files[0]).parent)
     sources = [relative(f, folder) for f in files]
     last = max((ln.number for ln in parts[0][1]), default=1)
-    ends = {i: c.end for c in shown.values() for i in c.operands + c.prints}
+    by_index = {b.index: b for b in found}
+    ends = {i: c.end for c in shown.values() for i in c.operands + c.prints
+            if i not in c.prints or by_index[i].shape[0] < 2}   # a table of the chain's rows: its own text
     ranges = line_ranges(groups, found, last, ends) if len(files) == 1 else [None] * len(groups)
     return [Inferred(identifier(files[0], k, len(groups)), files,
                      spec_text(g, derived, sources, identifier(files[0], k, len(groups)), r, shown), folder)

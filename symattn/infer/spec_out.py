@@ -66,7 +66,7 @@ def line_ranges(groups: list[list[Block]], found: list[Block], end: int,
     """Each example's article lines: those of its blocks, each with the text after it up
     to the next block printed (the article's last line ``end`` after the last; for a block
     in ``ends``, index -> line, that line at most: the last number a chain of its statistics
-    explains). A number printed in another block, or in the text after it, is no claim on
+    explains; a table of the chain's rows printed runs to the next block). A number printed in another block, or in the text after it, is no claim on
     the example. (A vector of the prose that no example takes is a piece of the text, not a
     block that ends one.)"""
     starts = sorted({b.line for b in found if ends_text(b)} | {b.line for g in groups for b in g})
