@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .labels import (Target, Index, label_text, assignment_above, by_caption, by_name,
-                     caption_above, label_after, named_in, parameter, parse, printed_as, resolve)
+from .labels import (Target, Index, label_text, by_caption, by_name, caption_above, label_after,
+                     named_in, parameter, parse, resolve)
+from .prints import assignment_above, printed_as
 from . import rows_named
 from .match import Cell, Matcher
 from .code import without_comment

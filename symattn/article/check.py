@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .assign import unmatched
+from .lone import unmatched
 from .find import find_claims
 from .match import Matcher
 from .glued import glued_rows, readings

@@ -23,6 +23,7 @@ import re
 import unicodedata
 from typing import NamedTuple
 
+from .prints import above
 from .tokens import fold
 
 # The left-hand side of an equation or assignment that a block ends.
@@ -38,9 +39,6 @@ _NAME = re.compile(r"""
 _WRAP = re.compile(r"\\(?:text|mathrm|mathbf|boldsymbol|mathit|operatorname|bm)\s*\{([^{}]*)\}")
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "sigma": "σ", "mu": "μ", "theta": "θ",
           "epsilon": "ε", "varepsilon": "ε", "lambda": "λ", "tau": "τ"}
-_ASSIGN = re.compile(r"^\s*(?:print\(\s*(?P<p>[A-Za-z_][\w.]*)\s*\)|"
-                     r"print\(\s*(?P<of>[A-Za-z_]\w*)\.(?P<m>[A-Za-z_]\w*)\([^()]*\)\s*\)|"
-                     r"(?P<a>[A-Za-z_][\w.]*)\s*=(?!=))")
 _FREE = {"i", "j", "k", "t", "n", "m", "pos", "p"}
 _ROW_WORD = r"(?:token|word|position|pos|input|query|row)"
 _ROW_NAMED = re.compile(r"^" + _ROW_WORD + r"\s+(?=\w)", re.I)     # (token 3): the row 3
@@ -137,51 +135,6 @@ def _chain_start(text: str) -> int:
             if m:
                 start = m.end()
     return start
-
-
-def assignment_above(lines: dict, line: int, back: int = 3) -> str | None:
-    """For a printout that opens its line: the name a program line just above assigns or
-    prints (``attn_scores = …``, ``print(keys)``; ``print(out.std())`` prints ``out_std``)."""
-    for ln in _above(lines, line, back):
-        m = _ASSIGN.match(ln.text)
-        if m:
-            if m.group("of"):
-                return f"{m.group('of')}_{m.group('m')}"
-            return (m.group("p") or m.group("a")).removesuffix(".T")
-        return None
-    return None
-
-
-FENCE = re.compile(r"^\s*(?:```+|~~~+)[\w+-]*\s*$")
-
-
-def printed_as(lines: dict, label: str) -> str | None:
-    """The program name a ``print(f"…")`` of the example prints after ``label`` (an output
-    line ``Variance: 0.132`` under ``print(f"Variance: {variance:.3f}")`` prints
-    ``variance``; ``{out.std():.4f}`` prints ``out_std``), when one print says so."""
-    if not label or len(label) > 80:
-        return None
-    pattern = re.compile(r"print\(\s*f([\"'])\s*" + re.escape(label.strip()) + r"\s*[:：=]\s*\{\s*"
-                         r"([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*)\([^(){}]*\))?\s*(?:[:!][^}]*)?\}")
-    got = set()
-    for ln in lines.values():
-        if ln.kind == "code" and "print" in ln.text:
-            for m in pattern.finditer(ln.text):
-                got.add(f"{m.group(2)}_{m.group(3)}" if m.group(3) else m.group(2))
-    return got.pop() if len(got) == 1 else None
-
-
-def _above(lines: dict, line: int, count: int):
-    """The ``count`` non-blank lines above ``line``, nearest first (a notebook's output
-    follows its cell's code across a gap in the line numbers; a Markdown output block
-    follows its code block across the fences)."""
-    k, seen = line - 1, 0
-    while seen < count and k > line - 1000:
-        ln = lines.get(k)
-        k -= 1
-        if ln is not None and ln.text.strip() and not FENCE.match(ln.text):
-            seen += 1
-            yield ln
 
 
 # "Q for token 2", "K of the word love": the name and the row its words say
@@ -356,7 +309,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 def caption_above(lines: dict, line: int) -> str | None:
     """The caption a block's line follows: the line just above when it ends with ``:``
     (``After manual layer norm:``)."""
-    for ln in _above(lines, line, 4):
+    for ln in above(lines, line, 4):
         text = ln.text.strip().strip("*#> `")
         if _DELIMITER.fullmatch(ln.text.strip()):
             continue                             # $$, \[, ```python: the caption is above it

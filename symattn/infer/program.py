@@ -23,11 +23,11 @@ import ast
 import re
 
 from ..article.code import program as is_program
-from ..article.labels import FENCE
+from ..article.prints import FENCE, print_parts, printed_name
 from .blocks import Block, spec_name
 from .search import Derivation, Search
 from .stated import fresh
-from .torch_terms import Unknown, Value, Terms
+from .torch_terms import NAME, Unknown, Value, Terms
 
 MAX_DEPTH = 4               # nested calls of the program's own functions followed
 MAX_AHEAD = 400             # output lines searched for a print's text
@@ -162,7 +162,7 @@ class _State:
     def printed(self, call: ast.Call, env: dict, depth: int) -> None:
         """A ``print(…)``: its value found in the output and derived there."""
         heading, self.heading = self.heading, None
-        prefix, node = _print_parts(call)
+        prefix, node = print_parts(call)
         if node is None:
             self.heading = prefix
             return
@@ -190,7 +190,7 @@ class _State:
     def derive(self, b: Block, v: Value, node, env: dict) -> None:
         """Block ``b`` derived as the program computes it (not a name printed again; not
         from a block that is computed from ``b``)."""
-        if _is_name(v.text) or not v.blocks or any(_uses(self.search.derived, self.block[i], b.index) for i in v.blocks):
+        if NAME.fullmatch(v.text) or not v.blocks or any(_uses(self.search.derived, self.block[i], b.index) for i in v.blocks):
             return
         operands = tuple(self.block[i] for i in sorted(v.blocks))
         got, err = self.search.matched(self.search.value(v.text, operands), b, operands)
@@ -240,25 +240,6 @@ class _State:
         return None
 
 
-def _print_parts(call: ast.Call) -> tuple[str, object]:
-    """(the words printed before the value, the value's node or None): ``print(f"Mean:
-    {m:.3f}")``, ``print("Mean:", m)``, ``print(m)``; ``print("heading")`` has no value."""
-    args = call.args
-    if len(args) == 1 and isinstance(args[0], ast.JoinedStr):
-        values = [p for p in args[0].values if isinstance(p, ast.FormattedValue)]
-        words = "".join(p.value for p in args[0].values[:args[0].values.index(values[0])]
-                        if isinstance(p, ast.Constant)) if values else \
-            "".join(p.value for p in args[0].values if isinstance(p, ast.Constant))
-        return (words, values[0].value) if len(values) == 1 else (words if not values else "", None)
-    if len(args) == 1 and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
-        return args[0].value, None
-    if len(args) == 2 and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
-        return args[0].value, args[1]
-    if len(args) == 1:
-        return "", args[0]
-    return "", None
-
-
 def _fits_line(line, v: Value) -> bool:
     """Does the output line print as many numbers as the value has entries (a lone
     number for a number)?"""
@@ -282,12 +263,7 @@ def _label_name(prefix: str) -> str:
 def _program_name(node) -> str:
     """The name a print prints, as the article check reads it (``variance``;
     ``out.std()``: ``out_std``)."""
-    if isinstance(node, ast.Name):
-        return spec_name(node.id)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and isinstance(node.func.value, ast.Name):
-        return spec_name(f"{node.func.value.id}_{node.func.attr}")
-    return ""
+    return spec_name(printed_name(node))
 
 
 def _uses(derived: dict, b: Block, index: int, seen: frozenset = frozenset()) -> bool:
@@ -298,10 +274,6 @@ def _uses(derived: dict, b: Block, index: int, seen: frozenset = frozenset()) ->
     if d is None or b.index in seen:
         return False
     return any(_uses(derived, o.parent or o, index, seen | {b.index}) for o in d.operands)
-
-
-def _is_name(text: str) -> bool:
-    return re.fullmatch(r"[A-Za-z_]\w*", text) is not None
 
 
 def _two_d(shape: tuple) -> tuple:

@@ -152,9 +152,9 @@ def fresh(base: str, used: set) -> str:
 def code_names(found: list[Block], parts: list[tuple[str, list]]) -> list[Block]:
     """An unlabelled printout (``M308``) named as the program line just above it assigns
     or prints it (``print(keys)``, ``outputs = weighted_values.sum(dim=0)``:
-    :func:`symattn.article.labels.assignment_above`), where no other block has that name:
+    :func:`symattn.article.prints.assignment_above`), where no other block has that name:
     the name the article check then places the printout by."""
-    from ..article.labels import assignment_above
+    from ..article.prints import assignment_above
     from .masks import is_unmasked, name_unmasked
     used = {b.name for b in found}
     by_path = {path: {ln.number: ln for ln in lines} for path, lines in parts}

@@ -18,7 +18,8 @@ import re
 from dataclasses import dataclass
 
 _NUMBER = re.compile(r"\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?")
-_ATOM = re.compile(r"[A-Za-z_]\w*(?:\[\d+\])?|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?")
+NAME = re.compile(r"[A-Za-z_]\w*")                       # a term that is one spec name
+_ATOM = re.compile(NAME.pattern + r"(?:\[\d+\])?|" + _NUMBER.pattern)
 _ARRAYS = {"torch.tensor": "torch", "torch.Tensor": "torch", "torch.FloatTensor": "torch",
            "np.array": "numpy", "numpy.array": "numpy", "np.asarray": "numpy"}
 _IMPORTED = {"tensor": "torch", "array": "numpy"}        # from torch import tensor

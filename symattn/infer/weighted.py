@@ -77,7 +77,7 @@ def _program_name(a: Block, parts: list) -> str:
     """``a``'s name, or (an unlabelled printout) the name the program line above assigns it."""
     if a.label:
         return a.name
-    from ..article.labels import assignment_above
+    from ..article.prints import assignment_above
     lines = {ln.number: ln for path, ls in parts if path == a.path for ln in ls}
     return spec_name(assignment_above(lines, a.line) or "") or a.name
 
@@ -204,7 +204,7 @@ def _name_slices(search: Search, keys: dict, first: Derivation, parts: list) -> 
     """The slices of one printed 3-D tensor named as the program line above its printout
     names the tensor (``weighted_values = …`` → ``weighted_values_key1``, the slice of key
     1), where their blocks have no label of their own."""
-    from ..article.labels import assignment_above
+    from ..article.prints import assignment_above
     d0 = keys[min(keys)]
     lines = {ln.number: ln for path, ls in parts if path == d0.block.path for ln in ls}
     start = next((k for k in range(d0.block.line, d0.block.line - MAX_TENSOR_LINES, -1)
