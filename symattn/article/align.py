@@ -13,8 +13,6 @@ from .match import Matcher, Cell, Found, NEAR
 from .tokens import fold
 
 MAX_SEEDS = 6                     # numbers of a group looked at to propose alignments
-
-
 MAX_PLACES = 60                  # alignments tried from one number
 
 
@@ -65,8 +63,6 @@ def align(m: Matcher, g: Group, lines: dict) -> dict | None:
 
 
 _CONTINUES = re.compile(r"^[\s$&]*=\s*(?:\\left\s*)?[\[(]\s*$")
-
-
 _FACTOR_AFTER = re.compile(r"^(?:[\s\])]|\\right\s*\]|\\[,;! ])*(?:[⋅·×*@]|\\cdot|\\times)")
 
 

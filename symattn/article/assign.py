@@ -9,6 +9,7 @@ import re
 from . import by_label
 from .align import Near, align, cells_at, near_block, take, taken, tentative_row
 from .divisors import divisors
+from .families import families
 from .groups import Group
 from .lone import single, tentative, unsure_numbers
 from .match import Matcher, Cell, Found
@@ -54,7 +55,7 @@ def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbe
     """The groups the text does not place by their label (those it does are taken, right
     or wrong: :mod:`symattn.article.by_label`; a 3-D printout's blocks by its family), in
     the article's order (a caption chooses by the step printed last)."""
-    family = by_label.families(m, groups, lines)
+    family = families(m, groups, lines)
     labelled = []                             # (group, cells) placed by their label so far
     on_line: dict = {}
     for g in groups:

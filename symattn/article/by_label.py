@@ -14,7 +14,7 @@ import re
 from typing import NamedTuple
 
 from .labels import (Target, Index, label_text, by_caption, by_name, caption_above, label_after,
-                     named_in, parameter, parse, resolve)
+                     parse, resolve)
 from .prints import assignment_above, printed_as
 from . import rows_named
 from .match import Cell, Matcher
@@ -40,7 +40,7 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
         cells = _by_headers(m, g) or _by_columns(m, g)
         if cells is not None:
             return cells
-    targets, table_row, weak = _targets(m, g, lines)
+    targets, table_row, weak = label_targets(m, g, lines)
     if not targets:
         return rows_named.place(m, g)
     best, maybe = None, {}
@@ -153,52 +153,6 @@ def _cell_text(cell: str) -> str:
     return re.sub(r"\\text\{([^{}]*)\}", r"\1", cell).strip().strip("$*`'\" ").strip()
 
 
-def sets_parameter(m: Matcher, n) -> bool:
-    """Is lone number ``n`` the value the text gives a parameter (``T = 0.5``, ``$\\varepsilon
-    = 10^{-5}$``, ``dropout p = 0.1``), its label naming no tensor?"""
-    before = n.line_text[:n.start]
-    if before.count("$") % 2:                       # inside inline math: its own equation
-        before = before[before.rfind("$") + 1:]
-    lhs = label_text(before, len(before))
-    return lhs is not None and parameter(parse(lhs), m.spec, lhs)
-
-
-_SENTENCE_END = re.compile(r"(?<!\d)\.(?=\s)|。")       # a full stop, not 0.1's point
-
-
-def _scalars_named(m: Matcher, n, clause: bool = False) -> list[Cell]:
-    """The one-entry steps (not inputs) that the words of lone number ``n``'s sentence, or
-    with ``clause`` only its clause (``Mean μ = 3.0, variance …``), name before it."""
-    before = _SENTENCE_END.split(fold(n.line_text[:n.start]))[-1]
-    if clause:
-        before = re.split(r"[,;]", before)[-1]
-    return [Cell(name, 0, 0) for name in named_in(before, m.spec)
-            if m.spec.tensors[name].shape == (1, 1) and name not in m.spec.inputs and m.approx.get(name)]
-
-
-_EQUALS_BEFORE = re.compile(r"[^\W\d]\w*\s*=\s*$")    # the number labelled ``word=``: its clause names it
-
-
-def scalar_said(m: Matcher, n) -> Cell | None:
-    """The one-entry step that the words of a lone number's sentence name (by its name's
-    words or its operation's: ``With label smoothing the loss becomes 0.517``; ``instead of
-    maximizing the average log-probability … maximizing -10.7722``) and that the number is
-    as near as a slip is (5%): a claim there, right or wrong. None when no such step, or
-    several (``after training the loss is 0.45``: another value of it, unverified). A number
-    labelled ``word=`` is named by its clause alone (``mean=0.20, std=0.245``: not the mean)."""
-    clause = _EQUALS_BEFORE.search(fold(n.line_text[:n.start])) is not None   # ``std=0.245``
-    near = [c for c in _scalars_named(m, n, clause=clause) if m.near_miss(n, c)]
-    return near[0] if len(near) == 1 else None
-
-
-def scalar_named(m: Matcher, n) -> Cell | None:
-    """The one one-entry step a lone number's clause names, however far the number is
-    from it (``variance σ² = 4.6667`` for 3.5: tried, kept only if a known mistake gives
-    it, the unbiased variance); None when it names none or several."""
-    cells = _scalars_named(m, n, clause=True)
-    return cells[0] if len(cells) == 1 and not n.integer else None
-
-
 RESTATED_WITHIN = 6              # lines between a block and the labelled one it repeats
 
 
@@ -258,7 +212,7 @@ def _by_index(t: Target) -> bool:
     return isinstance(t.row, Index) or isinstance(t.col, Index)
 
 
-def _targets(m: Matcher, g, lines: dict) -> tuple[list, int | None, bool]:
+def label_targets(m: Matcher, g, lines: dict) -> tuple[list, int | None, bool]:
     """The tensors the text may say the block prints, the table row it stands in, and
     whether the saying is weak: a program's variable (a notebook reuses its names for
     other values, so only values that agree with it count)."""
@@ -349,7 +303,7 @@ def _fit(m: Matcher, t: Target, g, table_row: int | None) -> dict | None:
     rows = g.rows
     if t.row is None and table_row is not None and len(g.numbers) == 1 and 1 in (rows_n, cols_n) \
             and table_row < rows_n * cols_n:             # a table column prints a vector, a row each
-        return _map(t.tensor, rows, lambda k, p: (0, table_row) if rows_n == 1 else (table_row, 0))
+        return mapped(t.tensor, rows, lambda k, p: (0, table_row) if rows_n == 1 else (table_row, 0))
     row = table_row if t.row == -1 else t.row
     if t.row == -1 and table_row is None:
         return None
@@ -359,18 +313,18 @@ def _fit(m: Matcher, t: Target, g, table_row: int | None) -> dict | None:
         if len(rows) != 1 or not 0 <= row < rows_n:
             return None
         if t.col is not None:
-            return _map(t.tensor, rows, lambda k, p: (row, t.col)) if len(g.numbers) == 1 else None
-        return _map(t.tensor, rows, lambda k, p: (row, p)) if len(rows[0]) == cols_n else None
+            return mapped(t.tensor, rows, lambda k, p: (row, t.col)) if len(g.numbers) == 1 else None
+        return mapped(t.tensor, rows, lambda k, p: (row, p)) if len(rows[0]) == cols_n else None
     widths = {len(r) for r in rows}
     if len(widths) != 1:
         return None
     width = widths.pop()
     if t.transposed and (len(rows), width) == (cols_n, rows_n):
-        return _map(t.tensor, rows, lambda k, p: (p, k))
+        return mapped(t.tensor, rows, lambda k, p: (p, k))
     if (len(rows), width) == (rows_n, cols_n):
-        return _map(t.tensor, rows, lambda k, p: (k, p))
+        return mapped(t.tensor, rows, lambda k, p: (k, p))
     if len(rows) == 1 and cols_n == 1 and width == rows_n:
-        return _map(t.tensor, rows, lambda k, p: (p, 0))
+        return mapped(t.tensor, rows, lambda k, p: (p, 0))
     return None
 
 
@@ -387,7 +341,7 @@ def _row_of(m: Matcher, name: str, row: list):
     t = m.spec.tensors[name]
     scores = []
     for i in range(t.shape[0]):
-        cells = _map(name, [row], lambda k, p: (i, p))
+        cells = mapped(name, [row], lambda k, p: (i, p))
         scores.append((sum(m.rounds_to(n, c, loose=True) for c, n in cells.values()), i, cells))
     top = max(s[0] for s in scores)
     best = [s for s in scores if s[0] == top]
@@ -398,7 +352,7 @@ def _row_of(m: Matcher, name: str, row: list):
     return best[0][2]
 
 
-def _map(name: str, rows: list, where) -> dict:
+def mapped(name: str, rows: list, where) -> dict:
     return {id(n): (Cell(name, *where(k, p)), n) for k, r in enumerate(rows)
             for p, n in enumerate(r) if n is not None}
 
@@ -421,8 +375,8 @@ def whole_block(m: Matcher, g) -> dict | None:
         for flip in (False, True):
             if (t.shape[::-1] if flip else t.shape) != shape or (flip and shape[0] == shape[1] == 1):
                 continue
-            cells = _map(name, rows, (lambda k, p: (p, k)) if flip else (lambda k, p: (k, p)))
-            right = {id(n): _right(m, n, c) for c, n in cells.values()}
+            cells = mapped(name, rows, (lambda k, p: (p, k)) if flip else (lambda k, p: (k, p)))
+            right = {id(n): prints_right(m, n, c) for c, n in cells.values()}
             far = sum(not (right[id(n)] or m.near_print(n, c)) for c, n in cells.values())
             whole = sum(all(right[id(n)] for n in r) for r in rows)
             key = (whole, sum(right.values()), not flip, -m.order[name])
@@ -435,7 +389,7 @@ def whole_block(m: Matcher, g) -> dict | None:
     return best[2]
 
 
-def _right(m: Matcher, n, c) -> bool:
+def prints_right(m: Matcher, n, c) -> bool:
     """Does ``n`` print entry ``c``? A printout's ``1.`` is the float 1 exactly (torch and
     NumPy print 0.5517 otherwise), not 0.55 rounded to no decimals."""
     return m.equals(n, c) if n.text.endswith(".") else m.rounds_to(n, c)
@@ -450,58 +404,3 @@ def pattern(g) -> bool:
     values = {n.value for r in g.rows for n in r}
     return len(values) <= 2 and 0 in values and all(
         n.integer or n.text.endswith(".") for r in g.rows for n in r)
-
-
-def families(m: Matcher, groups: list, lines: dict) -> dict:
-    """The blocks of each 3-D printout whose label names a family of steps of their shape
-    (``weighted_values`` over ``weighted_values_key1`` … ``_key3``): each block goes to one
-    member, one to one, as the values agree best (``scipy.optimize.linear_sum_assignment``).
-    ``{id(block): (cells, right)}``; ``right`` holds the numbers that print their entry
-    right, the others are claims only if the checker finds them carried (or a mistake
-    reproduces them), as a near row is."""
-    out = {}
-    for blocks in _printouts(groups):
-        targets, _, _ = _targets(m, blocks[0], lines)
-        shape = (len(blocks[0].rows), len(blocks[0].rows[0]))
-        members = [t.tensor for t in targets if m.spec.tensors[t.tensor].shape == shape and
-                   t.tensor not in m.spec.inputs and t.row is None and m.approx.get(t.tensor)]
-        if len(members) < len(blocks):
-            continue
-        out.update(_one_to_one(m, blocks, members))
-    return out
-
-
-def _printouts(groups: list) -> list:
-    """Runs of blocks of one 3-D printout: blocks 0, 1, 2, … of one bracket list, each of
-    the same shape (Number.index is (block, row, column))."""
-    runs, run = [], []
-    for g in groups:
-        idx = g.numbers[0].index if g.numbers else ()
-        same = len(g.rows) > 1 and len(idx) == 3 and idx[1:] == (0, 0) and None not in g.rows[0]
-        if same and run and idx[0] == len(run) and len(g.rows) == len(run[0].rows):
-            run.append(g)
-            continue
-        if len(run) > 1:
-            runs.append(run)
-        run = [g] if same and idx[0] == 0 else []
-    if len(run) > 1:
-        runs.append(run)
-    return runs
-
-
-def _one_to_one(m: Matcher, blocks: list, members: list) -> dict:
-    import numpy as np
-    from scipy.optimize import linear_sum_assignment
-    score = np.zeros((len(blocks), len(members)))
-    placed = {}
-    for b, g in enumerate(blocks):
-        for k, name in enumerate(members):
-            cells = _map(name, g.rows, lambda i, j: (i, j))
-            right = {id(n) for c, n in cells.values() if _right(m, n, c)}
-            near = sum(m.near_print(n, c) for c, n in cells.values())
-            score[b, k] = len(right) + 0.5 * near
-            placed[b, k] = (cells, right)
-    rows, cols = linear_sum_assignment(-score)
-    if score[rows, cols].sum() * 3 < sum(len(g.numbers) for g in blocks):
-        return {}                                   # the family prints too little of them
-    return {id(blocks[b]): placed[b, k] for b, k in zip(rows, cols) if score[b, k] > 0}

@@ -8,20 +8,18 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from . import by_label
+from . import by_label, scalars
 from .groups import Group
 from .match import Matcher, Cell, Found, Unmatched
 from .tokens import Number, fold
 
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
-
-
 STRONG_KEYS = 6                   # of a lone number's ranking: what the text says (see single)
 
 
 def single(m, n, role, lines, got, restated, pending, found):
     text = n.line_text
-    if by_label.sets_parameter(m, n):
+    if scalars.sets_parameter(m, n):
         return                               # T = 0.5, ε = 1e-5: what the example is given
     cands = m.correct(n)
     whole = [] if cands else _rounded_whole(m, n, text)
@@ -141,11 +139,11 @@ def tentative(m: Matcher, pending: list, got: dict, found: Found):
     """Numbers no entry rounds to: a tentative claim on the nearest entry of a step, kept
     only if the checker finds it carried (decided in :mod:`symattn.article.check`)."""
     for n in pending:
-        said = by_label.scalar_said(m, n)
+        said = scalars.scalar_said(m, n)
         if said is not None:                        # "with label smoothing the loss is 0.517"
             got[id(n)] = said
             continue
-        named = by_label.scalar_named(m, n)
+        named = scalars.scalar_named(m, n)
         if named is not None:                       # kept if a known mistake gives it
             got[id(n)] = named
             found.pending[(n.line, n.column)] = n
