@@ -50,7 +50,7 @@ class CellCheck:
 
     def _repr_html_(self) -> str:
         from .render.html.collect import step_mathml
-        from .render.html.templates import render
+        from .render.html.jinja import render
         from .render.report import summary_line
         steps = []
         math = step_mathml(self.spec)

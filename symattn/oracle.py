@@ -267,7 +267,7 @@ class Comparison:
 
     def _repr_html_(self) -> str:
         """Jupyter's display: the summary, the worst entries, what is not finite."""
-        from .render.html.templates import render
+        from .render.html.jinja import render
         s = self.summary()
         rows = [("largest error", f"{_g(s['max_abs_err'])} absolute, {_g(s['max_eps'])} ε"),
                 ("mean error", f"{_g(s['mean_abs_err'])} absolute, {_g(s['mean_eps'])} ε"),

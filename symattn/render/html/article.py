@@ -24,7 +24,7 @@ from urllib.parse import unquote
 from markupsafe import Markup, escape
 
 from .marks import mark_of, marked, place_on
-from .templates import macros
+from .jinja import macros
 
 _PRIVATE = re.compile("[\ue000-\ue01f]")
 _HOLE = re.compile("\ue000([\ue010-\ue019]+)\ue001")

@@ -11,7 +11,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from .marks import follows_line
-from .templates import macros
+from .jinja import macros
 
 MEANING = {
     "correct": "the exact value rounds to the printed number",

@@ -11,7 +11,7 @@ import re
 
 from markupsafe import Markup, escape
 
-from .templates import macros
+from .jinja import macros
 
 VERDICTS = ("correct", "carried", "consistent", "wrong", "unmatched")
 _FOLLOWS = re.compile(r"follows from the wrong number printed at line (\d+)")

@@ -19,7 +19,7 @@ from .assets import CSS, JS
 from .details import record_detail, unmatched_detail, math_template, nearest_text
 from .marks import mark, mark_of, VERDICTS
 from .summary import counts, counts_table, causes, corrections
-from .templates import macros, render
+from .jinja import macros, render
 
 
 def _csp() -> str:

@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from ..report import counted
 from .marks import follows_line, VERDICTS
-from .templates import macros
+from .jinja import macros
 
 _RESTATES = re.compile(r"restates the (?:wrong )?number printed at line (\d+)")
 
