@@ -87,7 +87,10 @@ def test_seed_000_inputs_and_pipeline(tmp_path):
     assert exact(loaded, scores["name"]) == [[F("0.92") * k[0] + F("1.24") * k[1] for k in keys]]
     text = out.read_text(encoding="utf-8")
     assert '# name = "S"\n# expr = "Q @ K.T"' in text and '# expr = "softmax(S_scaled)"' in text
-    assert "z_final" not in text                 # a print no derivation uses is not an input
+    # the multi-head section restates love's output (rounded) as head 1, beside heads 2 and 3
+    # as the text gives them; concatenated, then times W_O: a step, not an input
+    assert '\nexpr = "concat(' + output["name"] + ', ' in text and '\nexpr = "z_concat @ W_O"' in text
+    assert 'z_final = {' not in text
     checks(out)
 
 

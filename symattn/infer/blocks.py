@@ -46,6 +46,8 @@ class Block:
     again: int = -1                      # the earlier block whose numbers it prints again
                                          # (a step of its own only if derived anew: .again)
     given: tuple = ()                    # a weight the text states by these names (.stated)
+    echoes: tuple = ()                   # (path, Printed): its numbers (or a row's) printed again,
+                                         # maybe rounded (left to the article check: no block)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -87,7 +89,7 @@ def entry_float(v) -> float:
     return -np.inf if v is NEG_INF else float(Fraction(v))
 
 
-def _half_units(texts) -> np.ndarray:
+def half_units(texts) -> np.ndarray:
     def half(t: str) -> float:            # a whole number or a fraction: taken as exact
         m = _SCIENTIFIC.fullmatch(t.strip())
         if m:                             # 6.3379e-2: four decimals, then the exponent
@@ -103,26 +105,26 @@ def spec_name(label: str) -> str:
     return s if s and NAME.fullmatch(s) and s not in RESERVED else ""
 
 
-def _repeats(p: Printed, earlier: list[Printed]) -> bool:
-    """The numbers of an earlier block (or of one of its rows) again, or them rounded to
-    fewer digits (``[0.501, 0.249, 0.249] ≈ [0.50, 0.25, 0.25]``: within half a unit of
-    each entry's last digit)."""
+def _repeated(p: Printed, earlier: list[Printed]) -> Printed | None:
+    """The earlier block whose numbers (or one of whose rows) ``p`` prints again, or them
+    rounded to fewer digits (``[0.501, 0.249, 0.249] ≈ [0.50, 0.25, 0.25]``: within half a
+    unit of each entry's last digit); None when it repeats none."""
     for q in earlier:
         if q.values == p.values or (p.shape[0] == 1 and p.values[0] in q.values) or _rounds(p, q):
-            return True
-    return False
+            return q
+    return None
 
 
 def _rounds(p: Printed, q: Printed) -> bool:
     if p.shape != q.shape or p.values == q.values:
         return False
-    half = _half_units(p.texts)
+    half = half_units(p.texts)
     if not np.all(half > 0):
         return False
     with np.errstate(invalid="ignore"):         # −∞ − −∞: no rounding of it
         off = np.abs(np.array([[entry_float(v) for v in r] for r in p.values])
                      - np.array([[entry_float(v) for v in r] for r in q.values]))
-    return bool(np.all(off <= half * 1.0001)) and bool(np.all(half >= _half_units(q.texts)))
+    return bool(np.all(off <= half * 1.0001)) and bool(np.all(half >= half_units(q.texts)))
 
 
 def blocks(parts: list[tuple[str, list]]) -> list[Block]:
@@ -130,6 +132,7 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
     from .masks import is_unmasked, unmasked
     out: list[Block] = []
     seen: list[Printed] = []
+    of: dict = {}                                # id(printed) -> its block
     for path, lines in parts:
         texts = {ln.number: ln.text for ln in lines if ln.kind != "code"}
         last = 0
@@ -140,18 +143,23 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
                 continue                         # vectors of the prose: as many again, apart
             again = -1 if p.form == "prose" else next(
                 (b.index for b in out if b.printed.values == p.values and not is_unmasked(b)), -1)
-            if p.shape == (1, 1) or (again < 0 and _repeats(p, seen)):
+            if p.shape == (1, 1):
+                continue
+            q = _repeated(p, seen) if again < 0 else None
+            if q is not None:
+                of[id(q)].echoes += ((path, p),)
                 continue
             seen.append(p)
             floats = np.array([[entry_float(v) for v in row] for row in p.values])
             before = "\n".join(t for n, t in texts.items() if last <= n <= p.line)
-            b = Block(spec_name(p.name), p, len(out), path, floats, _half_units(p.texts),
+            b = Block(spec_name(p.name), p, len(out), path, floats, half_units(p.texts),
                       before, p.name, again=again)
             scores = unmasked(b, len(out), out)  # scores masked with −∞: their input first
             if scores is not None:
                 out.append(scores)
                 b.index = len(out)
             out.append(b)
+            of[id(p)] = b
             last = p.line
     return _named(out)
 

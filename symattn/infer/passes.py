@@ -1,13 +1,14 @@
 """The passes of one inference, in order: the search over the declared operations
 (:mod:`.search`), with per-token vectors stacked before it (:mod:`.stacks`), and after it
-the rows a computed matrix prints (:mod:`.order`), the attention heads through their chain
-(:mod:`.heads`), the weights applied to the values (:mod:`.weighted`) and last what the
-article's program states it prints (:mod:`.program`). Each pass reads
-and extends the one :class:`~.search.Search`."""
+the blocks printed side by side (:mod:`.concats`), the rows a computed matrix prints
+(:mod:`.order`), the attention heads through their chain (:mod:`.heads`), the weights
+applied to the values (:mod:`.weighted`) and last what the article's program states it
+prints (:mod:`.program`). Each pass reads and extends the one :class:`~.search.Search`."""
 
 from __future__ import annotations
 
 from .blocks import Block
+from .concats import concat_runs
 from .heads import attention_heads
 from .order import inputs_as_rows, rows_again
 from .program import program_derivations
@@ -23,6 +24,7 @@ def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[
     printed = list(found)            # the search drops blocks printed again from ``found``
     stack_rows(search)               # per-token vectors stacked into a matrix: added to ``found``
     search.run()
+    concat_runs(search)              # blocks printed one after another, then side by side
     stack_computed(search)           # and those a computed block's product prints (appended)
     rows_again(search)               # a vector that a computed matrix's row prints: that row
     inputs_as_rows(search)           # and an input vector that is one: the row is the operand

@@ -54,11 +54,31 @@ def examples(found: list[Block], derived: dict[int, Derivation],
     spans = sorted(groups.values(), key=lambda g: g[0].index)
     merged: list[list[Block]] = []
     for g in spans:                         # interleaved examples are one
-        if merged and g[0].index < merged[-1][-1].index:
-            merged[-1] = sorted(merged[-1] + g, key=lambda b: b.index)
-        else:
-            merged.append(g)
-    return merged
+        woven = [m for m in merged if _interleaved(m, g, derived, used)]
+        merged = [m for m in merged if not any(m is w for w in woven)]
+        merged.append(sorted(sum(woven, []) + g, key=lambda b: b.index))
+    return sorted(merged, key=lambda g: g[0].index)
+
+
+MIN_OWN_INPUTS = 2          # an example set in a pause of another: its own weights, at least
+
+
+def _interleaved(a: list[Block], b: list[Block], derived: dict, used: set) -> bool:
+    """Do two examples' blocks overlap in reading order, as one example? Not when one lies
+    whole between two consecutive blocks of the other and has inputs of its own
+    (:data:`MIN_OWN_INPUTS`): a worked example set in a pause of another (a cross-attention
+    section between self-attention and the multi-head section that takes its result up
+    again), not a side computation on one printed vector (a softmax worked out by hand)."""
+    if not (a[0].index < b[-1].index and b[0].index < a[-1].index):
+        return False
+    return not any(_within(inner, outer) and
+                   sum(x.index not in derived and x.index in used for x in inner) >= MIN_OWN_INPUTS
+                   for inner, outer in ((a, b), (b, a)))
+
+
+def _within(inner: list[Block], outer: list[Block]) -> bool:
+    lo, hi = inner[0].index, inner[-1].index
+    return not any(lo <= x.index <= hi for x in outer)
 
 
 def line_ranges(groups: list[list[Block]], found: list[Block], end: int,

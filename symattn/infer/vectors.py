@@ -91,18 +91,43 @@ def prose_lists(lines: list[Line]) -> list[Printed]:
     """Each bracket list of numbers in prose or display text (``[0.8,\\ 1.2]``), named by a
     ``NAME =`` on its left when there is one."""
     out: list[Printed] = []
-    for ln in lines:
+    for k, ln in enumerate(lines):
         s, i = ln.text, 0
         while len(out) < MAX_VECTORS:
             i = s.find("[", i)
             if i < 0:
                 break
             value, end = parse_list(s, i)
+            run_over = value is None and "]" not in s[i:] and _BREAK_AT_END.search(s)
+            t, j = _continued(lines, k, i) if run_over else (s, i)    # on the lines it runs over
+            if run_over:
+                value, end = parse_list(t, j)
             mat = as_matrix(value) if value else None
-            if mat and len(mat[0][0]) >= 2 and _alone(s, i, end):
+            if mat and len(mat[0][0]) >= 2 and _alone(t, j, end):
                 out.append(Printed(_name_before(s[:i]) or "", ln.number, *mat, form="prose"))
+            if run_over:
+                break
             i = max(end, i + 1)
     return out
+
+
+_BREAK_AT_END = re.compile(r"\\\\\s*$")          # an aligned display's line break
+_ALIGN = re.compile(r"&|\\\\\s*$")
+MAX_CONTINUED = 4           # lines a list of an aligned display runs over
+
+
+def _continued(lines: list[Line], k: int, i: int) -> tuple[str, int]:
+    """(the text of line ``k`` from its ``[`` at ``i`` on, joined with the display lines it
+    runs over up to its ``]``; 0): ``z = [&0.893,\\ 0.930,\\\\`` then ``&0.640]``. The
+    ``&`` and ``\\\\`` of an aligned display are layout, not entries."""
+    parts = [lines[k].text[i:]]
+    for ln in lines[k + 1:k + 1 + MAX_CONTINUED]:
+        if ln.number != lines[k].number + len(parts):
+            break
+        parts.append(ln.text)
+        if "]" in ln.text or not _BREAK_AT_END.search(ln.text):
+            break
+    return " ".join(_ALIGN.sub(" ", p) for p in parts), 0
 
 
 def _alone(s: str, i: int, end: int) -> bool:

@@ -223,7 +223,7 @@ def printed_vectors(parts: list[tuple[str, list]]) -> list[np.ndarray]:
     """Each one-row bracket list an article's lines print (``= [1.0, 4.0, 0.0]``), any kind
     of line, as a (2, n) array: the values and the half unit of each one's print."""
     from ..article.matrices import parse_list
-    from .blocks import _half_units, entry_float
+    from .blocks import entry_float, half_units
     out = []
     for _, lines in parts:
         for ln in lines:
@@ -232,6 +232,6 @@ def printed_vectors(parts: list[tuple[str, list]]) -> list[np.ndarray]:
                 value, end = parse_list(t, i)
                 if value and not isinstance(value[0], list) and len(value) >= 2:
                     texts = [x for _, x in value]
-                    out.append(np.array([[entry_float(v) for v, _ in value], _half_units([texts])[0]]))
+                    out.append(np.array([[entry_float(v) for v, _ in value], half_units([texts])[0]]))
                 i = t.find("[", max(end, i + 1))
     return out
