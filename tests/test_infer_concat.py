@@ -1,7 +1,8 @@
 """Inference of a concatenation: head outputs printed one after another, then side by side
 (wrapped over the lines of an aligned display), then times W_O; a head output restated
 from an earlier example is that example's block; an example set in a pause of another is
-its own. Truths are computed here with fractions, not by symattn."""
+its own; weights never printed whole, worked row by row in the prose, are a step. Truths
+are computed here with fractions and mpmath, not by symattn."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import subprocess
 import sys
 from decimal import Decimal
 from fractions import Fraction as F
+
+import mpmath
 
 Z = [["0.893", "0.930", "0.818"], ["1.020", "0.710", "0.640"], ["0.640", "1.210", "0.580"]]
 
@@ -111,3 +114,60 @@ def test_an_example_set_in_a_pause_of_another_is_its_own():
     alternating = [B(index=i) for i in (1, 5, 11)]
     assert _interleaved(outer, alternating, derived={}, used={1, 5})
     assert not _interleaved(outer, [B(index=i) for i in (11, 12)], derived={}, used={11})
+
+
+MASKED_POST = """# Attention over three vectors
+
+The three vectors, one a row:
+
+$$X = \\begin{bmatrix} 1 & 0 \\\\ 0 & 1 \\\\ 1 & 1 \\end{bmatrix}$$
+
+Each row's scores against every row, $S = X X^\\top$:
+
+$$S = \\begin{bmatrix} 1 & 0 & 1 \\\\ 0 & 1 & 1 \\\\ 1 & 1 & 2 \\end{bmatrix}$$
+
+Softmax of each row gives the weights:
+
+$$A = \\begin{bmatrix} 0.422 & 0.155 & 0.422 \\\\ 0.155 & 0.422 & 0.422 \\\\ 0.212 & 0.212 & 0.576 \\end{bmatrix}$$
+
+With a mask that hides the later vectors, the scores become:
+
+$$S_{masked} = \\begin{bmatrix} 1 & -\\infty & -\\infty \\\\ 0 & 1 & -\\infty \\\\ 1 & 1 & 2 \\end{bmatrix}$$
+
+Row 2 by hand: the scores are [0, 1, −∞], their exponentials [1, 2.718, 0], the sum 3.718, so the weights are [0.269, 0.731, 0]. Row 1 has the weights [1, 0, 0], and row 3 sees everything, so it keeps [0.212, 0.212, 0.576].
+
+The mixed vectors: the first is [1, 0], the second 0.269 × [1, 0] + 0.731 × [0, 1] = [0.269, 0.731], the third [0.788, 0.788].
+"""
+
+
+def _softmax(row):
+    e = [mpmath.e ** x if x is not None else mpmath.mpf(0) for x in row]
+    return [x / sum(e) for x in e]
+
+
+def test_masked_weights_worked_row_by_row_in_the_prose_are_a_step(tmp_path):
+    """The masked scores' weights are never printed whole: row 2 worked in a sentence, row 1
+    said, row 3 restated from the unmasked weights (no block of its own); then each row
+    mixed with X. Both are steps, each printed number checked against mpmath."""
+    mpmath.mp.dps = 30
+    x = [[1, 0], [0, 1], [1, 1]]
+    s = [[sum(a * b for a, b in zip(r, q)) for q in x] for r in x]
+    weights = [_softmax([v if j <= i else None for j, v in enumerate(r)]) for i, r in enumerate(s)]
+    mixed = [[sum(weights[i][k] * x[k][j] for k in range(3)) for j in range(2)] for i in range(3)]
+    path = tmp_path / "masked.md"
+    path.write_text(MASKED_POST, encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    steps = {st["expr"] for ex in d["inferred"] for st in ex["steps"]}
+    assert any(e.startswith("softmax(S_masked") for e in steps) and any(e.endswith("@ X") for e in steps), steps
+    lines = MASKED_POST.splitlines()
+    by_hand = next(k + 1 for k, t in enumerate(lines) if t.startswith("Row 2 by hand"))
+    mix = next(k + 1 for k, t in enumerate(lines) if t.startswith("The mixed vectors"))
+    for line, truth in ((by_hand, weights), (mix, mixed)):
+        claims = [c for c in d["claims"] if c["line"] == line and c["printed"] not in ("3.718", "2.718")]
+        exact = sorted(mpmath.mpf(c["exact"]) for c in claims if c["exact"] not in ("-inf", None))
+        values = [v for row in truth for v in row]
+        assert len(claims) >= 7 if line == by_hand else len(claims) >= 4
+        assert all(any(abs(e - v) < mpmath.mpf(10) ** -20 for v in values) for e in exact)
+        assert all(c["verdict"] == "correct" for c in claims)

@@ -17,13 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..article.matrices import Printed
-from .blocks import Block
+from .blocks import Block, entry_float, half_units
 from .order import is_prose
 
 MIN_ROWS = 2                # a stack is at least this many vectors
 MAX_PAIRS = 400             # products tried (the nearest pairs first): bounded by counts
 MAX_STACKS = 16
 PRODUCT = "_0 @ _1"         # the spec language's product (forms.OPERATORS)
+WEIGHTS = "softmax(_0)"     # the weights of a block of scores, row by row
 
 
 def stack_rows(search) -> None:
@@ -31,17 +32,19 @@ def stack_rows(search) -> None:
     per-token vectors that a product's rows print, renumbering the blocks in reading order."""
     found = search.blocks
     vectors = [b for b in found if is_prose(b) and b.shape[0] == 1]
-    if len(vectors) < MIN_ROWS:
+    again = _rows_again(found)                 # for weights only: plain rows coincide easily
+    if len(vectors) + len(again) < MIN_ROWS:
         return
     stacks, tried, used = [], 0, set()
-    for a, w in _pairs(found):
+    for text, operands in _proposals(found):
         if tried >= MAX_PAIRS or len(stacks) >= MAX_STACKS:
             break
         tried += 1
-        rows = _printed_rows(search, (a, w), [v for v in vectors if v.index not in used])
+        pool = vectors + again if text == WEIGHTS else vectors
+        rows = _printed_rows(search, operands, [v for v in pool if id(v) not in used], text)
         if rows is not None:
-            used |= {v.index for v in rows}
-            stacks.append((max(b.index for b in rows + [a, w]), _stacked(rows, found + [s for _, s in stacks])))
+            used |= {id(v) for v in rows}
+            stacks.append((max(b.index for b in rows + list(operands)), _stacked(rows, found + [s for _, s in stacks])))
     for after, s in sorted(stacks, key=lambda x: -x[0]):     # right after its vectors and operands
         found.insert(after + 1, s)
     for k, b in enumerate(found):
@@ -59,6 +62,7 @@ def stack_computed(search) -> None:
     taken = {id(r) for b in found for r in getattr(b, "parts", ())}
     vectors = [b for b in found if is_prose(b) and b.shape[0] == 1 and id(b) not in taken
                and b.index not in search.derived]
+    again = _rows_again(found)
     tried, added = 0, 0
     for a, w in _pairs(found):
         if tried >= MAX_PAIRS or added >= MAX_STACKS or len(vectors) < MIN_ROWS:
@@ -66,7 +70,7 @@ def stack_computed(search) -> None:
         if a.index not in search.derived and w.index not in search.derived:
             continue
         tried += 1
-        rows = _printed_rows(search, (a, w), vectors)
+        rows = _printed_rows(search, (a, w), vectors + again if _weights(a, search) else vectors, PRODUCT)
         if rows is None:
             continue
         s = _stacked(rows, found)
@@ -91,16 +95,52 @@ def _pairs(found: list[Block]):
                 yield a, w
 
 
-def _printed_rows(search, operands: tuple, vectors: list[Block]) -> list[Block] | None:
-    """The vectors that print the product's rows, one each in row order, or None."""
-    v = search.value(PRODUCT, operands, slots=True)
+def _proposals(found: list[Block]):
+    """(form, operands) whose rows may be printed one by one: the products of two blocks
+    (:func:`_pairs`), then the weights of a block of scores (``softmax`` of each row), the
+    nearest pairs first."""
+    yield from ((PRODUCT, pair) for pair in _pairs(found))
+    for a in found:
+        if not is_prose(a) and a.shape[0] >= MIN_ROWS and a.shape[1] >= MIN_ROWS:
+            yield WEIGHTS, (a,)
+
+
+def _weights(a: Block, search) -> bool:
+    """Is ``a`` the weights the text works out row by row (a stack computed as a softmax)?
+    Their mix with the values is worked row by row too, restated rows included."""
+    d = search.derived.get(a.index)
+    return isinstance(a, _Stack) and d is not None and d.expr.startswith("softmax(")
+
+
+def _rows_again(found: list[Block]) -> list[Block]:
+    """The vectors printed again (a row of a block, or a vector, repeated where the text
+    works a row out: no block of their own, :func:`.blocks.blocks`), each as a vector of
+    its own at the line it is printed on, between the blocks around it."""
+    out = []
+    for b in found:
+        for path, p in b.echoes:
+            if len(p.values) != 1:
+                continue
+            before = [c.index for c in found if c.path == path and c.line <= p.line]
+            floats = np.array([[entry_float(v) for v in p.values[0]]])
+            out.append(Block(b.name, p, max(before, default=0), path, floats, half_units(p.texts),
+                             b.before))
+    return out
+
+
+def _printed_rows(search, operands: tuple, vectors: list[Block], text: str) -> list[Block] | None:
+    """The vectors that print the rows of ``text`` over ``operands``, one each in row order,
+    or None."""
+    v = search.value(text, operands, slots=True)
     if v is None or len(np.unique(v)) < 2:
         return None
     out: list[Block] = []
+    near = max(o.line for o in operands)
     for row in v:
         row = row[None, :]
-        hit = next((b for b in vectors if b not in out and b.shape == row.shape
-                    and search.matched(row, b, operands)[0] == row.size), None)
+        hits = [b for b in vectors if b not in out and b.shape == row.shape
+                and search.matched(row, b, operands)[0] == row.size]
+        hit = min(hits, key=lambda b: (abs(b.line - near), b.line)) if hits else None
         if hit is None:
             return None
         out.append(hit)
