@@ -65,7 +65,7 @@ def stack_computed(search) -> None:
     again = _rows_again(found)
     tried, added = 0, 0
     for a, w in _pairs(found):
-        if tried >= MAX_PAIRS or added >= MAX_STACKS or len(vectors) < MIN_ROWS:
+        if tried >= MAX_PAIRS or added >= MAX_STACKS or len(vectors) + len(again) < MIN_ROWS:
             break
         if a.index not in search.derived and w.index not in search.derived:
             continue
@@ -80,7 +80,8 @@ def stack_computed(search) -> None:
         if search._accepts(d, s.floats.size):
             found.append(s)
             search.derived[s.index] = d
-            vectors = [v for v in vectors if v not in rows]
+            vectors = [v for v in vectors if all(v is not r for r in rows)]
+            again = [v for v in again if all(v is not r for r in rows)]
             added += 1
 
 
@@ -138,7 +139,7 @@ def _printed_rows(search, operands: tuple, vectors: list[Block], text: str) -> l
     near = max(o.line for o in operands)
     for row in v:
         row = row[None, :]
-        hits = [b for b in vectors if b not in out and b.shape == row.shape
+        hits = [b for b in vectors if all(b is not o for o in out) and b.shape == row.shape
                 and search.matched(row, b, operands)[0] == row.size]
         hit = min(hits, key=lambda b: (abs(b.line - near), b.line)) if hits else None
         if hit is None:
