@@ -89,6 +89,16 @@ def entry_float(v) -> float:
     return -np.inf if v is NEG_INF else float(Fraction(v))
 
 
+def floats_of(values) -> np.ndarray:
+    """A block's printed values (rows of exact values) as floats."""
+    return np.array([[entry_float(v) for v in row] for row in values])
+
+
+def printed_block(name: str, p: Printed, index: int, path: str, before: str = "", **kw) -> Block:
+    """The block of printout ``p``: its floats and the half unit of each entry's print."""
+    return Block(name, p, index, path, floats_of(p.values), half_units(p.texts), before, **kw)
+
+
 def half_units(texts) -> np.ndarray:
     def half(t: str) -> float:            # a whole number or a fraction: taken as exact
         m = _SCIENTIFIC.fullmatch(t.strip())
@@ -122,8 +132,7 @@ def _rounds(p: Printed, q: Printed) -> bool:
     if not np.all(half > 0):
         return False
     with np.errstate(invalid="ignore"):         # −∞ − −∞: no rounding of it
-        off = np.abs(np.array([[entry_float(v) for v in r] for r in p.values])
-                     - np.array([[entry_float(v) for v in r] for r in q.values]))
+        off = np.abs(floats_of(p.values) - floats_of(q.values))
     return bool(np.all(off <= half * 1.0001)) and bool(np.all(half >= half_units(q.texts)))
 
 
@@ -150,10 +159,8 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
                 of[id(q)].echoes += ((path, p),)
                 continue
             seen.append(p)
-            floats = np.array([[entry_float(v) for v in row] for row in p.values])
             before = "\n".join(t for n, t in texts.items() if last <= n <= p.line)
-            b = Block(spec_name(p.name), p, len(out), path, floats, half_units(p.texts),
-                      before, p.name, again=again)
+            b = printed_block(spec_name(p.name), p, len(out), path, before, label=p.name, again=again)
             scores = unmasked(b, len(out), out)  # scores masked with −∞: their input first
             if scores is not None:
                 out.append(scores)

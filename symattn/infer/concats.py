@@ -71,8 +71,8 @@ def _run(prints: list, end: int, target: Block) -> tuple | None:
 
 
 def _derivation(search, target, run: tuple) -> Derivation | None:
-    text = "concat(" + ", ".join(f"_{i}" for i in range(len(run))) + ")"
-    m, err = search.matched(search.value(text, run, slots=True), target, run)
-    d = Derivation(target, "concat(" + ", ".join(b.name for b in run) + ")", run, m, 1,
-                   form="concat(" + ", ".join(f"{{{i}}}" for i in range(len(run))) + ")", error=err)
+    form = "concat(" + ", ".join(f"{{{i}}}" for i in range(len(run))) + ")"
+    slots = form.format(*(f"_{i}" for i in range(len(run))))
+    m, err = search.matched(search.value(slots, run, slots=True), target, run)
+    d = Derivation(target, form.format(*(b.name for b in run)), run, m, 1, form=form, error=err)
     return d if search._accepts(d, target.floats.size) else None

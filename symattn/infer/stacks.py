@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..article.matrices import Printed
-from .blocks import Block, entry_float, half_units
+from .blocks import Block, printed_block
 from .order import is_prose
+from .stated import fresh
 
 MIN_ROWS = 2                # a stack is at least this many vectors
 MAX_PAIRS = 400             # products tried (the nearest pairs first): bounded by counts
@@ -123,9 +124,7 @@ def _rows_again(found: list[Block]) -> list[Block]:
             if len(p.values) != 1:
                 continue
             before = [c.index for c in found if c.path == path and c.line <= p.line]
-            floats = np.array([[entry_float(v) for v in p.values[0]]])
-            out.append(Block(b.name, p, max(before, default=0), path, floats, half_units(p.texts),
-                             b.before))
+            out.append(printed_block(b.name, p, max(before, default=0), path, b.before))
     return out
 
 
@@ -166,11 +165,7 @@ def _stacked(rows: list[Block], taken: list[Block]) -> Block:
     first = rows[0]
     p = Printed("", min(b.line for b in rows), tuple(b.printed.values[0] for b in rows),
                 tuple(b.printed.texts[0] for b in rows), None, "stack")
-    used = {b.name for b in taken}
-    name, k = f"M{p.line}", 2
-    while name in used:
-        name, k = f"M{p.line}_{k}", k + 1
-    s = _Stack(name, p, 0, first.path, np.vstack([b.floats for b in rows]),
+    s = _Stack(fresh(f"M{p.line}", {b.name for b in taken}), p, 0, first.path, np.vstack([b.floats for b in rows]),
                np.vstack([b.half for b in rows]), first.before)
     s.parts = tuple(rows)
     return s

@@ -24,7 +24,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..article.matrices import Printed, as_matrix, find, parse_list
-from .blocks import Block, entry_float, spec_name
+from .blocks import Block, floats_of, spec_name
 
 MAX_STATED = 40            # stated weights read from one article (the first ones)
 NEXT_LINES = 2             # a block named by words: within this many lines after them
@@ -127,7 +127,7 @@ def with_stated(found: list[Block], parts: list[tuple[str, list]]) -> list[Block
             if same is not None:
                 same.given = names
                 continue
-            floats = np.array([[entry_float(v) for v in r] for r in p.values])
+            floats = floats_of(p.values)
             extra.append(Block(spec_name(names[0]) or "W", p, 0, path, floats,
                                np.zeros(floats.shape), "", names[0], given=names))
     if not extra:
