@@ -37,6 +37,8 @@ class Form:
     sizes: tuple = ()           # (parameter, "rows"/"cols") filled from the block's shape
     scaled: bool = False        # the operand divided by sqrt(k)
     most: float = MOST          # the share of a block's entries it must reproduce
+    onto: str | None = None     # a table added to a block: "inputs", to an uncomputed one only
+    within: tuple | None = None  # the range of the result's entries: a block outside it, not tried
 
 
 def _shape(text: str) -> tuple:
@@ -75,10 +77,10 @@ def forms(text: str) -> list[Form]:
             args = ", ".join([f"{{{i}}}" for i in range(len(ops))] + [f"{{{p}}}" for p, _ in sizes])
             template = f"{name}({args}{kw})"
             most = s.most or MOST
-            out.append(Form(template, ops, result, cost, name, sizes, most=most))
+            out.append(Form(template, ops, result, cost, name, sizes, most=most, within=s.within))
             if not ops:                       # a table of its own (positional encodings): added to a block
                 out.append(Form(f"{{0}} + {template}", (result,), result, cost + 1, name, sizes,
-                                most=most))
+                                most=most, onto=s.onto))
             if s.scaled and len(ops) == 1:
                 scaled = template.replace("{0}", "{0} / sqrt({k})", 1)
                 out.append(Form(scaled, ops, result, cost + 1, name, sizes, True))

@@ -2,8 +2,9 @@
 (:mod:`.search`), with per-token vectors stacked before it (:mod:`.stacks`), and after it
 the blocks printed side by side (:mod:`.concats`), the rows a computed matrix prints
 (:mod:`.order`), the attention heads through their chain (:mod:`.heads`), the weights
-applied to the values (:mod:`.weighted`) and last what the article's program states it
-prints (:mod:`.program`). Each pass reads and extends the one :class:`~.search.Search`."""
+applied to the values (:mod:`.weighted`), what the article's program states it prints
+(:mod:`.program`) and last the blocks too small for the search's margin (:mod:`.small`).
+Each pass reads and extends the one :class:`~.search.Search`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from .heads import attention_heads
 from .order import inputs_as_rows, rows_again
 from .program import program_derivations
 from .search import Search
+from .small import small_blocks
 from .stacks import stack_computed, stack_rows
 from .weighted import weighted_values
 
@@ -31,6 +33,7 @@ def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[
     attention_heads(search)
     weighted_values(search, parts)
     program_derivations(search, parts, printed)   # what the article's program prints: as it states
+    small_blocks(search)             # 1×2 blocks, weights shown after their product
     return search.derived, search.reprints
 
 

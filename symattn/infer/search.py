@@ -20,7 +20,9 @@ between a scores product and its softmax states a scaling by a root
 (``√d_k``), the softmax is taken of the scaled scores, and a block that only a common
 mistake of that form reproduces (the catalogue of
 :mod:`symattn.claims.diagnosis.computation`) is still computed by it: the exact check
-gives the diagnosis. The search is bounded by counts (operands per form, tries per block),
+gives the diagnosis. The search is bounded by counts (operands per form, tries per block;
+the :data:`NEAREST` operand tuples of every form are tried even when a block's tries are
+spent, so a late form such as ``layer_norm`` is not starved by the products before it),
 never by the clock, so it answers the same on any machine.
 
 Which blocks are a block's operands is :mod:`.order`'s (the nearest earlier ones, vectors of
@@ -47,6 +49,7 @@ MAX_TRIES = 300             # evaluations of one form per block (TRIES_PER_ENTRY
 TRIES_PER_ENTRY = 40        # a small block is little evidence: fewer tries
 MAX_BLOCK_TRIES = 1200      # evaluations per block, all forms (BLOCK_TRIES_PER_ENTRY per entry, at most)
 BLOCK_TRIES_PER_ENTRY = 200
+NEAREST = 4                 # operand tuples of each form tried when the block's budget is spent
 MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
 PARTLY = 1 / 3              # a derivation reproducing this share is near: its mistakes are tried
 MAX_NEAR = 12               # near derivations whose mistakes are tried, the best first
@@ -80,6 +83,7 @@ class Search:
         self._trees: dict = {}                 # a form's text with slots -> its parsed tree
         self._values: dict = {}                # (text with slots, operand names) -> its value
         self._mini = None
+        self.margin = MIN_ENTRIES              # entries explained beyond the freedom (.small)
 
     def tensor(self, b: Block):
         """The block's printed values as a matrix (a row ``X[1]``: that row)."""
@@ -194,18 +198,20 @@ class Search:
                     return i
         return None
 
-    def derive(self, target: Block, after: int = -1) -> Derivation | None:
-        """The target's derivation from earlier blocks (those printed after block ``after``)."""
+    def derive(self, target: Block, after: int = -1, later: tuple = ()) -> Derivation | None:
+        """The target's derivation from earlier blocks (those printed after block ``after``),
+        and the inputs ``later`` printed after it (a weight shown after its product), the
+        farthest."""
         n = target.floats.size
         from .masks import is_unmasked, row_sums
         if is_unmasked(target):                   # scores split from their masked print: an input
             return None
         everything, rows = pool(self.blocks, target)
-        earlier = [b for b in everything if b.index > after]
+        earlier = [b for b in everything if b.index > after] + list(later)
         rows = [r for r in rows if r.parent.index > after]
         if len(np.unique(target.floats)) < 2:
             return row_sums(self, target, earlier)  # ones: the row sums of computed weights
-        if n < 1 + MIN_ENTRIES:                   # never accepted (_accepts)
+        if n < 1 + self.margin:                   # never accepted (_accepts)
             return None
         best, tries, forced, partly = None, 0, [], []
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
@@ -216,12 +222,17 @@ class Search:
         for form, shape in itertools.product(self.forms, shapes):
             total -= 0 if table else tries    # a table's few tries (one per operand): outside it
             tries, table = 0, bool(form.sizes)  # each form its own budget: none starves the next
+            if form.within and not _within(target, form.within):
+                continue                      # weights: every entry in [0, 1]
             flip = shape != target.shape
             for operands in _operand_tuples(form, shape, earlier, rows):
-                if tries >= min(budget, total):
-                    break
-                if form.op == "concat" and len(set(map(id, operands))) < len(operands):
-                    continue                  # a block beside itself: a coincidence (X = [I I])
+                if tries >= budget or tries >= max(total, NEAREST):
+                    break             # the nearest operands of every form are tried
+                if form.op == "concat" or form.template == "{0} + {1}":
+                    if len(set(map(id, operands))) < len(operands):
+                        continue              # a block beside or added to itself: a coincidence (X = [I I], 2·A)
+                if form.onto == "inputs" and operands[0].index in self.derived:
+                    continue                  # positional encodings go onto embeddings, not onto a result
                 scales = self.scales(everything, target.before, operands) if "{k}" in form.template else []
                 for text, slotted, cost in self._texts(form, operands, shape, scales):
                     if not flip and self._needs_scale(form, operands, target):
@@ -257,6 +268,7 @@ class Search:
 
     def _texts(self, form: Form, operands: tuple, shape: tuple, scales: list[str]):
         fill = {p: shape[0] if side == "rows" else shape[1] for p, side in form.sizes}
+        fill.update(rows=shape[0], cols=shape[1])   # a parameter's value may name them: causal_mask({rows})
         names = [o.name for o in operands]
         slots = [f"_{i}" for i in range(len(operands))]
         cost = form.cost + len({o.name for o in operands if o.parent is not None})
@@ -325,11 +337,18 @@ class Search:
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
         freedom = d.cost + (len(d.operands) if _plain(d.block) else 0)
         most = 1 if _binary(d.block) or n <= SMALL else share   # 0s and 1s, or a few numbers: all
-        return d.matched >= max(most * n, freedom + MIN_ENTRIES) and \
-            shown >= max(most * nonzero, freedom + MIN_ENTRIES)
+        return d.matched >= max(most * n, freedom + self.margin) and \
+            shown >= max(most * nonzero, freedom + self.margin)
 
 
 SMALL = 4                   # entries of a block small enough to be reproduced by chance
+
+
+def _within(b: Block, bounds: tuple) -> bool:
+    """Is every finite entry of ``b`` in [low, high], within its print's rounding?"""
+    f, low, high = b.floats, bounds[0], bounds[1]
+    ok = ~np.isfinite(f) | ((f >= low - b.half) & (f <= high + b.half))
+    return bool(ok.all())
 
 
 def _whole(b: Block) -> bool:
@@ -373,6 +392,7 @@ def _reprints(v, operands: tuple, target: Block | None = None) -> bool:
 
 def _key(d: Derivation) -> tuple:
     """The order of preference: most entries, fewest choices, no mistake, fewest operands,
-    the latest printed ones."""
+    the latest printed ones, in the order printed (Q before K: ``Q Kᵀ`` and ``K Qᵀ`` agree
+    where the scores are symmetric)."""
     return (-d.matched, d.cost, bool(d.mistake), len(d.operands),
-            tuple(sorted((-o.index for o in d.operands))))
+            tuple(sorted((-o.index for o in d.operands))), tuple(o.index for o in d.operands))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from . import primitives as P
 from .elementwise import sqrt
 from .masks import causal_mask, padding_mask  # noqa: F401  (their old home)
-from .operation import declare, Presentation
+from .operation import declare, Presentation, Search
 from .softmax import WEIGHT_SYMBOLS, softmax, softmax_steps, show_rows, mistakes_of as softmax_mistakes
 from ..errors import ShapeError
 from ..steps import Steps
@@ -219,7 +219,11 @@ _GROUP = frozenset({"attention"})
 SCORE_SYMBOLS = ("S", "scores", "attn_scores", "attention_scores")   # names articles write
 SCORES = declare("scores", scores, steps=scores_steps, latex=Presentation("scores", _show, rows="first"),
                  mistakes=_mistakes, groups=_GROUP, symbols=SCORE_SYMBOLS)
+# searched: weights printed from Q and K whose scores are not (causal: a decoder's); scaled
+# only, as the paper's (unscaled weights are a mistake the search diagnoses, not a form)
 WEIGHTS = declare("weights", weights, steps=weights_steps, latex=Presentation("weights", _show, rows="first"),
-                  mistakes=_mistakes, groups=_GROUP | {"weights"}, symbols=WEIGHT_SYMBOLS)
+                  mistakes=_mistakes, groups=_GROUP | {"weights"}, symbols=WEIGHT_SYMBOLS,
+                  search=Search("n d, m d -> n m", params={"mask": ("None", "causal_mask({rows})")},
+                                within=(0, 1)))
 ATTENTION = declare("attention", attention, steps=attention_steps, value=attention_output,
                     latex=Presentation("Attention", _show, rows="first"), mistakes=_mistakes, groups=_GROUP)

@@ -135,4 +135,4 @@ POSITIONAL_ENCODING = declare("positional_encoding", positional_encoding,
                               search=Search(" -> n d", params={"base": ("10000", "100"),
                                                                "layout": ('"pairs"', '"halves"')},
                                             words={"base": ("base",)}, sizes={"n": "rows", "d": "cols"},
-                                            most=3 / 5))
+                                            most=3 / 5, onto="inputs"))

@@ -99,17 +99,21 @@ class Search:
     ``sqrt(d_k)`` first (softmax over scaled scores); ``most``: the share of a block's
     entries a derivation by it must reproduce, when not the search's own (a table of closed
     forms of the position, each entry its own evidence, no operand's values mixed in: fewer
-    suffice, the exact check calls the others wrong); None: the search's.
+    suffice, the exact check calls the others wrong); None: the search's; ``onto``: for a
+    table of its own (no operands), what it is added to: ``"inputs"`` (positional
+    encodings: onto embeddings, a printed block no step computes), None (any block: a mask
+    onto scores); ``within``: the range (low, high) of every entry of the result (weights:
+    (0, 1)), a block with an entry outside it not tried; None: any.
     """
 
-    __slots__ = ("shapes", "params", "words", "sizes", "scaled", "most")
+    __slots__ = ("shapes", "params", "words", "sizes", "scaled", "most", "onto", "within")
 
     def __init__(self, shapes: str = "n d -> n d", params: dict | None = None,
                  words: dict | None = None, sizes: dict | None = None, scaled: bool = False,
-                 most: float | None = None):
+                 most: float | None = None, onto: str | None = None, within: tuple | None = None):
         self.shapes, self.params = shapes, dict(params or {})
         self.words, self.sizes, self.scaled = dict(words or {}), dict(sizes or {}), scaled
-        self.most = most
+        self.most, self.onto, self.within = most, onto, within
 
     @property
     def operands(self) -> list[list[str]]:

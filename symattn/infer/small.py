@@ -1,0 +1,96 @@
+"""Blocks too small for the search's margin (:data:`.search.MIN_ENTRIES`), taken last.
+
+A d = 2 example prints 1×2 and 1×4 blocks whose derivation explains one number more than
+its freedom, not two, and often shows a weight only after its product ("the weights used
+above"): the search leaves them. After every other pass, a block still underived is
+searched again with a margin of one, from the earlier blocks and then also from the
+:data:`MAX_LATER` inputs printed next after it, and taken only when its derivation
+reproduces every entry with no mistake and more *telling* entries (three significant
+digits or more, not whole: 0.7071, not 2 or 0.5) than its freedom: whole numbers and
+halves coincide too easily (a weight twice another). A later block taken as an operand
+stays an input. The blocks derived so far are not changed. A vector near a row of a
+matrix derived whole is left to the article check (that row printed again, perhaps
+wrongly: its own small derivation would hide the wrong entry).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .order import is_prose
+from .search import MIN_ENTRIES, Search, _plain
+
+MAX_LATER = 3               # inputs printed after a block tried as its operands
+
+
+def small_blocks(search: Search) -> None:
+    """Derive, in reading order, the blocks no pass derived, with a margin of one entry."""
+    whole = [d for d in search.derived.values() if d.block.shape[0] > 1]
+    inputs: set = set()                       # later blocks taken as operands: never derived
+    search.margin = 1
+    try:
+        for b in list(search.blocks):
+            if b.index in search.derived or b.index in search.reprints or b.again >= 0 or b.given \
+                    or b.index in inputs or any(_near_row(search, w, b) for w in whole):
+                continue
+            d = _small(search, b, ())
+            if d is None:
+                d = _small(search, b, _later(search, b))
+            if d is not None:
+                search.derived[b.index] = d
+                inputs |= {o.index for o in d.operands if o.index > b.index}
+    finally:
+        search.margin = MIN_ENTRIES
+
+
+def _small(search: Search, b, later: tuple):
+    d = search.derive(b, later=later)
+    if d is not None and d.matched == b.floats.size and not d.mistake and \
+            telling(b) > d.cost + len(d.operands) * _plain(b):
+        return d
+    return None
+
+
+def _later(search: Search, b) -> tuple:
+    """The next :data:`MAX_LATER` blocks after ``b`` that no derivation computes (nor one
+    printing a computed block again): inputs shown after their use; and the earlier inputs
+    printed again among them ("the biases were [0, 0, 1, 0]"), outside the nearest."""
+    def uncomputed(c):
+        return not is_prose(c) and c.parent is None and c.index not in search.derived \
+            and c.index not in search.reprints and c.again < 0
+    after = [c for c in search.blocks if c.index > b.index and uncomputed(c)][:MAX_LATER]
+    if not after:
+        return ()
+    end = after[-1].line
+    again = [c for c in search.blocks if c.index < b.index and uncomputed(c)
+             and any(c.path == path and b.line < p.line <= end for path, p in c.echoes)]
+    return tuple(after + again)
+
+
+def _near_row(search: Search, w, b) -> bool:
+    """Does the vector ``b`` print, in half its non-zero entries or more, a row of the
+    matrix ``w`` derives (its print or its value)?"""
+    if w.block.shape[1] != b.shape[1] or b.shape[0] != 1:
+        return False
+    nonzero = b.floats[0] != 0
+    if not nonzero.any():
+        return False
+    v = search.value(w.expr, w.operands)
+    for m in (w.block.floats, v):
+        if m is None or m.shape != w.block.shape:
+            continue
+        with np.errstate(invalid="ignore"):
+            near = np.abs(m - b.floats) <= b.half + w.block.half + 1e-9
+        if ((near & nonzero).sum(axis=1) * 2 >= nonzero.sum()).any():
+            return True
+    return False
+
+
+def telling(b) -> int:
+    """The entries of ``b`` printed with three significant digits or more and not whole."""
+    n = 0
+    for row in b.printed.texts:
+        for t in row:
+            digits = t.strip().lstrip("+-−").replace(".", "").lstrip("0")
+            n += "." in t and len(digits.rstrip("0")) >= 3 and digits.isdigit()
+    return n

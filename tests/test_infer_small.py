@@ -1,0 +1,143 @@
+"""Small worked examples inferred with no spec: d = 2 blocks of one or two rows, weights
+printed from Q and K with the scores left out, a weight shown after its product.
+
+Each post is written here; its truths are worked out with ``fractions`` and ``mpmath`` at
+30 digits, never by symattn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from fractions import Fraction as F
+
+import mpmath
+
+mpmath.mp.dps = 30
+
+
+def cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "symattn", *args], capture_output=True, text=True,
+                          cwd=cwd)
+
+
+def check(path, tmp_path):
+    """(the claims of ``check --json``, the inferred spec written with ``-o``)."""
+    out = tmp_path / f"{path.stem}.toml"
+    r = cli("check", "--json", str(path), "-o", str(out))
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)["claims"], tomllib.loads(out.read_text(encoding="utf-8")), out
+
+
+def mp(x: F):
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def close(exact: str, truth) -> bool:
+    return abs(mpmath.mpf(exact) - truth) <= mpmath.mpf("1e-12") * max(1, abs(truth))
+
+
+# -- weights printed from Q and K, causally masked, the scores never printed ---------
+
+Q = [[F(1), F(0)], [F(0), F(1)], [F(1), F(1)]]
+K = [[F(1), F(1, 2)], [F(0), F(1)], [F(2), F(1)]]      # Q Kᵀ is not symmetric: K Qᵀ differs
+
+
+def masked_weights():
+    out = []
+    for i in range(3):
+        e = [mpmath.exp(mp(sum(Q[i][k] * K[j][k] for k in range(2))) / mpmath.sqrt(2)) for j in range(i + 1)]
+        out.append([x / mpmath.fsum(e) for x in e] + [mpmath.mpf(0)] * (2 - i))
+    return out
+
+
+def bmatrix(rows) -> str:
+    return r"\begin{bmatrix} " + r" \\ ".join(" & ".join(r) for r in rows) + r" \end{bmatrix}"
+
+
+def test_weights_from_q_and_k_with_the_causal_mask_and_one_wrong(tmp_path):
+    A = masked_weights()
+    shown = [[f"{float(x):.4f}" for x in row] for row in A]
+    shown[2][1] = f"{float(A[2][1]) + 0.01:.4f}"                    # one digit slipped
+    path = tmp_path / "masked.md"
+    path.write_text("\n".join([
+        "# Masked self-attention by hand", "", "Three tokens of a decoder:", "",
+        "$$Q = " + bmatrix([[str(x) for x in r] for r in [[1, 0], [0, 1], [1, 1]]]) + "$$", "",
+        "$$K = " + bmatrix([["1", "0.5"], ["0", "1"], ["2", "1"]]) + "$$", "",
+        r"The scores are divided by $\sqrt{2}$, the future masked with $-\infty$, then softmax:", "",
+        "$$A = " + bmatrix(shown) + "$$", ""]), encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert [s["expr"] for s in spec["steps"]] == ["weights(Q, K, mask=causal_mask(3))"]
+    weights = [c for c in claims if c["step"] == "A"]
+    assert len(weights) == 9
+    for c in weights:
+        i, j = map(int, c["at"])
+        assert close(c["exact"], A[i][j])
+        assert c["verdict"] == ("wrong" if (i, j) == (2, 1) else "correct"), c
+
+
+# -- a chain of 1×2 blocks: too small for the search's margin, taken last ------------
+
+def test_a_chain_of_two_entry_blocks_is_checked_and_whole_numbers_are_not_explained(tmp_path):
+    s = [mpmath.mpf("0.5"), mpmath.mpf("1.2")]
+    w = [mpmath.exp(x) / mpmath.fsum(mpmath.exp(y) for y in s) for x in s]
+    V = [[2, 0], [1, 3]]
+    z = [mpmath.fsum(w[k] * V[k][j] for k in range(2)) for j in range(2)]
+    path = tmp_path / "small.md"
+    path.write_text("\n".join([
+        "# One query, two keys", "", "The values of the two keys:", "",
+        r"$$V = \begin{bmatrix} 2 & 0 \\ 1 & 3 \end{bmatrix}$$", "",
+        r"The scaled scores of the query are $\begin{bmatrix} 0.5 & 1.2 \end{bmatrix}$.", "",
+        rf"Softmax turns them into weights: $\begin{{bmatrix}} {float(w[0]):.4f} & {float(w[1]):.4f} \end{{bmatrix}}$.",
+        "",
+        rf"The output: $\begin{{bmatrix}} {float(z[0]):.4f} & {float(z[1]):.4f} \end{{bmatrix}}$.", "",
+        r"Twice the first value is $\begin{bmatrix} 4 & 0 \end{bmatrix}$.", ""]), encoding="utf-8")
+    claims, spec, out = check(path, tmp_path)
+    by_line = {}
+    for c in claims:
+        by_line.setdefault(c["line"], []).append(c)
+    assert [close(c["exact"], t) for c, t in zip(by_line[9], w)] == [True, True]
+    assert [close(c["exact"], t) for c, t in zip(by_line[11], z)] == [True, True]
+    assert all(c["verdict"] == "correct" for c in by_line[9] + by_line[11])
+    assert 13 not in by_line                    # 2·V[0]: whole numbers, no derivation
+    assert not any("+" in s["expr"] for s in spec["steps"])
+    again = json.loads(cli("check", "--json", str(out)).stdout)["claims"]
+    assert sorted((c["line"], c["verdict"]) for c in again) == sorted((c["line"], c["verdict"]) for c in claims)
+
+
+# -- a weight printed after its product -----------------------------------------------
+
+def test_a_weight_shown_after_its_product_is_its_operand(tmp_path):
+    x = [F(1), F(2)]
+    W = [[F(1, 8), F(25, 16), F(-3, 4)], [F(9, 8), F(1, 2), F(37, 16)]]
+    xw = [x[0] * W[0][j] + x[1] * W[1][j] for j in range(3)]
+    path = tmp_path / "later.md"
+    path.write_text("\n".join([
+        "# A projection", "", r"The token's vector is $x = \begin{bmatrix} 1 & 2 \end{bmatrix}$.", "",
+        "Its projection $x W$:", "",
+        "$$" + bmatrix([[str(float(v)) for v in xw]]) + "$$", "", "with the weight used above:", "",
+        "$$W = " + bmatrix([[str(float(v)) for v in r] for r in W]) + "$$", ""]), encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert [s["expr"] for s in spec["steps"]] == ["x @ W"]
+    assert spec["inputs"]["W"]["line"] == 11
+    assert [F(c["exact"]) for c in claims] == xw and all(c["verdict"] == "correct" for c in claims)
+
+
+# -- positional encodings go onto embeddings, not onto a computed block ---------------
+
+def test_a_computed_row_plus_0101_is_no_positional_encoding(tmp_path):
+    x = [F(1, 4), F(3, 2)]
+    W = [[F(3, 2), F(1, 8), F(-1, 2), F(5, 4)], [F(1, 8), F(5, 4), F(3, 4), F(-1, 4)]]
+    y = [x[0] * W[0][j] + x[1] * W[1][j] for j in range(4)]
+    plus = [v + d for v, d in zip(y, [0, 1, 0, 1])]             # PE(0) for d = 4 is [0, 1, 0, 1]
+    path = tmp_path / "residual.md"
+    path.write_text("\n".join([
+        "# A sublayer and a sum", "", r"$$x = \begin{bmatrix} 0.25 & 1.5 \end{bmatrix}$$", "",
+        "$$W = " + bmatrix([[str(float(v)) for v in r] for r in W]) + "$$", "",
+        "The sublayer's output $x W$:", "", "$$" + bmatrix([[str(float(v)) for v in y]]) + "$$", "",
+        "After the sum:", "", "$$" + bmatrix([[str(float(v)) for v in plus]]) + "$$", ""]), encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert [s["expr"] for s in spec["steps"]] == ["x @ W"]     # the sum: unverified, not y + PE
+    assert [F(c["exact"]) for c in claims] == y
