@@ -141,3 +141,22 @@ def test_a_computed_row_plus_0101_is_no_positional_encoding(tmp_path):
     claims, spec, _ = check(path, tmp_path)
     assert [s["expr"] for s in spec["steps"]] == ["x @ W"]     # the sum: unverified, not y + PE
     assert [F(c["exact"]) for c in claims] == y
+
+
+# -- scaled scores printed from Q and K, the raw product left out ---------------------
+
+def test_scaled_scores_from_q_and_k(tmp_path):
+    S = [[mp(sum(Q[i][k] * K[j][k] for k in range(2))) / mpmath.sqrt(2) for j in range(3)] for i in range(3)]
+    shown = [[f"{float(x):.4f}" for x in row] for row in S]
+    shown[1][2] = f"{float(S[1][2]) + 0.001:.4f}"                   # one digit slipped
+    path = tmp_path / "scores.md"
+    path.write_text("\n".join([
+        "# Scaled scores", "", "$$Q = " + bmatrix([["1", "0"], ["0", "1"], ["1", "1"]]) + "$$", "",
+        "$$K = " + bmatrix([["1", "0.5"], ["0", "1"], ["2", "1"]]) + "$$", "",
+        r"Divided by $\sqrt{2}$:", "", "$$S = " + bmatrix(shown) + "$$", ""]), encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert [s["expr"] for s in spec["steps"]] == ["scores(Q, K)"]
+    for c in claims:
+        i, j = map(int, c["at"])
+        assert close(c["exact"], S[i][j])
+        assert c["verdict"] == ("wrong" if (i, j) == (1, 2) else "correct"), c
