@@ -143,20 +143,24 @@ def test_a_computed_row_plus_0101_is_no_positional_encoding(tmp_path):
     assert [F(c["exact"]) for c in claims] == y
 
 
-# -- scaled scores printed from Q and K, the raw product left out ---------------------
+# -- a tab table of one quantity per column: worked cells and percentages -------------
 
-def test_scaled_scores_from_q_and_k(tmp_path):
-    S = [[mp(sum(Q[i][k] * K[j][k] for k in range(2))) / mpmath.sqrt(2) for j in range(3)] for i in range(3)]
-    shown = [[f"{float(x):.4f}" for x in row] for row in S]
-    shown[1][2] = f"{float(S[1][2]) + 0.001:.4f}"                   # one digit slipped
-    path = tmp_path / "scores.md"
-    path.write_text("\n".join([
-        "# Scaled scores", "", "$$Q = " + bmatrix([["1", "0"], ["0", "1"], ["1", "1"]]) + "$$", "",
-        "$$K = " + bmatrix([["1", "0.5"], ["0", "1"], ["2", "1"]]) + "$$", "",
-        r"Divided by $\sqrt{2}$:", "", "$$S = " + bmatrix(shown) + "$$", ""]), encoding="utf-8")
-    claims, spec, _ = check(path, tmp_path)
-    assert [s["expr"] for s in spec["steps"]] == ["scores(Q, K)"]
-    for c in claims:
-        i, j = map(int, c["at"])
-        assert close(c["exact"], S[i][j])
-        assert c["verdict"] == ("wrong" if (i, j) == (1, 2) else "correct"), c
+def test_the_columns_of_a_table_with_worked_cells_and_percentages(tmp_path):
+    dots = [F(1), F(1, 2), F(3, 2)]                              # 1×1 + 0×0 = 1, …
+    scaled = [mp(d) / mpmath.sqrt(2) for d in dots]
+    weights = [mpmath.exp(x) / mpmath.fsum(mpmath.exp(y) for y in scaled) for x in scaled]
+    rows = [f"{k}\t{w} = {d}\t{float(s):.4f}\t{100 * float(a):.2f}%" for k, w, d, s, a in
+            zip(["start", "cat", "sleeps"], ["1×1 + 0×0", "1×0.5 + 0×1", "1×1.5 + 0×1"],
+                ["1", "0.5", "1.5"], scaled, weights)]
+    path = tmp_path / "table.txt"
+    path.write_text("\n".join(['Scores of the query "cat" against three keys.', "",
+                               "key\tQ·K\tdivided by √2\tsoftmax", *rows, ""]), encoding="utf-8")
+    claims, spec, out = check(path, tmp_path)
+    assert [s["expr"].split("(")[0].split(" ")[-1] for s in spec["steps"]] == ["sqrt", "softmax"]
+    for line, (s, a) in enumerate(zip(scaled, weights), start=4):
+        got = sorted((c["printed"], mpmath.mpf(c["exact"])) for c in claims if c["line"] == line)
+        assert [p for p, _ in got] == sorted([f"{float(s):.4f}", f"{100 * float(a):.2f}%"])
+        assert all(c["verdict"] == "correct" for c in claims if c["line"] == line)
+        truth = {f"{float(s):.4f}": s, f"{100 * float(a):.2f}%": 100 * a}
+        assert all(abs(v - truth[p]) <= mpmath.mpf("1e-12") * abs(truth[p]) for p, v in got)
+    assert not any(c["printed"] in ("0.5", "1.5") for c in claims)  # the dot products: plain inputs

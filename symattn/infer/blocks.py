@@ -104,8 +104,9 @@ def half_units(texts) -> np.ndarray:
         m = _SCIENTIFIC.fullmatch(t.strip())
         if m:                             # 6.3379e-2: four decimals, then the exponent
             return 0.5 * 10.0 ** (-len(m.group(2)) + int(m.group(3).replace("−", "-")))
-        d = _decimals(t.replace("−", "-").lstrip("+"))
-        return 0.0 if not d else 0.5 * 10.0 ** -d
+        percent = t.strip().endswith("%")         # 58.7%: 0.587, to the half of 0.001
+        d = _decimals(t.strip().rstrip("%").replace("−", "-").lstrip("+"))
+        return 0.0 if not d else 0.5 * 10.0 ** -(d + 2 * percent)
     return np.array([[half(t) for t in row] for row in texts])
 
 
@@ -159,7 +160,8 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
                 of[id(q)].echoes += ((path, p),)
                 continue
             seen.append(p)
-            before = "\n".join(t for n, t in texts.items() if last <= n <= p.line)
+            before = out[-1].before if out and p.line == last else \
+                "\n".join(t for n, t in texts.items() if last <= n <= p.line)   # one line's blocks: one context
             b = printed_block(spec_name(p.name), p, len(out), path, before, label=p.name, again=again)
             scores = unmasked(b, len(out), out)  # scores masked with −∞: their input first
             if scores is not None:

@@ -9,8 +9,9 @@ reproduces every entry with no mistake and more *telling* entries (three signifi
 digits or more, not whole: 0.7071, not 2 or 0.5) than its freedom: whole numbers and
 halves coincide too easily (a weight twice another). A later block taken as an operand
 stays an input. The blocks derived so far are not changed. A vector near a row of a
-matrix derived whole is left to the article check (that row printed again, perhaps
-wrongly: its own small derivation would hide the wrong entry).
+matrix derived whole is not derived on its own (that would hide a wrong entry); when it
+prints the row, at most one entry off, the article check takes its numbers as the
+matrix's (:attr:`.search.Search.reprints`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ def small_blocks(search: Search) -> None:
     try:
         for b in list(search.blocks):
             if b.index in search.derived or b.index in search.reprints or b.again >= 0 or b.given \
-                    or b.index in inputs or any(_near_row(search, w, b) for w in whole):
+                    or b.index in inputs:
+                continue
+            near = max(((_near_row(search, w, b), -k, w) for k, w in enumerate(whole)),
+                       key=lambda t: t[:2], default=(0, 0, None))
+            if near[0] == 2:                      # that row printed again: the matrix's claims
+                search.reprints[b.index] = near[2].block.index
+            if near[0]:
                 continue
             d = _small(search, b, ())
             if d is None:
@@ -67,30 +74,33 @@ def _later(search: Search, b) -> tuple:
     return tuple(after + again)
 
 
-def _near_row(search: Search, w, b) -> bool:
-    """Does the vector ``b`` print, in half its non-zero entries or more, a row of the
-    matrix ``w`` derives (its print or its value)?"""
+def _near_row(search: Search, w, b) -> int:
+    """How near the vector ``b`` is to a row of the matrix ``w`` derives (its print or its
+    value): 2 when it prints one, every non-zero entry but at most one within both prints'
+    rounding (two at least); 1 when half its non-zero entries or more are; else 0."""
     if w.block.shape[1] != b.shape[1] or b.shape[0] != 1:
-        return False
+        return 0
     nonzero = b.floats[0] != 0
-    if not nonzero.any():
-        return False
+    n = int(nonzero.sum())
+    if not n:
+        return 0
     v = search.value(w.expr, w.operands)
+    best = 0
     for m in (w.block.floats, v):
         if m is None or m.shape != w.block.shape:
             continue
         with np.errstate(invalid="ignore"):
             near = np.abs(m - b.floats) <= b.half + w.block.half + 1e-9
-        if ((near & nonzero).sum(axis=1) * 2 >= nonzero.sum()).any():
-            return True
-    return False
+        best = max(best, int((near & nonzero).sum(axis=1).max()))
+    return 2 if best >= max(2, n - 1) else int(2 * best >= n)
 
 
 def telling(b) -> int:
-    """The entries of ``b`` printed with three significant digits or more and not whole."""
+    """The entries of ``b`` printed with three significant digits or more and not whole
+    (``58.7%`` too)."""
     n = 0
     for row in b.printed.texts:
         for t in row:
-            digits = t.strip().lstrip("+-−").replace(".", "").lstrip("0")
+            digits = t.strip().rstrip("%").lstrip("+-−").replace(".", "").lstrip("0")
             n += "." in t and len(digits.rstrip("0")) >= 3 and digits.isdigit()
     return n

@@ -42,7 +42,69 @@ def extra(lines: list[Line], found: list[Printed]) -> tuple[list[Printed], set]:
     out += [p for p in prose_lists(prose) if p.line not in taken]
     taken |= {p.line for p in out}
     out += [p for p in flattened_rows(prose) if p.line not in taken]
+    taken |= {p.line for p in out}
+    out += [p for p in table_columns(prose) if p.line not in taken]
     return sorted(out, key=lambda p: p.line), covered
+
+
+def table_columns(lines: list[Line]) -> list[Printed]:
+    """The columns of a tab-separated table of labelled rows that the table reader leaves
+    out for cells that are no plain number: a percentage (``58.7%``), a worked cell
+    (``1×0.5 + 0×1 = 0.5``: its result). One quantity per column over the rows (the keys,
+    the vocabulary: dot products, scaled, masked, softmax), each column a ``1 × n`` vector
+    named by its header cell."""
+    out: list[Printed] = []
+    run: list = []
+    for ln in lines + [Line(0, "")]:
+        cells = [c.strip() for c in ln.text.strip().split("\t")] if "\t" in ln.text.strip() else []
+        if cells and len(cells) >= 3 and (not run or (len(cells) == len(run[-1][1])
+                                                     and ln.number == run[-1][0].number + 1)):
+            run.append((ln, cells))
+            continue
+        out += _columns(run)
+        run = [(ln, cells)] if cells and len(cells) >= 3 else []
+    return out
+
+
+def _columns(run: list) -> list[Printed]:
+    """The columns of one run of tab lines (the first a header when its cells are no numbers)."""
+    from ..article.matrices import number
+    header = run[0][1] if run and all(number(c) is None and _cell(c) is None for c in run[0][1][1:]) else None
+    rows = run[1:] if header else run
+    if len(rows) < 2 or any(number(c) is not None for _, c in rows for c in c[:1]):
+        return []                               # labelled rows only
+    cols = [[_cell(c[j]) for _, c in rows] for j in range(1, len(rows[0][1]))]
+    if all(all(x is not None and x[2] for x in col) for col in cols):
+        return []                               # all plain numbers: the table reader's
+    out = []
+    for j, col in enumerate(cols, 1):
+        if all(x is not None for x in col) and len(set(x[0] for x in col)) > 1:
+            name = header[j] if header and re.fullmatch(r"[A-Za-z_]\w*", header[j]) else ""
+            name = "" if name.lower() in _FUNCTIONS else name      # "softmax", "Q·K": no block's name
+            out.append(Printed(name or "", rows[0][0].number, (tuple(x[0] for x in col),),
+                               (tuple(x[1] for x in col),), form="prose"))
+    return out
+
+
+_FUNCTIONS = {"softmax", "exp", "log", "sqrt", "relu", "gelu", "sum", "mean", "max", "min"}
+_WORKED = re.compile(r"[^=≈]*[×*·+−-][^=≈]*[=≈]\s*([^=≈]+)")
+
+
+def _cell(c: str):
+    """(value, text, plain) of a table cell: a number, a percentage (``58.7%``: 0.587), the
+    result of a worked cell (``1×1 + 0×0 = 1``); None for any other."""
+    from ..article.matrices import number
+    from fractions import Fraction
+    c = c.strip()
+    m = _WORKED.fullmatch(c)
+    if m:
+        n = number(m.group(1).strip())
+        return (n[0], n[1], False) if n else None
+    if c.endswith("%") and number(c[:-1]) and number(c[:-1])[0] is not None:
+        v = number(c[:-1])[0]
+        return (Fraction(v) / 100, c, False) if not isinstance(v, float) else None
+    n = number(c)
+    return (n[0], n[1], True) if n else None
 
 
 def flattened_rows(lines: list[Line]) -> list[Printed]:

@@ -217,10 +217,10 @@ def _mistakes(call, spec) -> list:
 
 _GROUP = frozenset({"attention"})
 SCORE_SYMBOLS = ("S", "scores", "attn_scores", "attention_scores")   # names articles write
-# searched: scaled scores printed from Q and K whose raw product is not (Q Kᵀ itself is an operator form)
+# not searched: Q Kᵀ is the operator form, and scaled by 1/√d_k it is also a product with
+# a halved weight (W_O = 1/2 · […], d = 4): the search takes the scaling as its own step
 SCORES = declare("scores", scores, steps=scores_steps, latex=Presentation("scores", _show, rows="first"),
-                 mistakes=_mistakes, groups=_GROUP, symbols=SCORE_SYMBOLS,
-                 search=Search("n d, m d -> n m"))
+                 mistakes=_mistakes, groups=_GROUP, symbols=SCORE_SYMBOLS)
 # searched: weights printed from Q and K whose scores are not (causal: a decoder's); scaled
 # only, as the paper's (unscaled weights are a mistake the search diagnoses, not a form)
 WEIGHTS = declare("weights", weights, steps=weights_steps, latex=Presentation("weights", _show, rows="first"),
