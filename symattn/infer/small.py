@@ -26,6 +26,7 @@ MAX_LATER = 3               # inputs printed after a block tried as its operands
 
 def small_blocks(search: Search) -> None:
     """Derive, in reading order, the blocks no pass derived, with a margin of one entry."""
+    from .. import deadline
     whole = [d for d in search.derived.values() if d.block.shape[0] > 1]
     inputs: set = set()                       # later blocks taken as operands: never derived
     search.margin = 1
@@ -34,9 +35,10 @@ def small_blocks(search: Search) -> None:
             if b.index in search.derived or b.index in search.reprints or b.again >= 0 or b.given \
                     or b.index in inputs:
                 continue
+            deadline.check(f"{b.path}:{b.line}")   # the one deadline: an end, never a guess
             near = max(((_near_row(search, w, b), -k, w) for k, w in enumerate(whole)),
                        key=lambda t: t[:2], default=(0, 0, None))
-            if near[0] == 2:                      # that row printed again: the matrix's claims
+            if near[0] == 2 and not _operand(search, b):   # that row printed again: the matrix's claims
                 search.reprints[b.index] = near[2].block.index
             if near[0]:
                 continue
@@ -48,6 +50,11 @@ def small_blocks(search: Search) -> None:
                 inputs |= {o.index for o in d.operands if o.index > b.index}
     finally:
         search.margin = MIN_ENTRIES
+
+
+def _operand(search: Search, b) -> bool:
+    """Does a derivation take ``b`` (or a row of it) as an operand? Then it stays an input."""
+    return any((o.parent or o).index == b.index for d in search.derived.values() for o in d.operands)
 
 
 def _small(search: Search, b, later: tuple):
