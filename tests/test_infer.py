@@ -280,7 +280,7 @@ SHARED = ROOT.parent / "shared"
 FLOORS = {
     "karim_illustrated_self_attention.md": 102,
     "raschka_llms_from_scratch_ch03_attention.ipynb": 244,
-    "wangywust_lecture3_transformer.md": 212,
+    "wangywust_lecture3_transformer.md": 219,
     "yangshiteng_multi_head_calculation.md": 36,
     "rezaei_transformers_math_positional_encoding.part1.ipynb": 65,
     "datawhale_happy_llm_positional_encoding.md": 32,
@@ -312,3 +312,23 @@ def test_dev_article_figures_and_the_written_spec(tmp_path, name):
     again = cli("check", "--json", *written)
     assert first.returncode == again.returncode, again.stderr
     assert verdicts(json.loads(again.stdout)["claims"]) == verdicts(json.loads(first.stdout)["claims"])
+
+
+# The seeds' figures with no spec, against the bundled corpus's hand-written claims.
+SEED_FLOORS = {"000_a092e4009a0e6c2f.txt": 205, "002_7b7c9657c1cd8eb2.txt": 141,
+               "003_de90d9f4095cfd5d.txt": 283}
+
+
+@pytest.fixture(scope="module")
+def seed_keys():
+    return _bench().seed_keys()
+
+
+@pytest.mark.skipif(not (SHARED / "seeds").is_dir(), reason="../shared/seeds missing")
+@pytest.mark.parametrize("name", sorted(SEED_FLOORS))
+def test_seed_article_figures(seed_keys, name):
+    bench = _bench()
+    files = next(f for f in seed_keys if f[0].endswith(name))
+    n = bench.score(files, seed_keys[files], verbose=False)
+    assert n["agree"] >= SEED_FLOORS[name] and n["false alarms"] == 0, n
+    assert n["flagged"] == n["incorrect"], n                 # every wrong number the key has
