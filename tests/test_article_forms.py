@@ -224,6 +224,15 @@ The weight of cat is 0.42.
 """
 
 
+def test_a_rows_numbered_label_prints_nothing():
+    """``2：猫`` opens a table row (its position and token), ``3: sleeps`` too: no claim;
+    a number after the colon, or a list marker's entry, still is."""
+    got = printed([Line(1, "2：猫\t$\\begin{bmatrix}0.5 & 1\\end{bmatrix}$"), Line(2, "3: sleeps 0.25"),
+                   Line(3, "4: 0.75")])
+    assert got == [("0.5", Fraction(1, 2)), ("1", Fraction(1)), ("0.25", Fraction(1, 4)),
+                   ("4", Fraction(4)), ("0.75", Fraction(3, 4))]
+
+
 def test_tikz_coordinates_and_options_print_nothing():
     assert printed(latex.read(TIKZ)) == [("0.42", Fraction(42, 100)), ("0.73", Fraction(73, 100))]
     assert printed(markdown.read("Scores:\n\n$$\n" + TIKZ + "$$\n")) == [

@@ -164,3 +164,28 @@ def test_the_columns_of_a_table_with_worked_cells_and_percentages(tmp_path):
         truth = {f"{float(s):.4f}": s, f"{100 * float(a):.2f}%": 100 * a}
         assert all(abs(v - truth[p]) <= mpmath.mpf("1e-12") * abs(truth[p]) for p, v in got)
     assert not any(c["printed"] in ("0.5", "1.5") for c in claims)  # the dot products: plain inputs
+
+
+# -- LayerNorm worked vector by vector: the deviations are a step --------------------
+
+def test_the_deviations_from_the_mean_and_the_normalised_vector(tmp_path):
+    x = [F("1.414"), F("-0.207"), F("2.414"), F("2.414")]
+    mean = sum(x) / 4
+    dev = [v - mean for v in x]
+    var = sum(d * d for d in dev) / 4
+    out = [mp(d) / mpmath.sqrt(mp(var) + mpmath.mpf("0.00001")) for d in dev]
+    path = tmp_path / "norm.md"
+    path.write_text("\n".join([
+        "# Add & Norm by hand", "", "The sum: $\\begin{bmatrix} 1.414 & -0.207 & 2.414 & 2.414 \\end{bmatrix}$", "",
+        "Minus its mean: $" + bmatrix([[f"{float(d):.3f}" for d in dev]]) + "$", "",
+        "Divided by the square root of the variance plus 0.00001: $" + bmatrix([[f"{float(o):.3f}" for o in out]]) + "$",
+        ""]), encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert [s["expr"].split("(")[0] for s in spec["steps"]] == ["M3 - mean", "layer_norm"]
+    got = {(c["line"], c["printed"]): c for c in claims}
+    for d in dev:
+        c = got[(5, f"{float(d):.3f}")]
+        assert F(c["exact"]) == d and c["verdict"] == "correct"
+    for o in out:
+        c = got[(7, f"{float(o):.3f}")]
+        assert close(c["exact"], o) and c["verdict"] == "correct"

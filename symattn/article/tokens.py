@@ -319,6 +319,9 @@ def _e_base(base: str) -> bool | None:
     return True if base.endswith("e") or base.endswith("\\exp") else None
 
 
+_ROW_NUMBER = re.compile(r"\s*[：:]\s*[^\W\d]")
+
+
 def _is_label(before: str, m: re.Match, s: str, first: bool) -> bool:
     """A list marker, or the number of a step, section or figure: not a claim."""
     digits = m.group("digits")
@@ -327,6 +330,8 @@ def _is_label(before: str, m: re.Match, s: str, first: bool) -> bool:
     if first and (digits.endswith(".") or s[m.end():m.end() + 1] == ")") \
             and s[m.end():m.end() + 1] in (" ", ")", ""):
         return True
+    if first and digits.isdigit() and _ROW_NUMBER.match(s, m.end()):
+        return True                              # 2：猫, 3: sleeps: a row's numbered label
     if before.rstrip().endswith(("§", "Section", "section", "Sec.", "Eq.", "Fig.")):
         return True                              # §3.5: a section, whatever its digits
     if digits.isdigit() and _INDEX_WORD.search(before[-12:]):

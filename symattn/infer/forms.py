@@ -21,6 +21,7 @@ OPERATORS = (("{0} @ {1}", "n d, d m -> n m"), ("{0} @ {1}.T", "n d, m d -> n m"
              ("{0} + {1}", "n d, n d -> n d"), ("{0} + {1}", "n d, 1 d -> n d"),
              ("{0} * {1}", "n d, n d -> n d"), ("{0}.T * {1}", "1 n, n d -> n d"),
              ("{0} / sum({0})", "n d -> n d"), ("sum({0})", "n d -> n 1"), ("mean({0})", "n d -> n 1"),
+             ("{0} - mean({0})", "n d -> n d"),           # the deviations LayerNorm divides
              ("{0} / {1}", "n d, n 1 -> n d"),
              ("{0} / sqrt({k})", "n d -> n d"))
 SCORES = "{0} @ {1}.T"
