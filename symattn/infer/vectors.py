@@ -87,7 +87,7 @@ def _columns(run: list) -> list[Printed]:
 
 
 _FUNCTIONS = {"softmax", "exp", "log", "sqrt", "relu", "gelu", "sum", "mean", "max", "min"}
-_WORKED = re.compile(r"[^=≈]*[×*·+−-][^=≈]*[=≈]\s*([^=≈]+)")
+_OPERATOR = re.compile(r"[×*·+−-]")
 
 
 def _cell(c: str):
@@ -96,9 +96,9 @@ def _cell(c: str):
     from ..article.matrices import number
     from fractions import Fraction
     c = c.strip()
-    m = _WORKED.fullmatch(c)
-    if m:
-        n = number(m.group(1).strip())
+    k = max(c.rfind("="), c.rfind("≈"))           # a worked cell: its last result
+    if k > 0 and _OPERATOR.search(c, 0, k):
+        n = number(c[k + 1:].strip())
         return (n[0], n[1], False) if n else None
     if c.endswith("%") and number(c[:-1]) and number(c[:-1])[0] is not None:
         v = number(c[:-1])[0]
