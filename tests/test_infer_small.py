@@ -189,3 +189,35 @@ def test_the_deviations_from_the_mean_and_the_normalised_vector(tmp_path):
     for o in out:
         c = got[(7, f"{float(o):.3f}")]
         assert close(c["exact"], o) and c["verdict"] == "correct"
+
+
+# -- SwiGLU printed whole: x, the three weights, the output ---------------------------
+
+def test_a_swiglu_output_printed_whole(tmp_path):
+    x = [[F(1), F(-1, 2)], [F(1, 4), F(2)], [F(-3, 2), F(1, 2)]]     # 6 outputs: one may be wrong
+    W_gate = [[F(1, 2), F(-1), F(1)], [F(1), F(1, 4), F(-1, 2)]]
+    W_up = [[F(1), F(1, 2), F(-1, 4)], [F(-1, 2), F(1), F(3, 4)]]
+    W_down = [[F(1), F(0)], [F(1, 2), F(-1)], [F(-1), F(1, 2)]]
+
+    def mm(a, b):
+        return [[sum(a[i][k] * b[k][j] for k in range(len(b))) for j in range(len(b[0]))] for i in range(len(a))]
+    g, u = mm(x, W_gate), mm(x, W_up)
+    h = [[mp(g[i][j]) / (1 + mpmath.exp(-mp(g[i][j]))) * mp(u[i][j]) for j in range(3)] for i in range(3)]
+    out = [[mpmath.fsum(h[i][k] * mp(W_down[k][j]) for k in range(3)) for j in range(2)] for i in range(3)]
+    shown = [[f"{float(v):.4f}" for v in r] for r in out]
+    shown[1][0] = f"{float(out[1][0]) - 0.01:.4f}"                # one digit slipped
+
+    def tex(m):
+        return bmatrix([[str(float(v)) for v in r] for r in m])
+    path = tmp_path / "swiglu.md"
+    path.write_text("\n".join([
+        "# A SwiGLU feed-forward by hand", "", f"$$x = {tex(x)}$$", "", f"$$W_{{gate}} = {tex(W_gate)}$$", "",
+        f"$$W_{{up}} = {tex(W_up)}$$", "", f"$$W_{{down}} = {tex(W_down)}$$", "",
+        "SiLU of the gate times the up projection, then down:", "", f"$$y = {bmatrix(shown)}$$", ""]),
+        encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert [s["expr"] for s in spec["steps"]] == ["swiglu(x, W_gate, W_up, W_down)"]
+    for c in claims:
+        i, j = map(int, c["at"])
+        assert close(c["exact"], out[i][j])
+        assert c["verdict"] == ("wrong" if (i, j) == (1, 0) else "correct"), c

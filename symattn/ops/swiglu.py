@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import primitives as P
 from .silu import silu
-from .operation import declare, Presentation
+from .operation import declare, Presentation, Search
 from ..steps import Steps
 from ..errors import ShapeError
 from ..tensor import Tensor, describe
@@ -83,4 +83,5 @@ def _mistakes(call, spec) -> list:
 
 
 SWIGLU = declare("swiglu", swiglu, steps=swiglu_steps,
-                 latex=Presentation("SwiGLU", _show, rows="first"), mistakes=_mistakes)
+                 latex=Presentation("SwiGLU", _show, rows="first"), mistakes=_mistakes,
+                 search=Search("n d, d h, d h, h d -> n d"))   # its output printed, its steps not
