@@ -101,6 +101,39 @@ def test_new_from_any_article_writes_a_spec_that_loads(tmp_path, text, suffix):
     _starter(tmp_path, text, suffix)
 
 
+TABLE_CELLS = ["1×1 + 0×0 = 1", "1×0.5 + 0×1 = 0.5", "58.7%", "41.3%", "21％", "−∞", "0.7071",
+               "0.3536", "≈", "=", "1.5", "-2", "cat", "%", "x = 3", "2：猫", "", "0.0%", "2.0281"]
+
+
+@st.composite
+def tables(draw):
+    """A tab table: a header, then labelled rows of (mostly) one width."""
+    k = draw(st.integers(2, 4))
+    cell = st.sampled_from(TABLE_CELLS)
+    rows = [draw(st.sampled_from(["start", "cat", "2：猫", "7", ""])) + "\t" +
+            "\t".join(draw(st.lists(cell, min_size=k - draw(st.integers(0, 1)), max_size=k)))
+            for _ in range(draw(st.integers(2, 5)))]
+    return "\n".join(["key\tQ·K\t√2\tsoftmax"[:8 * k + 3], *rows])
+
+
+@fuzz(60)
+@given(st.tuples(articles, tables()).map("\n".join))
+def test_inference_of_any_article_gives_specs_that_load_or_one_clean_error(tmp_path, text):
+    """The inference (tab tables of worked cells and percentages too) gives specs that
+    load, or one SymattnError: no crash, whatever the text."""
+    from symattn.infer import infer
+    if "\x00" in text:
+        return
+    path = _write(tmp_path, "txt", text)
+    try:
+        found = infer([path])
+    except SymattnError:
+        return
+    for k, ex in enumerate(found):
+        (tmp_path / f"s{k}.toml").write_text(ex.text, encoding="utf-8")
+        load(str(tmp_path / f"s{k}.toml"), text=ex.text)
+
+
 @pytest.mark.slow
 @slow()
 @given(articles, st.sampled_from(["md", "txt", "tex", "html", "ipynb"]))

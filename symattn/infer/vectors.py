@@ -100,9 +100,9 @@ def _cell(c: str):
     if k > 0 and _OPERATOR.search(c, 0, k):
         n = number(c[k + 1:].strip())
         return (n[0], n[1], False) if n else None
-    if c.endswith("%") and number(c[:-1]) and number(c[:-1])[0] is not None:
-        v = number(c[:-1])[0]
-        return (Fraction(v) / 100, c, False) if not isinstance(v, float) else None
+    if c.endswith(("%", "％")) and number(c[:-1]) is not None:
+        v = number(c[:-1])[0]                   # 58.7% (or the full-width ％): 0.587
+        return (Fraction(v) / 100, c[:-1] + "%", False) if isinstance(v, (int, Fraction)) else None
     n = number(c)
     return (n[0], n[1], True) if n else None
 
