@@ -69,10 +69,12 @@ def table_columns(lines: list[Line]) -> list[Printed]:
 def _columns(run: list) -> list[Printed]:
     """The columns of one run of tab lines (the first a header when its cells are no numbers)."""
     from ..article.matrices import number
+    from ..spec.functions import names
     header = run[0][1] if run and all(number(c) is None and _cell(c) is None for c in run[0][1][1:]) else None
     rows = run[1:] if header else run
-    if len(rows) < 2 or any(number(c) is not None for _, c in rows for c in c[:1]):
+    if len(rows) < 2 or any(number(cells[0]) is not None for _, cells in rows):
         return []                               # labelled rows only
+    functions = {n.lower() for n in names()}
     cols = [[_cell(c[j]) for _, c in rows] for j in range(1, len(rows[0][1]))]
     if all(all(x is not None and x[2] for x in col) for col in cols):
         return []                               # all plain numbers: the table reader's
@@ -80,13 +82,12 @@ def _columns(run: list) -> list[Printed]:
     for j, col in enumerate(cols, 1):
         if all(x is not None for x in col) and len(set(x[0] for x in col)) > 1:
             name = header[j] if header and re.fullmatch(r"[A-Za-z_]\w*", header[j]) else ""
-            name = "" if name.lower() in _FUNCTIONS else name      # "softmax", "Q·K": no block's name
+            name = "" if name.lower() in functions else name      # "softmax", "Q·K": no block's name
             out.append(Printed(name or "", rows[0][0].number, (tuple(x[0] for x in col),),
                                (tuple(x[1] for x in col),), form="prose"))
     return out
 
 
-_FUNCTIONS = {"softmax", "exp", "log", "sqrt", "relu", "gelu", "sum", "mean", "max", "min"}
 _OPERATOR = re.compile(r"[×*·+−-]")
 
 
