@@ -78,6 +78,29 @@ def test_weights_from_q_and_k_with_the_causal_mask_and_one_wrong(tmp_path):
         assert c["verdict"] == ("wrong" if (i, j) == (2, 1) else "correct"), c
 
 
+def test_weights_printed_without_the_scaling_the_text_states_are_diagnosed(tmp_path):
+    def softmax_rows(scale):
+        out = []
+        for i in range(3):
+            e = [mpmath.exp(mp(sum(Q[i][k] * K[j][k] for k in range(2))) * scale) for j in range(3)]
+            out.append([x / mpmath.fsum(e) for x in e])
+        return out
+    printed_, truth = softmax_rows(1), softmax_rows(1 / mpmath.sqrt(2))
+    path = tmp_path / "unscaled.md"
+    path.write_text("\n".join([
+        "# Attention weights", "", "$$Q = " + bmatrix([["1", "0"], ["0", "1"], ["1", "1"]]) + "$$", "",
+        "$$K = " + bmatrix([["1", "0.5"], ["0", "1"], ["2", "1"]]) + "$$", "",
+        r"The weights are the softmax of $QK^T / \sqrt{d_k}$ with $d_k = 2$:", "",
+        "$$A = " + bmatrix([[f"{float(x):.4f}" for x in r] for r in printed_]) + "$$", ""]), encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert [s["expr"] for s in spec["steps"]] == ["weights(Q, K)"]
+    assert len(claims) == 9
+    for c in claims:
+        i, j = map(int, c["at"])
+        assert close(c["exact"], truth[i][j]) and c["verdict"] == "wrong"
+        assert any("1/√d_k missing" in d for d in c["diagnosis"]), c
+
+
 # -- a chain of 1×2 blocks: too small for the search's margin, taken last ------------
 
 def test_a_chain_of_two_entry_blocks_is_checked_and_whole_numbers_are_not_explained(tmp_path):

@@ -248,8 +248,8 @@ class Search:
                     cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
                     if self._accepts(cand, n, form.most) and (best is None or _key(cand) < _key(best)):
                         best = cand
-                    elif m >= PARTLY * n:
-                        partly.append(cand)
+                    elif m >= PARTLY * n or (form.op == "weights" and states_scale(target.before)):
+                        partly.append(cand)       # near, or weights the text says are scaled: their mistakes
         for form, operands, text, cost in forced[:MAX_TRIES]:
             cand = self._with_mistakes(text, operands, target, cost)
             if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
