@@ -244,3 +244,48 @@ def test_a_swiglu_output_printed_whole(tmp_path):
         i, j = map(int, c["at"])
         assert close(c["exact"], out[i][j])
         assert c["verdict"] == ("wrong" if (i, j) == (1, 0) else "correct"), c
+
+
+# -- a row of the weights printed again, then used: the row is the operand -----------
+
+def _masked_post_parts():
+    V = [[F(2), F(0)], [F(1), F(3)], [F(0), F(1)]]
+    A = masked_weights()
+    z = [mpmath.fsum(A[1][k] * mp(V[k][j]) for k in range(3)) for j in range(2)]
+    head = ["$$Q = " + bmatrix([["1", "0"], ["0", "1"], ["1", "1"]]) + "$$", "",
+            "$$K = " + bmatrix([["1", "0.5"], ["0", "1"], ["2", "1"]]) + "$$", "",
+            "$$V = " + bmatrix([["2", "0"], ["1", "3"], ["0", "1"]]) + "$$", ""]
+    return A, z, head
+
+
+def test_a_row_printed_again_before_its_use_is_the_operand(tmp_path):
+    A, z, head = _masked_post_parts()
+    path = tmp_path / "row.md"
+    path.write_text("\n".join(["# One row followed", "", *head,
+        r"Scaled by $\sqrt{2}$, the future masked, softmax:", "",
+        "$$A = " + bmatrix([[f"{float(x):.4f}" for x in r] for r in A]) + "$$", "",
+        "The weights of the second token: $" + bmatrix([[f"{float(x):.4f}" for x in A[1]]]) + "$", "",
+        "Its output: $" + bmatrix([[f"{float(x):.4f}" for x in z]]) + "$", ""]), encoding="utf-8")
+    claims, spec, out = check(path, tmp_path)
+    assert spec["steps"][-1]["expr"] == "A[1] @ V"
+    outs = [c for c in claims if c["line"] == 15]
+    assert len(outs) == 2 and all(close(c["exact"], z[int(c["at"][1])]) and c["verdict"] == "correct" for c in outs)
+
+
+def test_a_percent_column_used_before_the_matrix_it_is_a_row_of(tmp_path):
+    """The weights of one query as a table's percentages, its output, and only then the
+    whole weights matrix: the output is computed from that matrix's row, exactly."""
+    A, z, head = _masked_post_parts()
+    table = ["key\tweight", *[f"{k}\t{100 * float(a):.1f}%" for k, a in zip(["start", "cat", "sleeps"], A[1])]]
+    table[0] = "key\tQ·K\tweight"
+    table[1:] = [f"{k}\t{w}\t{100 * float(a):.1f}%" for k, w, a in
+                 zip(["start", "cat", "sleeps"], ["1×0 + 0×0.5 = 0", "1×1 + 0×1 = 1", "1×1 + 0×2 = 1"], A[1])]
+    path = tmp_path / "column.txt"
+    path.write_text("\n".join(["One row first.", "", *head, r"Scaled by √2, masked, softmax:", "", *table, "",
+        "Its output: " + bmatrix([[f"{float(x):.4f}" for x in z]]), "",
+        "All the weights: " + bmatrix([[f"{float(x):.4f}" for x in r] for r in A]), ""]), encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    by_name = {s["name"]: s["expr"] for s in spec["steps"]}
+    assert any(e.endswith("[1] @ V") for e in by_name.values()), by_name
+    outs = [c for c in claims if c["printed"] in {f"{float(x):.4f}" for x in z}]
+    assert len(outs) == 2 and all(close(c["exact"], z[int(c["at"][1])]) and c["verdict"] == "correct" for c in outs)

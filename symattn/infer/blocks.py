@@ -43,6 +43,7 @@ class Block:
     before: str = ""
     label: str = field(default="")       # the article's own name for it ('' when none)
     parent: "Block | None" = None        # a row of this block (named ``X[1]``)
+    row: int = -1                        # and which one
     again: int = -1                      # the earlier block whose numbers it prints again
                                          # (a step of its own only if derived anew: .again)
     given: tuple = ()                    # a weight the text states by these names (.stated)
@@ -60,11 +61,14 @@ class Block:
     @property
     def rounded(self) -> bool:
         """A printout of computed numbers (every entry at the same 4 or more decimals, or
-        in scientific notation with as many, as PyTorch and NumPy print): as an input, each
-        entry is a rounding (``rounded = true``)."""
+        in scientific notation with as many, as PyTorch and NumPy print, or percentages at
+        the same decimals): as an input, each entry is a rounding (``rounded = true``)."""
         halves = set(self.half[np.isfinite(self.floats)].tolist())     # a mask's −∞: no print
-        if len(halves) == 1 and 0 < halves.pop() <= 0.5e-4:
+        if len(halves) == 1 and 0 < next(iter(halves)) <= 0.5e-4:
             return True
+        texts = [t.strip() for row in self.printed.texts for t in row]
+        if len(halves) == 1 and all(t.endswith("%") and "." in t for t in texts):
+            return True                    # 58.7%, 41.3%, 0.0%: percentages at one decimal, computed
         mantissas = {len(m.group(2)) if m else -1 for m in
                      (_SCIENTIFIC.fullmatch(t.strip()) for row in self.printed.texts for t in row)}
         return len(mantissas) == 1 and mantissas.pop() >= 4    # 4.7559e-06: as PyTorch prints
@@ -80,7 +84,17 @@ def rows_of(b: Block) -> list[Block]:
         return []
     p = b.printed
     return [Block(f"{b.name}[{i}]", Printed(p.name, p.line, (p.values[i],), (p.texts[i],)), b.index,
-                  b.path, b.floats[i:i + 1], b.half[i:i + 1], parent=b) for i in range(b.shape[0])]
+                  b.path, b.floats[i:i + 1], b.half[i:i + 1], parent=b, row=i) for i in range(b.shape[0])]
+
+
+def row_shown(row: Block, line: int, shown: set = frozenset()) -> bool:
+    """Is the row ``X[i]`` printed again on its own, after its matrix and before ``line``
+    (the text naming the row a derivation takes: no choice of it)? ``shown``: (matrix
+    index, row, line) of vectors found to print a row, beside the matrix's own echoes."""
+    m = row.parent
+    return m is not None and (any(path == m.path and p.shape[0] == 1 and m.line < p.line < line
+                                  and p.values[0] == row.printed.values[0] for path, p in m.echoes)
+                              or any(k == m.index and r == row.row and at < line for k, r, at in shown))
 
 
 def entry_float(v) -> float:

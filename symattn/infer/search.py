@@ -40,7 +40,7 @@ import numpy as np
 
 from ..errors import SymattnError
 from ..spec import expr as E
-from .blocks import Block, roots, stated, states_scale
+from .blocks import Block, roots, row_shown, stated, states_scale
 from .forms import MOST, SCORES, Form, _operand_tuples, forms
 from .order import operands as pool
 
@@ -84,6 +84,7 @@ class Search:
         self._values: dict = {}                # (text with slots, operand names) -> its value
         self._mini = None
         self.margin = MIN_ENTRIES              # entries explained beyond the freedom (.small)
+        self.shown: set = set()                # (matrix index, row, line): a vector prints that row (.small)
 
     def tensor(self, b: Block):
         """The block's printed values as a matrix (a row ``X[1]``: that row)."""
@@ -234,7 +235,7 @@ class Search:
                 if form.onto == "inputs" and operands[0].index in self.derived:
                     continue                  # positional encodings go onto embeddings, not onto a result
                 scales = self.scales(everything, target.before, operands) if "{k}" in form.template else []
-                for text, slotted, cost in self._texts(form, operands, shape, scales):
+                for text, slotted, cost in self._texts(form, operands, shape, scales, target.line):
                     if not flip and self._needs_scale(form, operands, target):
                         forced.append((form, operands, text, cost))
                         continue
@@ -266,12 +267,14 @@ class Search:
                     break
         return best
 
-    def _texts(self, form: Form, operands: tuple, shape: tuple, scales: list[str]):
+    def _texts(self, form: Form, operands: tuple, shape: tuple, scales: list[str], line: int = 0):
         fill = {p: shape[0] if side == "rows" else shape[1] for p, side in form.sizes}
         fill.update(rows=shape[0], cols=shape[1])   # a parameter's value may name them: causal_mask({rows})
         names = [o.name for o in operands]
         slots = [f"_{i}" for i in range(len(operands))]
-        cost = form.cost + len({o.name for o in operands if o.parent is not None})
+        free = self.margin < MIN_ENTRIES          # the last pass (.small): a row the text shows is no choice
+        cost = form.cost + len({o.name for o in operands
+                                if o.parent is not None and not (free and row_shown(o, line, self.shown))})
         for k in (scales if "{k}" in form.template else [None]):
             yield (form.template.format(*names, k=k, **fill), form.template.format(*slots, k=k, **fill),
                    cost)

@@ -10,15 +10,16 @@ digits or more, not whole: 0.7071, not 2 or 0.5) than its freedom: whole numbers
 halves coincide too easily (a weight twice another). A later block taken as an operand
 stays an input. The blocks derived so far are not changed. A vector near a row of a
 matrix derived whole is not derived on its own (that would hide a wrong entry); when it
-prints the row, at most one entry off, the article check takes its numbers as the
-matrix's (:attr:`.search.Search.reprints`).
+prints the row, at most one entry off, a derivation that takes it takes the row instead
+(:func:`.order.inputs_as_rows`), and the article check takes its numbers as the matrix's
+(:attr:`.search.Search.reprints`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .order import is_prose
+from .order import inputs_as_rows, is_prose
 from .search import MIN_ENTRIES, Search, _plain
 
 MAX_LATER = 3               # inputs printed after a block tried as its operands
@@ -29,6 +30,7 @@ def small_blocks(search: Search) -> None:
     from .. import deadline
     whole = [d for d in search.derived.values() if d.block.shape[0] > 1]
     inputs: set = set()                       # later blocks taken as operands: never derived
+    rows: list = []                           # (vector, the matrix whose row it prints)
     search.margin = 1
     try:
         for b in list(search.blocks):
@@ -38,8 +40,9 @@ def small_blocks(search: Search) -> None:
             deadline.check(f"{b.path}:{b.line}")   # the one deadline: an end, never a guess
             near = max(((_near_row(search, w, b), -k, w) for k, w in enumerate(whole)),
                        key=lambda t: t[:2], default=(0, 0, None))
-            if near[0] == 2 and not _operand(search, b):   # that row printed again: the matrix's claims
-                search.reprints[b.index] = near[2].block.index
+            if near[0] == 2:
+                rows.append((b, near[2]))
+                search.shown |= {(near[2].block.index, r, b.line) for r in _rows_near(search, near[2], b)}
             if near[0]:
                 continue
             d = _small(search, b, ())
@@ -50,6 +53,10 @@ def small_blocks(search: Search) -> None:
                 inputs |= {o.index for o in d.operands if o.index > b.index}
     finally:
         search.margin = MIN_ENTRIES
+    inputs_as_rows(search)                    # a row printed again and taken as an operand: the row
+    for b, w in rows:                         # the others: that row printed again, the matrix's claims
+        if b.index not in search.reprints and not _operand(search, b):
+            search.reprints[b.index] = w.block.index
 
 
 def _operand(search: Search, b) -> bool:
@@ -100,6 +107,16 @@ def _near_row(search: Search, w, b) -> int:
             near = np.abs(m - b.floats) <= b.half + w.block.half + 1e-9
         best = max(best, int((near & nonzero).sum(axis=1).max()))
     return 2 if best >= max(2, n - 1) else int(2 * best >= n)
+
+
+def _rows_near(search: Search, w, b) -> list:
+    """The rows of ``w``'s value that ``b`` prints within both prints' rounding, entry by entry."""
+    v = search.value(w.expr, w.operands)
+    if v is None or v.shape != w.block.shape:
+        return []
+    with np.errstate(invalid="ignore"):
+        near = np.abs(v - b.floats) <= b.half + w.block.half + 1e-9
+    return [int(r) for r in np.flatnonzero(near.all(axis=1))]
 
 
 def telling(b) -> int:

@@ -81,7 +81,7 @@ def _columns(run: list) -> list[Printed]:
     out = []
     for j, col in enumerate(cols, 1):
         if all(x is not None for x in col) and len(set(x[0] for x in col)) > 1:
-            name = header[j] if header and re.fullmatch(r"[A-Za-z_]\w*", header[j]) else ""
+            name = header[j] if header and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", header[j]) else ""
             name = "" if name.lower() in functions else name      # "softmax", "Q·K": no block's name
             out.append(Printed(name or "", rows[0][0].number, (tuple(x[0] for x in col),),
                                (tuple(x[1] for x in col),), form="prose"))
