@@ -22,6 +22,7 @@ import numpy as np
 
 from ..article.matrices import Printed, find
 from ..article.results import _decimals
+from ..claims.printed import last_place, parse_number
 from ..spec.load import NAME, RESERVED
 
 MAX_BLOCKS = 200            # blocks of one article the search considers (the first ones; as
@@ -87,14 +88,11 @@ def rows_of(b: Block) -> list[Block]:
                   b.path, b.floats[i:i + 1], b.half[i:i + 1], parent=b, row=i) for i in range(b.shape[0])]
 
 
-def row_shown(row: Block, line: int, shown: set = frozenset()) -> bool:
-    """Is the row ``X[i]`` printed again on its own, after its matrix and before ``line``
-    (the text naming the row a derivation takes: no choice of it)? ``shown``: (matrix
-    index, row, line) of vectors found to print a row, beside the matrix's own echoes."""
+def row_shown(row: Block, line: int, shown: set) -> bool:
+    """Is the row ``X[i]`` printed again on its own before ``line`` (``shown``: (matrix
+    index, row, line) of such prints), so that a derivation taking it makes no choice?"""
     m = row.parent
-    return m is not None and (any(path == m.path and p.shape[0] == 1 and m.line < p.line < line
-                                  and p.values[0] == row.printed.values[0] for path, p in m.echoes)
-                              or any(k == m.index and r == row.row and at < line for k, r, at in shown))
+    return m is not None and any(k == m.index and r == row.row and at < line for k, r, at in shown)
 
 
 def entry_float(v) -> float:
@@ -118,9 +116,11 @@ def half_units(texts) -> np.ndarray:
         m = _SCIENTIFIC.fullmatch(t.strip())
         if m:                             # 6.3379e-2: four decimals, then the exponent
             return 0.5 * 10.0 ** (-len(m.group(2)) + int(m.group(3).replace("−", "-")))
-        percent = t.strip().endswith("%")         # 58.7%: 0.587, to the half of 0.001
-        d = _decimals(t.strip().rstrip("%").replace("−", "-").lstrip("+"))
-        return 0.0 if not d else 0.5 * 10.0 ** -(d + 2 * percent)
+        if t.strip().endswith("%"):               # 58.7%: 0.587, to the half of 0.001
+            p = parse_number(t)
+            return 0.5 * float(last_place(p)) / 100 if p.decimals else 0.0
+        d = _decimals(t.replace("−", "-").lstrip("+"))
+        return 0.0 if not d else 0.5 * 10.0 ** -d
     return np.array([[half(t) for t in row] for row in texts])
 
 

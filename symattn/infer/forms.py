@@ -40,6 +40,7 @@ class Form:
     most: float = MOST          # the share of a block's entries it must reproduce
     onto: str | None = None     # a table added to a block: "inputs", to an uncomputed one only
     within: tuple | None = None  # the range of the result's entries: a block outside it, not tried
+    scales: bool = False        # scaled by 1/√d_k itself: its mistakes tried where the text says so
 
 
 def _shape(text: str) -> tuple:
@@ -78,7 +79,8 @@ def forms(text: str) -> list[Form]:
             args = ", ".join([f"{{{i}}}" for i in range(len(ops))] + [f"{{{p}}}" for p, _ in sizes])
             template = f"{name}({args}{kw})"
             most = s.most or MOST
-            out.append(Form(template, ops, result, cost, name, sizes, most=most, within=s.within))
+            out.append(Form(template, ops, result, cost, name, sizes, most=most, within=s.within,
+                            scales=s.scales))
             if not ops:                       # a table of its own (positional encodings): added to a block
                 out.append(Form(f"{{0}} + {template}", (result,), result, cost + 1, name, sizes,
                                 most=most, onto=s.onto))

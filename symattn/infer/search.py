@@ -84,7 +84,8 @@ class Search:
         self._values: dict = {}                # (text with slots, operand names) -> its value
         self._mini = None
         self.margin = MIN_ENTRIES              # entries explained beyond the freedom (.small)
-        self.shown: set = set()                # (matrix index, row, line): a vector prints that row (.small)
+        self.shown: set = set()                # (matrix index, row, line): the text prints that row
+                                               # again there, no choice of it (filled by .small)
 
     def tensor(self, b: Block):
         """The block's printed values as a matrix (a row ``X[1]``: that row)."""
@@ -249,8 +250,8 @@ class Search:
                     cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
                     if self._accepts(cand, n, form.most) and (best is None or _key(cand) < _key(best)):
                         best = cand
-                    elif m >= PARTLY * n or (form.op == "weights" and states_scale(target.before)):
-                        partly.append(cand)       # near, or weights the text says are scaled: their mistakes
+                    elif m >= PARTLY * n or (form.scales and states_scale(target.before)):
+                        partly.append(cand)       # near, or scaled as the text says: its mistakes
         for form, operands, text, cost in forced[:MAX_TRIES]:
             cand = self._with_mistakes(text, operands, target, cost)
             if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
@@ -272,9 +273,8 @@ class Search:
         fill.update(rows=shape[0], cols=shape[1])   # a parameter's value may name them: causal_mask({rows})
         names = [o.name for o in operands]
         slots = [f"_{i}" for i in range(len(operands))]
-        free = self.margin < MIN_ENTRIES          # the last pass (.small): a row the text shows is no choice
         cost = form.cost + len({o.name for o in operands
-                                if o.parent is not None and not (free and row_shown(o, line, self.shown))})
+                                if o.parent is not None and not row_shown(o, line, self.shown)})
         for k in (scales if "{k}" in form.template else [None]):
             yield (form.template.format(*names, k=k, **fill), form.template.format(*slots, k=k, **fill),
                    cost)
@@ -338,13 +338,19 @@ class Search:
         for a block of them (:func:`_plain`) each operand chosen counts as freedom too."""
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
-        freedom = d.cost + (len(d.operands) if _plain(d.block) else 0)
+        free = freedom(d)
         most = 1 if _binary(d.block) or n <= SMALL else share   # 0s and 1s, or a few numbers: all
-        return d.matched >= max(most * n, freedom + self.margin) and \
-            shown >= max(most * nonzero, freedom + self.margin)
+        return d.matched >= max(most * n, free + self.margin) and \
+            shown >= max(most * nonzero, free + self.margin)
 
 
 SMALL = 4                   # entries of a block small enough to be reproduced by chance
+
+
+def freedom(d: Derivation) -> int:
+    """A derivation's choices: its searched ones, and for a block of plain numbers (which
+    coincide easily) each operand chosen too."""
+    return d.cost + (len(d.operands) if _plain(d.block) else 0)
 
 
 def _within(b: Block, bounds: tuple) -> bool:

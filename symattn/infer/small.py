@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .order import inputs_as_rows, is_prose
-from .search import MIN_ENTRIES, Search, _plain
+from .order import _rows_printed, inputs_as_rows, is_prose
+from .search import MIN_ENTRIES, Search, freedom
 
 MAX_LATER = 3               # inputs printed after a block tried as its operands
 
@@ -32,6 +32,7 @@ def small_blocks(search: Search) -> None:
     inputs: set = set()                       # later blocks taken as operands: never derived
     rows: list = []                           # (vector, the matrix whose row it prints)
     search.margin = 1
+    search.shown |= _echoed_rows(search)
     try:
         for b in list(search.blocks):
             if b.index in search.derived or b.index in search.reprints or b.again >= 0 or b.given \
@@ -42,7 +43,7 @@ def small_blocks(search: Search) -> None:
                        key=lambda t: t[:2], default=(0, 0, None))
             if near[0] == 2:
                 rows.append((b, near[2]))
-                search.shown |= {(near[2].block.index, r, b.line) for r in _rows_near(search, near[2], b)}
+                search.shown |= {(near[2].block.index, int(r), b.line) for r in _rows_printed(search, near[2], b)}
             if near[0]:
                 continue
             d = _small(search, b, ())
@@ -52,11 +53,18 @@ def small_blocks(search: Search) -> None:
                 search.derived[b.index] = d
                 inputs |= {o.index for o in d.operands if o.index > b.index}
     finally:
-        search.margin = MIN_ENTRIES
+        search.margin, search.shown = MIN_ENTRIES, set()
     inputs_as_rows(search)                    # a row printed again and taken as an operand: the row
     for b, w in rows:                         # the others: that row printed again, the matrix's claims
         if b.index not in search.reprints and not _operand(search, b):
             search.reprints[b.index] = w.block.index
+
+
+def _echoed_rows(search: Search) -> set:
+    """(matrix index, row, line) of each row of a block that its echoes print alone after it."""
+    return {(m.index, i, p.line) for m in search.blocks for path, p in m.echoes
+            if path == m.path and p.shape[0] == 1 and p.line > m.line and m.shape[0] > 1
+            for i, r in enumerate(m.printed.values) if r == p.values[0]}
 
 
 def _operand(search: Search, b) -> bool:
@@ -66,8 +74,7 @@ def _operand(search: Search, b) -> bool:
 
 def _small(search: Search, b, later: tuple):
     d = search.derive(b, later=later)
-    if d is not None and d.matched == b.floats.size and not d.mistake and \
-            telling(b) > d.cost + len(d.operands) * _plain(b):
+    if d is not None and d.matched == b.floats.size and not d.mistake and telling(b) > freedom(d):
         return d
     return None
 
@@ -107,16 +114,6 @@ def _near_row(search: Search, w, b) -> int:
             near = np.abs(m - b.floats) <= b.half + w.block.half + 1e-9
         best = max(best, int((near & nonzero).sum(axis=1).max()))
     return 2 if best >= max(2, n - 1) else int(2 * best >= n)
-
-
-def _rows_near(search: Search, w, b) -> list:
-    """The rows of ``w``'s value that ``b`` prints within both prints' rounding, entry by entry."""
-    v = search.value(w.expr, w.operands)
-    if v is None or v.shape != w.block.shape:
-        return []
-    with np.errstate(invalid="ignore"):
-        near = np.abs(v - b.floats) <= b.half + w.block.half + 1e-9
-    return [int(r) for r in np.flatnonzero(near.all(axis=1))]
 
 
 def telling(b) -> int:

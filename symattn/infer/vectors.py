@@ -94,16 +94,21 @@ _OPERATOR = re.compile(r"[×*·+−-]")
 def _cell(c: str):
     """(value, text, plain) of a table cell: a number, a percentage (``58.7%``: 0.587), the
     result of a worked cell (``1×1 + 0×0 = 1``); None for any other."""
-    from ..article.matrices import number
     from fractions import Fraction
+    from ..article.matrices import number
+    from ..claims.printed import parse_number
+    from ..errors import ParseError
     c = c.strip()
     k = max(c.rfind("="), c.rfind("≈"))           # a worked cell: its last result
     if k > 0 and _OPERATOR.search(c, 0, k):
         n = number(c[k + 1:].strip())
         return (n[0], n[1], False) if n else None
-    if c.endswith(("%", "％")) and number(c[:-1]) is not None:
-        v = number(c[:-1])[0]                   # 58.7% (or the full-width ％): 0.587
-        return (Fraction(v) / 100, c[:-1] + "%", False) if isinstance(v, (int, Fraction)) else None
+    if c.endswith(("%", "％")):                 # 58.7% (or the full-width ％): 0.587
+        try:
+            p = parse_number(c)
+        except ParseError:
+            return None
+        return (p.value / 100, c[:-1] + "%", False) if isinstance(p.value, Fraction) else None
     n = number(c)
     return (n[0], n[1], True) if n else None
 

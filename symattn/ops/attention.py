@@ -226,6 +226,6 @@ SCORES = declare("scores", scores, steps=scores_steps, latex=Presentation("score
 WEIGHTS = declare("weights", weights, steps=weights_steps, latex=Presentation("weights", _show, rows="first"),
                   mistakes=_mistakes, groups=_GROUP | {"weights"}, symbols=WEIGHT_SYMBOLS,
                   search=Search("n d, m d -> n m", params={"mask": ("None", "causal_mask({rows})")},
-                                within=(0, 1)))
+                                within=(0, 1), scales=True))
 ATTENTION = declare("attention", attention, steps=attention_steps, value=attention_output,
                     latex=Presentation("Attention", _show, rows="first"), mistakes=_mistakes, groups=_GROUP)

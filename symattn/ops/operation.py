@@ -103,17 +103,20 @@ class Search:
     table of its own (no operands), what it is added to: ``"inputs"`` (positional
     encodings: onto embeddings, a printed block no step computes), None (any block: a mask
     onto scores); ``within``: the range (low, high) of every entry of the result (weights:
-    (0, 1)), a block with an entry outside it not tried; None: any.
+    (0, 1)), a block with an entry outside it not tried; None: any; ``scales``: it scales by
+    1/√d_k itself (weights), so where the text states that scaling its common mistakes
+    (the scaling missing) are tried even when it reproduces nothing.
     """
 
-    __slots__ = ("shapes", "params", "words", "sizes", "scaled", "most", "onto", "within")
+    __slots__ = ("shapes", "params", "words", "sizes", "scaled", "most", "onto", "within", "scales")
 
     def __init__(self, shapes: str = "n d -> n d", params: dict | None = None,
                  words: dict | None = None, sizes: dict | None = None, scaled: bool = False,
-                 most: float | None = None, onto: str | None = None, within: tuple | None = None):
+                 most: float | None = None, onto: str | None = None, within: tuple | None = None,
+                 scales: bool = False):
         self.shapes, self.params = shapes, dict(params or {})
         self.words, self.sizes, self.scaled = dict(words or {}), dict(sizes or {}), scaled
-        self.most, self.onto, self.within = most, onto, within
+        self.most, self.onto, self.within, self.scales = most, onto, within, scales
 
     @property
     def operands(self) -> list[list[str]]:
