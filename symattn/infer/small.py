@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .order import _rows_printed, inputs_as_rows, is_prose
+from .order import inputs_as_rows, is_prose
 from .search import MIN_ENTRIES, Search, freedom
 
 MAX_LATER = 3               # inputs printed after a block tried as its operands
@@ -39,12 +39,12 @@ def small_blocks(search: Search) -> None:
                     or b.index in inputs:
                 continue
             deadline.check(f"{b.path}:{b.line}")   # the one deadline: an end, never a guess
-            near = max(((_near_row(search, w, b), -k, w) for k, w in enumerate(whole)),
-                       key=lambda t: t[:2], default=(0, 0, None))
-            if near[0] == 2:
-                rows.append((b, near[2]))
-                search.shown |= {(near[2].block.index, int(r), b.line) for r in _rows_printed(search, near[2], b)}
-            if near[0]:
+            (level, printed), _, w = max(((_near_row(search, w, b), -k, w) for k, w in enumerate(whole)),
+                                         key=lambda t: (t[0][0], t[1]), default=((0, ()), 0, None))
+            if level == 2:
+                rows.append((b, w))
+                search.shown |= {(w.block.index, r, b.line) for r in printed}
+            if level:
                 continue
             d = _small(search, b, ())
             if d is None:
@@ -95,25 +95,28 @@ def _later(search: Search, b) -> tuple:
     return tuple(after + again)
 
 
-def _near_row(search: Search, w, b) -> int:
-    """How near the vector ``b`` is to a row of the matrix ``w`` derives (its print or its
+def _near_row(search: Search, w, b) -> tuple[int, tuple]:
+    """(How near the vector ``b`` is to a row of the matrix ``w`` derives (its print or its
     value): 2 when it prints one, every non-zero entry but at most one within both prints'
-    rounding (two at least); 1 when half its non-zero entries or more are; else 0."""
+    rounding (two at least); 1 when half its non-zero entries or more are; else 0; the
+    rows of the value it prints entry by entry)."""
     if w.block.shape[1] != b.shape[1] or b.shape[0] != 1:
-        return 0
+        return 0, ()
     nonzero = b.floats[0] != 0
     n = int(nonzero.sum())
     if not n:
-        return 0
+        return 0, ()
     v = search.value(w.expr, w.operands)
-    best = 0
+    best, rows = 0, ()
     for m in (w.block.floats, v):
         if m is None or m.shape != w.block.shape:
             continue
         with np.errstate(invalid="ignore"):
             near = np.abs(m - b.floats) <= b.half + w.block.half + 1e-9
         best = max(best, int((near & nonzero).sum(axis=1).max()))
-    return 2 if best >= max(2, n - 1) else int(2 * best >= n)
+        if m is v:
+            rows = tuple(int(r) for r in np.flatnonzero(near.all(axis=1)))
+    return (2 if best >= max(2, n - 1) else int(2 * best >= n)), rows
 
 
 def telling(b) -> int:
