@@ -289,3 +289,33 @@ def test_a_percent_column_used_before_the_matrix_it_is_a_row_of(tmp_path):
     assert any(e.endswith("[1] @ V") for e in by_name.values()), by_name
     outs = [c for c in claims if c["printed"] in {f"{float(x):.4f}" for x in z}]
     assert len(outs) == 2 and all(close(c["exact"], z[int(c["at"][1])]) and c["verdict"] == "correct" for c in outs)
+
+
+def test_one_query_row_masked_is_the_scores_plus_that_row_of_the_causal_mask(tmp_path):
+    """A row of scaled scores, then the same row with its future −∞: the mask's row, so the
+    exponentials after it are e^(s/√2) exactly, not e^0.7071 of the rounded print; one
+    exponential misprinted is wrong."""
+    s = [F(1), F(1, 2), F(3, 2), F(2), F(-1), F(0)]               # the fourth of six tokens
+    scaled = [mp(x) / mpmath.sqrt(2) for x in s]
+    e = [mpmath.exp(x) for x in scaled[:4]] + [mpmath.mpf(0)] * 2
+    shown_e = [f"{float(x):.4f}" for x in e]
+    shown_e[1] = f"{float(e[1]) + 0.002:.4f}"                      # a slip
+    path = tmp_path / "masked_row.md"
+    path.write_text("\n".join([
+        "# One query of a causal head", "", "The fourth token scores the six keys:", "",
+        r"$$s = \begin{bmatrix} 1 & 0.5 & 1.5 & 2 & -1 & 0 \end{bmatrix}$$", "", r"Divided by $\sqrt{2}$:", "",
+        "$$" + bmatrix([[f"{float(x):.4f}" for x in scaled]]) + "$$", "",
+        r"The last two are in its future, so their scores become $-\infty$:", "",
+        "$$" + bmatrix([[f"{float(x):.4f}" for x in scaled[:4]] + [r"-\infty"] * 2]) + "$$", "",
+        "Exponentials:", "", "$$" + bmatrix([shown_e]) + "$$", ""]), encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    masked = next(st for st in spec["steps"] if "causal_mask" in st["expr"])
+    assert masked["expr"].endswith(" + causal_mask(6)[3]"), spec["steps"]
+    inf = [c for c in claims if c["step"] == masked["name"] and c["printed"] in ("-∞", "−∞")]
+    assert inf and all(c["exact"] == "-inf" and c["verdict"] == "correct" for c in inf)
+    exps = [c for c in claims if c["line"] == 17]
+    assert len(exps) == 6
+    for c in exps:
+        j = int(c["at"][1])
+        assert close(c["exact"], e[j])
+        assert c["verdict"] == ("wrong" if j == 1 else "correct"), c

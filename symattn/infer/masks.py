@@ -10,6 +10,11 @@
   causal_mask(n)``. Only the causal pattern, exactly: any other pattern of −∞ is left as
   printed.
 
+- **One row masked.** A worked example for one query prints its row of scores with the
+  positions after it −∞: the row ``i`` of the causal mask added to the scores row
+  (``s + causal_mask(3)[1]``, :func:`masked_row`). Where the −∞ begin places the row: no
+  choice. Any other pattern of −∞ is left as printed.
+
 - **Row sums.** Articles print the sums of a weights matrix's rows to show they are 1
   (``attn_weights.sum(dim=-1)`` → ``[1.0000, 1.0000, …]``), after a softmax or after
   masked weights are renormalised. A block of equal numbers is no evidence for the search
@@ -71,6 +76,31 @@ def name_unmasked(found: list, used: set) -> None:
                 name, n = f"{found[k + 1].name}_scores_{n}", n + 1
             used.add(name)
             b.name = name
+
+
+MAX_MASKED = 12            # nearest earlier rows of scores tried under one masked row
+
+
+def masked_row(search, target, rows: list):
+    """``s + causal_mask(n)[i]`` for a one-row block whose entries after the ``i``-th are
+    all −∞ (and no other), ``s`` an earlier row of scores (a block or a matrix's row), the
+    nearest first, through the mask's declared table form; the best the search accepts, or None."""
+    f = target.floats[0]
+    masked, n = np.isneginf(f), f.size
+    k = int((~masked).sum())
+    if target.shape[0] != 1 or not 0 < k < n or masked[:k].any():
+        return None
+    from ..ops.masks import CAUSAL_MASK
+    form = next((g for g in search.forms if g.op == CAUSAL_MASK.name and g.operands), None)
+    if form is None:
+        return None
+    best = None
+    for s in [r for r in rows if r.shape == target.shape and r.index != target.index][:MAX_MASKED]:
+        text = form.template.format(s.name, **{p: n for p, _ in form.sizes}) + f"[{k - 1}]"
+        cand = search.candidate(target, text, (s,), form.cost - 1, form.template)   # the −∞ place the row
+        if search._accepts(cand, n) and (best is None or search.rank(cand) < search.rank(best)):
+            best = cand
+    return best
 
 
 def row_sums(search, target, earlier: list):

@@ -259,6 +259,9 @@ class Search:
         if best is None and target.shape[0] == 1:  # PE(pos): a position's row of a table
             from .positions import position_row
             best = position_row(self, target, rows)
+        if best is None and target.shape[0] == 1:  # one query's scores, its future masked
+            from .masks import masked_row
+            best = masked_row(self, target, earlier + rows)
         if best is None and not _whole(target):   # what a common mistake of a near derivation
             # reproduces (whole numbers: too easily reproduced by one of so many variants)
             for near in sorted(partly, key=_key)[:MAX_NEAR]:
