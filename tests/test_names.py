@@ -83,6 +83,22 @@ def test_import_names_from_the_left_side_of_a_chain():
     assert [m.name for m in read_matrices(text)] == ["S", "K_T", "weights", "M4"]
 
 
+def test_a_caption_stating_its_formula_names_the_left_side(tmp_path):
+    """``Q = X W_Q:`` over a table names the table Q, not the W_Q it ends with."""
+    text = (r"Q = X W_Q: \begin{bmatrix} 1 & 2 \end{bmatrix}" "\n"
+            r"S = Q K^\top: \begin{bmatrix} 3 \end{bmatrix}" "\n"
+            r"W_Q: \begin{bmatrix} 4 \end{bmatrix}")
+    assert [m.name for m in read_matrices(text)] == ["Q", "S", "W_Q"]
+    post = tmp_path / "post.html"
+    post.write_text("<p>X:</p><table><tr><td>1</td><td>2</td></tr><tr><td>0</td><td>1</td></tr></table>"
+                    "<p>W<sub>Q</sub>:</p><table><tr><td>0.5</td><td>1</td></tr><tr><td>2</td><td>0.25</td></tr></table>"
+                    "<p>Q = X W<sub>Q</sub>:</p><table><tr><td>4.5</td><td>1.5</td></tr>"
+                    "<tr><td>2</td><td>0.25</td></tr></table>", encoding="utf-8")
+    from symattn.article.matrices import find
+    from symattn.article.read import read_article
+    assert [p.name for p in find(read_article(str(post)))] == ["X", "W_Q", "Q"]
+
+
 def test_import_keeps_numeric_matrices_and_says_which_it_skipped():
     text = ("W_Q = \\begin{bmatrix} 1 & 2 \\end{bmatrix}\n\n"
             "W = \\begin{bmatrix} w_{11} & w_{12} \\end{bmatrix}\n"

@@ -414,15 +414,17 @@ _EQUALS = re.compile(r"(?<!\\)=|:=|\\coloneqq")
 
 def _name_before(prefix: str) -> str | None:
     """The spec name of ``NAME =`` before a matrix: the left side of a chain
-    (``S = QK^\\top = \\begin{bmatrix}`` gives ``S``), else the symbol right before ``=``
-    unless that is an operator such as ``\\top``."""
+    (``S = QK^\\top = \\begin{bmatrix}`` gives ``S``, and so does a caption
+    ``S = QK^\\top:``), else the symbol right before ``=`` unless that is an operator
+    such as ``\\top``."""
     tail = prefix[-300:]
     m = _NAME_BEFORE.search(tail)
     if not m:
         return None
     segment = tail[max((x.end() for x in _SEGMENT.finditer(tail)), default=0):]
     sides = _EQUALS.split(segment)
-    if len(sides) > 2:                   # a chain: its left side names the matrix
+    if len(sides) > 2 or (len(sides) == 2 and segment.rstrip().endswith(":")):
+        # a chain, or a caption stating the formula (``Q = X W_Q:``): its left side names it
         left = _NAME_BEFORE.search(sides[0].replace("&", "") + "=")
         if left and _names_a_quantity(left.group(1), True):
             return latex_name(left.group(1))
