@@ -319,3 +319,59 @@ def test_one_query_row_masked_is_the_scores_plus_that_row_of_the_causal_mask(tmp
         j = int(c["at"][1])
         assert close(c["exact"], e[j])
         assert c["verdict"] == ("wrong" if j == 1 else "correct"), c
+
+
+def test_a_bias_beside_its_weight_and_a_residual_five_vectors_back(tmp_path):
+    """Add & Norm then an FFN, every vector inline: the biases printed beside their weight
+    matrices (``W_1 = [...], b_1 = [...]``) are inputs, the FFN's output is derived through
+    them, and the residual that adds it to the normalised vector five prose vectors back is
+    checked exactly: its -0.233 is right (the sum of the 3-decimal prints would say -0.232)."""
+    x, z = [F(2), F(-1), F(1, 2), F(3, 2)], [F(3, 10), F(1, 5), F(-2, 5), F(1, 10)]
+    W1 = [[F(1, 2), F(-1, 5), F(1, 10)], [F(3, 10), F(2, 5), F(-1, 2)],
+          [F(-1, 10), F(1, 5), F(3, 5)], [F(1, 5), F(1, 10), F(3, 10)]]
+    b1 = [F(1, 10), F(0), F(-1, 5)]
+    W2 = [[F(1), F(0), F(1, 2), F(-1, 2)], [F(1, 5), F(3, 10), F(0), F(1, 10)], [F(0), F(-2, 5), F(1, 5), F(3, 5)]]
+    b2 = [F(0), F(1, 10), F(0), F(-1, 10)]
+    r = [a + b for a, b in zip(x, z)]
+    mu = sum(r) / 4
+    var = sum((v - mu) ** 2 for v in r) / 4
+    ln = [mp(v - mu) / mpmath.sqrt(mp(var + F(1, 100000))) for v in r]
+    h = [mpmath.fsum(ln[i] * mp(W1[i][j]) for i in range(4)) + mp(b1[j]) for j in range(3)]
+    a = [max(v, mpmath.mpf(0)) for v in h]
+    f = [mpmath.fsum(a[i] * mp(W2[i][j]) for i in range(3)) + mp(b2[j]) for j in range(4)]
+    out = [u + v for u, v in zip(f, ln)]
+
+    def vec(v, fmt):
+        return "[" + ", ".join(fmt(t) for t in v) + "]"
+
+    def three(t):
+        return f"{float(t):.3f}"
+
+    def plain(t):
+        return f"{float(t):g}"
+
+    def tex(W):
+        return r" \\ ".join(" & ".join(plain(t) for t in row) for row in W)
+
+    path = tmp_path / "ffn.md"
+    path.write_text("\n".join([
+        "# The Add & Norm and the FFN of one token, by hand", "",
+        f"The token's input is `x = {vec(x, plain)}` and the attention sublayer returned `z = {vec(z, plain)}`.", "",
+        f"**Add.** The residual connection adds them: `r = x + z = {vec(r, three)}`.", "",
+        f"**Norm.** With ε = 1e-5 the normalised vector is", "", f"$$\\hat r = {vec(ln, three)}$$", "",
+        "**FFN.** The first layer has", "",
+        f"$$W_1 = \\begin{{bmatrix}} {tex(W1)} \\end{{bmatrix}}, \\quad b_1 = {vec(b1, plain)}$$", "",
+        f"so that $h = \\hat r W_1 + b_1 = {vec(h, three)}$, and after the ReLU, $a = {vec(a, three)}$.", "",
+        "The second layer,", "",
+        f"$$W_2 = \\begin{{bmatrix}} {tex(W2)} \\end{{bmatrix}}, \\quad b_2 = {vec(b2, plain)}$$", "",
+        f"gives $f = a W_2 + b_2 = {vec(f, three)}$.", "",
+        f"**Add again.** $f + \\hat r = {vec(out, three)}$.", ""]), encoding="utf-8")
+    assert three(out[2]) == "-0.233" and f"{float(f[2]):.3f}" == "0.342" and three(ln[2]) == "-0.574"
+    claims, spec, _ = check(path, tmp_path)
+    inputs = set(spec["inputs"])
+    assert {"b_1", "b_2", "W_1", "W_2"} <= inputs and "f" not in inputs, inputs
+    at = 1 + next(k for k, ln in enumerate(path.read_text(encoding="utf-8").splitlines()) if "Add again" in ln)
+    last = [c for c in claims if c["line"] == at]
+    assert len(last) == 4
+    for c in last:
+        assert close(c["exact"], out[int(c["at"][1])]) and c["verdict"] == "correct", c

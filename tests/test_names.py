@@ -89,6 +89,10 @@ def test_a_caption_stating_its_formula_names_the_left_side(tmp_path):
             r"S = Q K^\top: \begin{bmatrix} 3 \end{bmatrix}" "\n"
             r"W_Q: \begin{bmatrix} 4 \end{bmatrix}")
     assert [m.name for m in read_matrices(text)] == ["Q", "S", "W_Q"]
+    from symattn.article.source import Line
+    from symattn.infer.vectors import prose_lists
+    inline = [Line(1, "the input is `x = [1, 2]` and the output `z = [3, 4]`", "text")]
+    assert [p.name for p in prose_lists(inline)] == ["x", "z"]      # each code span its own equation
     post = tmp_path / "post.html"
     post.write_text("<p>X:</p><table><tr><td>1</td><td>2</td></tr><tr><td>0</td><td>1</td></tr></table>"
                     "<p>W<sub>Q</sub>:</p><table><tr><td>0.5</td><td>1</td></tr><tr><td>2</td><td>0.25</td></tr></table>"

@@ -15,7 +15,8 @@ from dataclasses import replace
 from .blocks import Block, rows_of
 
 MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
-MAX_PROSE = 4               # nearest earlier per-token vectors of the prose tried as well
+MAX_PROSE = 8               # nearest earlier per-token vectors of the prose tried as well (a post
+                            # printing every vector inline: a residual reaches back past an FFN)
 MAX_ROW_BLOCKS = 6          # nearest earlier blocks of several rows whose rows are operands
 
 

@@ -33,13 +33,18 @@ def extra(lines: list[Line], found: list[Printed]) -> tuple[list[Printed], set]:
     one-row LaTeX matrices, then the bracket lists of prose and display lines, one a row of
     at least two numbers; the lines of a table of LaTeX vectors, whose one-row matrices
     :func:`find` read one by one: the table's columns are those vectors). A list on a line a
-    found block starts on is that block's (left to it)."""
+    found block starts on is that block's (left to it), unless it is none of its rows: a
+    bias beside its weight (``W_1 = \\begin{bmatrix}…\\end{bmatrix},\\ b_1 = [0.1, 0]``)."""
     prose = [ln for ln in lines if ln.kind in ("text", "math")]
     tabled, covered = aligned(prose)
     taken = {p.line for p in found} - covered
     out = [p for p in tabled if p.line not in taken]
     taken |= {p.line for p in out} | covered
-    out += [p for p in prose_lists(prose) if p.line not in taken]
+    rows = {}                                 # line -> the rows of the blocks found on it
+    for p in found:
+        rows.setdefault(p.line, set()).update(p.values)
+    out += [p for p in prose_lists(prose) if p.line not in taken
+            or (p.line in rows and p.line not in covered and p.values[0] not in rows[p.line])]
     taken |= {p.line for p in out}
     out += [p for p in flattened_rows(prose) if p.line not in taken]
     taken |= {p.line for p in out}

@@ -408,7 +408,7 @@ def _exact_text(v: Fraction, text: str | None = None, fraction: bool = False):
     return v, text if text is not None else (str(v) if v.denominator == 1 else f'"{v}"')
 
 
-_SEGMENT = re.compile(r"\n\s*\n|\$|\\\[|\\\(|\\end\s*\{[^{}]*\}")
+_SEGMENT = re.compile(r"\n\s*\n|\$|`|\\\[|\\\(|\\end\s*\{[^{}]*\}")
 _EQUALS = re.compile(r"(?<!\\)=|:=|\\coloneqq")
 
 
