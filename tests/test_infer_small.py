@@ -358,7 +358,7 @@ def test_a_bias_beside_its_weight_and_a_residual_five_vectors_back(tmp_path):
         "# The Add & Norm and the FFN of one token, by hand", "",
         f"The token's input is `x = {vec(x, plain)}` and the attention sublayer returned `z = {vec(z, plain)}`.", "",
         f"**Add.** The residual connection adds them: `r = x + z = {vec(r, three)}`.", "",
-        f"**Norm.** With ε = 1e-5 the normalised vector is", "", f"$$\\hat r = {vec(ln, three)}$$", "",
+        "**Norm.** With ε = 1e-5 the normalised vector is", "", f"$$\\hat r = {vec(ln, three)}$$", "",
         "**FFN.** The first layer has", "",
         f"$$W_1 = \\begin{{bmatrix}} {tex(W1)} \\end{{bmatrix}}, \\quad b_1 = {vec(b1, plain)}$$", "",
         f"so that $h = \\hat r W_1 + b_1 = {vec(h, three)}$, and after the ReLU, $a = {vec(a, three)}$.", "",
