@@ -375,3 +375,55 @@ def test_a_bias_beside_its_weight_and_a_residual_five_vectors_back(tmp_path):
     assert len(last) == 4
     for c in last:
         assert close(c["exact"], out[int(c["at"][1])]) and c["verdict"] == "correct", c
+
+
+def _causal_tex(caption: str) -> tuple:
+    """A LaTeX note: Q, K, V of four tokens, the scaled scores printed alone under
+    ``caption``, masked, the softmax with one slipped entry, the output. (truths, text)"""
+    Q = [[1, 0, 1], [0, 2, 0], [1, 1, 0], [F(1, 2), 0, 1]]
+    K = [[0, 1, 1], [1, 0, 0], [1, 1, 1], [0, F(1, 2), 2]]
+    S = [[mp(F(sum(F(q) * k for q, k in zip(Q[i], K[j])))) / mpmath.sqrt(3) for j in range(4)] for i in range(4)]
+    A = []
+    for i in range(4):
+        e = [mpmath.exp(S[i][j]) for j in range(i + 1)]
+        A.append([x / mpmath.fsum(e) for x in e] + [mpmath.mpf(0)] * (3 - i))
+
+    def pm(M, show):
+        return r"\begin{pmatrix}" + r" \\ ".join(" & ".join(show(i, j, x) for j, x in enumerate(r))
+                                                 for i, r in enumerate(M)) + r"\end{pmatrix}"
+    given = lambda i, j, x: str(x)                                         # noqa: E731
+    three = lambda i, j, x: f"{float(x):.3f}"                              # noqa: E731
+    masked = lambda i, j, x: r"-\infty" if j > i else three(i, j, x)       # noqa: E731
+    slipped = lambda i, j, x: f"{float(x) + 0.02:.3f}" if (i, j) == (3, 1) else three(i, j, x)  # noqa: E731
+    text = "\n".join([r"\documentclass{article}", r"\begin{document}", "Four tokens, three dimensions.",
+                      r"\[ Q = %s, \quad K = %s. \]" % (pm(Q, given), pm(K, given)),
+                      caption, r"\[ S = %s. \]" % pm(S, three),
+                      "Masking the future positions gives", r"\[ S_{\text{masked}} = %s. \]" % pm(S, masked),
+                      "Applying the softmax row by row,", r"\[ A = %s. \]" % pm(A, slipped), r"\end{document}", ""])
+    return S, A, text
+
+
+def test_scaled_scores_printed_alone_where_the_text_states_the_root(tmp_path):
+    S, A, text = _causal_tex(r"The scaled scores $S = QK^\top/\sqrt{3}$ are")
+    path = tmp_path / "causal.tex"
+    path.write_text(text, encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert {st["name"]: st["expr"] for st in spec["steps"]}["S"] == "Q @ K.T / sqrt(3)"
+    scores = [c for c in claims if c["step"] == "S"]
+    assert len(scores) == 16 and all(close(c["exact"], S[int(c["at"][0])][int(c["at"][1])])
+                                     and c["verdict"] == "correct" for c in scores)
+    weights = [c for c in claims if c["step"] == "A"]
+    assert len(weights) == 16
+    for c in weights:
+        i, j = map(int, c["at"])
+        assert close(c["exact"], A[i][j]) and c["verdict"] == ("wrong" if (i, j) == (3, 1) else "correct"), c
+
+
+def test_scaled_scores_are_not_searched_for_a_root_the_text_does_not_state(tmp_path):
+    """No root stated before them: √3 is no choice of the search (a width of the keys is no
+    statement), the scores stay an input."""
+    _, _, text = _causal_tex("The scores are")
+    path = tmp_path / "causal.tex"
+    path.write_text(text, encoding="utf-8")
+    _, spec, _ = check(path, tmp_path)
+    assert "S" in spec["inputs"], spec["steps"]

@@ -1,5 +1,6 @@
 """The forms the search tries (:mod:`.search`): the spec language's own operators
-(``A @ B``, ``A @ B.T``, ``A + B``, ``A / sqrt(k)``) and each declared operation that carries
+(``A @ B``, ``A @ B.T``, ``A + B``, ``A / sqrt(k)``; the scaled scores ``Q @ K.T / sqrt(k)``
+printed alone, only with a root the text before them states) and each declared operation that carries
 a :class:`~symattn.ops.operation.Search`, with each combination of its parameters' usual
 values (those the text states first, free of cost); and the tuples of earlier blocks whose
 shapes fit a form's operands.
@@ -23,8 +24,10 @@ OPERATORS = (("{0} @ {1}", "n d, d m -> n m"), ("{0} @ {1}.T", "n d, m d -> n m"
              ("{0} / sum({0})", "n d -> n d"), ("sum({0})", "n d -> n 1"), ("mean({0})", "n d -> n 1"),
              ("{0} - mean({0})", "n d -> n d"),           # the deviations LayerNorm divides
              ("{0} / {1}", "n d, n 1 -> n d"),
-             ("{0} / sqrt({k})", "n d -> n d"))
+             ("{0} / sqrt({k})", "n d -> n d"),
+             ("{0} @ {1}.T / sqrt({k})", "n d, m d -> n m"))   # scaled scores printed alone
 SCORES = "{0} @ {1}.T"
+SAID = ("{0} @ {1}.T / sqrt({k})",)      # tried only with a root the text before the block states
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class Form:
     onto: str | None = None     # a table added to a block: "inputs", to an uncomputed one only
     within: tuple | None = None  # the range of the result's entries: a block outside it, not tried
     scales: bool = False        # scaled by 1/√d_k itself: its mistakes tried where the text says so
+    said: bool = False          # its {k} only as the text before the block states it (SAID)
 
 
 def _shape(text: str) -> tuple:
@@ -54,7 +58,7 @@ def forms(text: str) -> list[Form]:
     parameters' values (those the ``text`` states first, free of cost)."""
     out = []
     for template, shapes in OPERATORS:
-        out.append(Form(template, *_shape(shapes), cost=1 + ("{k}" in template)))
+        out.append(Form(template, *_shape(shapes), cost=1 + ("{k}" in template), said=template in SAID))
     for p in PRIMITIVES.values():             # the elementwise functions declared searchable
         if p.search and p.kind == "function" and p.arity == 1:
             out.append(Form(f"{p.builder}({{0}})", (("n", "d"),), ("n", "d"), 1, p.builder))

@@ -145,13 +145,20 @@ class Search:
         """The d_k tried in ``sqrt(d_k)``: stated in the text (``d_k = 2``, ``\\sqrt{2}``),
         the width of the keys of a scores operand, then the widths of earlier blocks (2 or
         more), nearest first."""
-        out = stated(text, ("d_k", "d_{k}", "dk", "d_head", "head_dim")) + roots(text)
+        out = _roots_said(text)
         for o in operands:
             d = self.derived.get(o.index)
             if d is not None and d.form == SCORES:
                 out.append(str(d.operands[1].shape[1]))
         out += [str(b.shape[1]) for b in earlier if b.shape[1] > 1]
         return list(dict.fromkeys(x for x in out if x not in ("0", "1")))[:MAX_SCALES]
+
+    @staticmethod
+    def said(text: str) -> list[str]:
+        """The d_k of ``sqrt(d_k)`` as the ``text`` states it (``d_k = 3``, ``\\sqrt{3}``), or none."""
+        if not states_scale(text):
+            return []
+        return list(dict.fromkeys(x for x in _roots_said(text) if x not in ("0", "1")))[:MAX_SCALES]
 
     def run(self) -> dict[int, Derivation]:
         """Each block's derivation. A block whose best derivation is an earlier block's (the
@@ -236,6 +243,8 @@ class Search:
                 if form.onto == "inputs" and operands[0].index in self.derived:
                     continue                  # positional encodings go onto embeddings, not onto a result
                 scales = self.scales(everything, target.before, operands) if "{k}" in form.template else []
+                if form.said:
+                    scales = self.said(target.before)
                 for text, slotted, cost in self._texts(form, operands, shape, scales, target.line):
                     if not flip and self._needs_scale(form, operands, target):
                         forced.append((form, operands, text, cost))
@@ -348,6 +357,11 @@ class Search:
 
 
 SMALL = 4                   # entries of a block small enough to be reproduced by chance
+
+
+def _roots_said(text: str) -> list[str]:
+    """The d_k the text states (``d_k = 2``) and the numbers it takes a root of (``\\sqrt{2}``)."""
+    return stated(text, ("d_k", "d_{k}", "dk", "d_head", "head_dim")) + roots(text)
 
 
 def freedom(d: Derivation) -> int:
