@@ -1,7 +1,8 @@
 """The forms the search tries (:mod:`.search`): the spec language's own operators
-(``A @ B``, ``A @ B.T``, ``A + B``, ``A / sqrt(k)``; the scaled scores ``Q @ K.T / sqrt(k)``
-printed alone, only with a root the text before them states) and each declared operation that carries
-a :class:`~symattn.ops.operation.Search`, with each combination of its parameters' usual
+(``A @ B``, ``A @ B.T``, ``A + B``, ``A / sqrt(k)``; the scaled scores
+``Q @ K.T / sqrt(k)`` printed alone, only with a root the text before them states) and each
+declared operation that carries a :class:`~symattn.ops.operation.Search`, with each
+combination of its parameters' usual
 values (those the text states first, free of cost); and the tuples of earlier blocks whose
 shapes fit a form's operands.
 """
