@@ -2,9 +2,8 @@
 (``A @ B``, ``A @ B.T``, ``A + B``, ``A / sqrt(k)``; the scaled scores
 ``Q @ K.T / sqrt(k)`` printed alone, only with a root the text before them states) and each
 declared operation that carries a :class:`~symattn.ops.operation.Search`, with each
-combination of its parameters' usual
-values (those the text states first, free of cost); and the tuples of earlier blocks whose
-shapes fit a form's operands.
+combination of its parameters' usual values (those the text states first, free of cost);
+and the tuples of earlier blocks whose shapes fit a form's operands.
 """
 
 from __future__ import annotations
