@@ -427,3 +427,55 @@ def test_scaled_scores_are_not_searched_for_a_root_the_text_does_not_state(tmp_p
     path.write_text(text, encoding="utf-8")
     _, spec, _ = check(path, tmp_path)
     assert "S" in spec["inputs"], spec["steps"]
+
+
+def test_two_heads_sliced_from_q_k_v_in_a_notebook_and_one_head_unscaled(tmp_path):
+    """A notebook prints Q, K, V in one cell (named by its prints, in order), then each
+    head's weights and output from column slices ``Q[:, 0:2]``, ``Q[:, 2:4]``: the head width
+    the text states (d_k = 2.) makes the slices operands. The author's second head forgot
+    the 1/√d_k its code states: diagnosed, not left an input."""
+    import nbformat
+
+    X = [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]]
+    W = {"W_Q": [[F(1, 2), 0, F(-3, 10), 1], [0, F(1, 5), F(2, 5), 0], [F(-1, 10), F(3, 10), 0, F(1, 2)], [F(1, 5), 0, F(1, 10), F(-2, 5)]],
+         "W_K": [[F(3, 10), F(-1, 5), 0, F(1, 2)], [F(1, 10), 0, F(3, 5), F(-1, 10)], [0, F(2, 5), F(1, 5), 0], [F(-1, 2), F(1, 10), 0, F(3, 10)]],
+         "W_V": [[1, 0, F(1, 2), 0], [0, 1, 0, F(-1, 2)], [F(1, 2), F(1, 2), 1, 0], [0, F(-1, 5), 0, 1]]}
+    mat = {k: [[sum(F(X[i][t]) * w[t][j] for t in range(4)) for j in range(4)] for i in range(3)] for k, w in W.items()}
+    Q, K, V = mat["W_Q"], mat["W_K"], mat["W_V"]
+
+    def head(h, scaled):
+        c = range(2 * h, 2 * h + 2)
+        s = [[mp(sum(Q[i][t] * K[j][t] for t in c)) / (mpmath.sqrt(2) if scaled else 1) for j in range(3)] for i in range(3)]
+        return [[mpmath.exp(x) / mpmath.fsum(mpmath.exp(y) for y in r) for x in r] for r in s]
+    A1, A2_true, A2_printed = head(0, True), head(1, True), head(1, False)
+
+    def shown(M):
+        return "[" + "\n ".join("[" + " ".join(f"{float(x):.4f}" for x in r) + "]" for r in M) + "]\n"
+
+    def cell(src, out):
+        c = nbformat.v4.new_code_cell(src)
+        c.outputs = [nbformat.v4.new_output("stream", name="stdout", text=out)]
+        return c
+    cells = [nbformat.v4.new_markdown_cell("# Two heads in NumPy\nThree tokens, d_model = 4, two heads of d_k = 2.")]
+    cells.append(cell(f"X = np.array({X})\nprint(X)", shown(X)))
+    cells += [cell(f"{k} = np.array({[[float(x) for x in r] for r in w]})\nprint({k})", shown(w)) for k, w in W.items()]
+    cells.append(cell("Q = X @ W_Q\nK = X @ W_K\nV = X @ W_V\nprint(Q)\nprint(K)\nprint(V)", shown(Q) + shown(K) + shown(V)))
+    for h, A in ((0, A1), (1, A2_printed)):
+        cells.append(cell(f"q, k = Q[:, {2 * h}:{2 * h + 2}], K[:, {2 * h}:{2 * h + 2}]\n"
+                          "weights = softmax(q @ k.T / np.sqrt(2))\nprint(weights)", shown(A)))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = cells
+    path = tmp_path / "heads.ipynb"
+    nbformat.write(nb, str(path))
+    claims, spec, _ = check(path, tmp_path)
+    steps = {st["name"]: st["expr"] for st in spec["steps"]}
+    assert steps["Q"] == "X @ W_Q" and steps["K"] == "X @ W_K" and steps["V"] == "X @ W_V", steps
+    assert "weights(Q[:, 0:2], K[:, 0:2])" in steps.values() and "weights(Q[:, 2:4], K[:, 2:4])" in steps.values()
+    first = [c for c in claims if c["line"] in (7501, 7502, 7503)]
+    second = [c for c in claims if c["line"] in (8501, 8502, 8503)]
+    assert len(first) == len(second) == 9
+    for c in first:
+        assert close(c["exact"], A1[int(c["at"][0])][int(c["at"][1])]) and c["verdict"] == "correct", c
+    for c in second:
+        assert close(c["exact"], A2_true[int(c["at"][0])][int(c["at"][1])]) and c["verdict"] == "wrong", c
+        assert any("1/√d_k missing" in x for x in c["diagnosis"]), c

@@ -77,6 +77,30 @@ def assignment_above(lines: dict, line: int, back: int = 3) -> str | None:
     return None
 
 
+def prints_above(lines: dict, line: int, back: int = 40) -> tuple[int, list[str]]:
+    """(the last line of the program just above an output at ``line``, the names its
+    ``print(…)`` calls print in order, ``""`` for one that prints no name): a cell that
+    prints Q, K and V prints three blocks, the k-th print's the k-th. (0, []) when the
+    line above is no program."""
+    code = []
+    for ln in above(lines, line, back):
+        if ln.kind == "output" and not code:
+            continue                          # the printouts before this one, of the same program
+        if ln.kind != "code":
+            break
+        code.append(ln)
+    if not code:
+        return 0, []
+    try:
+        tree = ast.parse("\n".join(ln.text for ln in reversed(code)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return code[0].number, []
+    calls = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                    and n.func.id == "print" and len(n.args) == 1 and not n.keywords),
+                   key=lambda n: (n.lineno, n.col_offset))
+    return code[0].number, [printed_name(n.args[0]) for n in calls]
+
+
 def printed_as(lines: dict, label: str) -> str | None:
     """The program name a ``print(f"…")`` of the example prints after ``label`` (an output
     line ``Variance: 0.132`` under ``print(f"Variance: {variance:.3f}")`` prints

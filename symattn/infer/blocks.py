@@ -50,6 +50,13 @@ class Block:
     given: tuple = ()                    # a weight the text states by these names (.stated)
     echoes: tuple = ()                   # (path, Printed): its numbers (or a row's) printed again,
                                          # maybe rounded (left to the article check: no block)
+    program: str = ""                    # the code between the previous block and this one
+
+    @property
+    def stating(self) -> str:
+        """Where the scaling of this block is stated: the text before it and the program
+        that prints it (``softmax(q @ k.T / np.sqrt(2))`` above a notebook's output)."""
+        return f"{self.before}\n{self.program}" if self.program else self.before
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -86,6 +93,20 @@ def rows_of(b: Block) -> list[Block]:
     p = b.printed
     return [Block(f"{b.name}[{i}]", Printed(p.name, p.line, (p.values[i],), (p.texts[i],)), b.index,
                   b.path, b.floats[i:i + 1], b.half[i:i + 1], parent=b, row=i) for i in range(b.shape[0])]
+
+
+def heads_of(b: Block, width: int) -> list[Block]:
+    """The column slices of ``width`` of a block of several rows twice as wide or more,
+    each an operand of its own (``Q[:, 2:4]``: the queries of head 2)."""
+    if b.shape[0] < 2 or b.parent is not None or width < 1 or b.shape[1] % width or b.shape[1] < 2 * width:
+        return []
+    p, out = b.printed, []
+    for a in range(0, b.shape[1], width):
+        cols = slice(a, a + width)
+        out.append(Block(f"{b.name}[:, {a}:{a + width}]", Printed(p.name, p.line, tuple(r[cols] for r in p.values),
+                                                                   tuple(r[cols] for r in p.texts)),
+                         b.index, b.path, b.floats[:, cols], b.half[:, cols], parent=b))
+    return out
 
 
 def row_shown(row: Block, line: int, shown: set) -> bool:
@@ -159,6 +180,7 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
     of: dict = {}                                # id(printed) -> its block
     for path, lines in parts:
         texts = {ln.number: ln.text for ln in lines if ln.kind != "code"}
+        code = {ln.number: ln.text for ln in lines if ln.kind == "code"}
         last = 0
         for p in _with_vectors(lines):
             if sum(b.printed.form != "prose" for b in out) >= MAX_BLOCKS:
@@ -176,7 +198,10 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
             seen.append(p)
             before = out[-1].before if out and p.line == last else \
                 "\n".join(t for n, t in texts.items() if last <= n <= p.line)   # one line's blocks: one context
-            b = printed_block(spec_name(p.name), p, len(out), path, before, label=p.name, again=again)
+            program = out[-1].program if out and p.line == last else \
+                "\n".join(t for n, t in code.items() if last <= n <= p.line)
+            b = printed_block(spec_name(p.name), p, len(out), path, before, label=p.name, again=again,
+                              program=program)
             scores = unmasked(b, len(out), out)  # scores masked with −∞: their input first
             if scores is not None:
                 out.append(scores)
@@ -244,7 +269,7 @@ def states_scale(text: str) -> bool:
 
 
 _VALUE = (r"\s*(?:=|:|is|of)\s*\$?\s*([+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
-          r"(?:\s*(?:\\times|\\cdot|×|·|x|\*)\s*10\s*\^\s*\{?\s*([+\-−]?\d+)\s*\}?)?(?![\d.]|\s*\^)")
+          r"(?:\s*(?:\\times|\\cdot|×|·|x|\*)\s*10\s*\^\s*\{?\s*([+\-−]?\d+)\s*\}?)?(?!\d|\.\d|\s*\^)")     # a sentence's full stop may follow
 
 
 def stated(text: str, words: tuple) -> list[str]:

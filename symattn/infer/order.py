@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .blocks import Block, rows_of
+from .blocks import Block, heads_of, rows_of
 
 MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
 MAX_PROSE = 8               # nearest earlier per-token vectors of the prose tried as well (a post
@@ -31,9 +31,11 @@ def ends_text(b: Block) -> bool:
     return b.printed.form not in ("prose", "stack")
 
 
-def operands(blocks: list[Block], target: Block) -> tuple[list[Block], list[Block]]:
-    """(the blocks tried as operands of ``target``'s derivation, nearest first; the rows
-    tried where a form takes or gives a row)."""
+def operands(blocks: list[Block], target: Block, widths: tuple = ()) -> tuple[list[Block], list[Block]]:
+    """(the blocks tried as operands of ``target``'s derivation, nearest first, each of the
+    nearest :data:`MAX_ROW_BLOCKS` of several rows followed by its heads: its column
+    slices of a head's ``widths`` the text states; the rows tried where a form takes or
+    gives a row)."""
     before = sorted((b for b in blocks if b.index < target.index), key=lambda b: -b.index)
     whole = [b for b in before if not is_prose(b)][:MAX_OPERANDS]
     from .reprinted import shown_again
@@ -41,7 +43,11 @@ def operands(blocks: list[Block], target: Block) -> tuple[list[Block], list[Bloc
     stacked = {id(r) for b in before for r in getattr(b, "parts", ())}   # represented by their stack
     prose = [b for b in before if is_prose(b) and id(b) not in stacked][:MAX_PROSE]
     earlier = sorted(whole + prose, key=lambda b: -b.index)
-    rows = [r for b in [b for b in whole if b.shape[0] > 1][:MAX_ROW_BLOCKS] for r in rows_of(b)]
+    several = [b for b in whole if b.shape[0] > 1][:MAX_ROW_BLOCKS]
+    rows = [r for b in several for r in rows_of(b)]
+    if widths:
+        heads = {b.index: [h for w in widths for h in heads_of(b, w)] for b in several}
+        earlier = [x for b in earlier for x in [b] + heads.get(b.index, [])]
     return earlier, rows
 
 

@@ -54,6 +54,7 @@ MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
 PARTLY = 1 / 3              # a derivation reproducing this share is near: its mistakes are tried
 MAX_NEAR = 12               # near derivations whose mistakes are tried, the best first
 MAX_VARIANTS = 24           # mistakes of one derivation tried
+HEAD_WIDTH = ("d_k", "d_{k}", "dk", "d_head", "head_dim", "head_size")   # a head's width, as stated
 
 @dataclass
 class Derivation:
@@ -83,6 +84,7 @@ class Search:
         self._trees: dict = {}                 # a form's text with slots -> its parsed tree
         self._values: dict = {}                # (text with slots, operand names) -> its value
         self._mini = None
+        self.widths = tuple(int(w) for w in dict.fromkeys(stated(text, HEAD_WIDTH)) if w.isdigit() and int(w) > 0)
         self.margin = MIN_ENTRIES              # entries explained beyond the freedom (.small)
         self.shown: set = set()                # (matrix index, row, line): the text prints that row
                                                # again there, no choice of it (filled by .small)
@@ -215,7 +217,7 @@ class Search:
         from .masks import is_unmasked, row_sums
         if is_unmasked(target):                   # scores split from their masked print: an input
             return None
-        everything, rows = pool(self.blocks, target)
+        everything, rows = pool(self.blocks, target, self.widths)
         earlier = [b for b in everything if b.index > after] + list(later)
         rows = [r for r in rows if r.parent.index > after]
         if len(np.unique(target.floats)) < 2:
@@ -223,6 +225,7 @@ class Search:
         if n < 1 + self.margin:                   # never accepted (_accepts)
             return None
         best, tries, forced, partly = None, 0, [], []
+        roots_said = {int(k) for k in self.said(target.stating) if k.isdigit()}
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
         total = min(MAX_BLOCK_TRIES, BLOCK_TRIES_PER_ENTRY * n)
         # a row may print a column result (a mean per token) transposed
@@ -242,9 +245,9 @@ class Search:
                         continue              # a block beside or added to itself: a coincidence (X = [I I], 2·A)
                 if form.onto == "inputs" and operands[0].index in self.derived:
                     continue                  # positional encodings go onto embeddings, not onto a result
-                scales = self.scales(everything, target.before, operands) if "{k}" in form.template else []
+                scales = self.scales(everything, target.stating, operands) if "{k}" in form.template else []
                 if form.said:
-                    scales = self.said(target.before)
+                    scales = self.said(target.stating)
                 for text, slotted, cost in self._texts(form, operands, shape, scales, target.line):
                     if not flip and self._needs_scale(form, operands, target):
                         forced.append((form, operands, text, cost))
@@ -259,8 +262,11 @@ class Search:
                     cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
                     if self._accepts(cand, n, form.most) and (best is None or _key(cand) < _key(best)):
                         best = cand
-                    elif m >= PARTLY * n or (form.scales and states_scale(target.before)):
-                        partly.append(cand)       # near, or scaled as the text says: its mistakes
+                    elif m >= PARTLY * n or (form.scales and states_scale(target.stating)):
+                        # near, or scaled as the text says: its mistakes; first the queries and
+                        # keys of one head as wide as the root the text states (√2: heads of 2)
+                        partly.append((not (form.scales and operands[-1].shape[1] in roots_said
+                                            and _one_head(operands)), cand))
         for form, operands, text, cost in forced[:MAX_TRIES]:
             cand = self._with_mistakes(text, operands, target, cost)
             if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
@@ -273,7 +279,7 @@ class Search:
             best = masked_row(self, target, earlier + rows)
         if best is None and not _whole(target):   # what a common mistake of a near derivation
             # reproduces (whole numbers: too easily reproduced by one of so many variants)
-            for near in sorted(partly, key=_key)[:MAX_NEAR]:
+            for _, near in sorted(partly, key=lambda t: (t[0], _key(t[1])))[:MAX_NEAR]:
                 best = self._mistaken(near.expr, near.operands, target, near.cost)
                 if best is not None:
                     best.form = near.form
@@ -297,12 +303,12 @@ class Search:
                 f.scaled for f in self.forms if f.op == form.op) or len(operands) != 1:
             return False
         d = self.derived.get(operands[0].index)
-        return d is not None and d.form == SCORES and states_scale(target.before)
+        return d is not None and d.form == SCORES and states_scale(target.stating)
 
     def _with_mistakes(self, text: str, operands: tuple, target: Block, cost: int):
         """The scaled form of a forced softmax (``softmax(S)`` → ``softmax(S / sqrt(k))``),
         and, if its value is not the print, the common mistake of it that is."""
-        k = self.scales([o for o in self.blocks if o.index < target.index][::-1], target.before, operands)
+        k = self.scales([o for o in self.blocks if o.index < target.index][::-1], target.stating, operands)
         if not k:
             return None
         scaled = text.replace(operands[0].name, f"{operands[0].name} / sqrt({k[0]})", 1)
@@ -361,7 +367,7 @@ SMALL = 4                   # entries of a block small enough to be reproduced b
 
 def _roots_said(text: str) -> list[str]:
     """The d_k the text states (``d_k = 2``) and the numbers it takes a root of (``\\sqrt{2}``)."""
-    return stated(text, ("d_k", "d_{k}", "dk", "d_head", "head_dim")) + roots(text)
+    return stated(text, HEAD_WIDTH) + roots(text)
 
 
 def freedom(d: Derivation) -> int:
@@ -414,6 +420,13 @@ def _reprints(v, operands: tuple, target: Block | None = None) -> bool:
             if ok.all():
                 return True
     return False
+
+
+def _one_head(operands: tuple) -> bool:
+    """Are the operands the same columns (one head, ``Q[:, 2:4]`` and ``K[:, 2:4]``) of
+    different blocks?"""
+    heads = {o.name[len(o.parent.name):] if o.parent is not None and o.row < 0 else None for o in operands}
+    return None not in heads and len(heads) == 1 and len({o.index for o in operands}) == len(operands)
 
 
 def _key(d: Derivation) -> tuple:

@@ -158,12 +158,31 @@ def code_names(found: list[Block], parts: list[tuple[str, list]]) -> list[Block]
     from .masks import is_unmasked, name_unmasked
     used = {b.name for b in found}
     by_path = {path: {ln.number: ln for ln in lines} for path, lines in parts}
+    in_order = _printed_in_order(found, by_path)
     for b in found:
         if b.label or b.given or is_unmasked(b) or b.path not in by_path:
             continue
-        name = spec_name(assignment_above(by_path[b.path], b.line) or "")
+        name = spec_name(in_order.get(b.index) or assignment_above(by_path[b.path], b.line) or "")
         if name and name not in used:
             used.add(name)
             b.name = name
     name_unmasked(found, {b.name for b in found if not is_unmasked(b)})   # after the masked print's name
     return found
+
+
+def _printed_in_order(found: list[Block], by_path: dict) -> dict:
+    """Block index -> the name printed for it, where the printouts after one program are
+    as many as its prints (``print(Q)``, ``print(K)``, ``print(V)``: the k-th block the
+    k-th name)."""
+    from ..article.prints import prints_above
+    runs: dict = {}
+    for b in found:
+        if b.path in by_path and b.parent is None and not b.printed.form == "prose":
+            end, names = prints_above(by_path[b.path], b.line)
+            if end and names:
+                runs.setdefault((b.path, end), (names, []))[1].append(b)
+    out = {}
+    for names, blocks in runs.values():
+        if len(blocks) == len(names):
+            out.update({b.index: n for b, n in zip(blocks, names) if n})
+    return out
