@@ -479,3 +479,39 @@ def test_two_heads_sliced_from_q_k_v_in_a_notebook_and_one_head_unscaled(tmp_pat
     for c in second:
         assert close(c["exact"], A2_true[int(c["at"][0])][int(c["at"][1])]) and c["verdict"] == "wrong", c
         assert any("1/√d_k missing" in x for x in c["diagnosis"]), c
+
+
+def test_rope_at_the_position_the_text_states_and_a_product_names_no_vector(tmp_path):
+    """RMSNorm, then RoPE of the normalised vector as a query at position m = 2 (pairs,
+    base 10000): ``rope(x, start=2)``, its numbers exact (mpmath's rotation); the vector
+    printed after ``$\\hat x W_1 =`` is a product, not a block named W_1."""
+    x = [F(4, 5), F(-2, 5), F(6, 5), F(3, 5)]
+    rms = mpmath.sqrt(mp(sum(v * v for v in x) / 4) + mpmath.mpf("1e-6"))
+    xn = [mp(v) / rms for v in x]
+    rot = []
+    for k in range(2):
+        t = 2 * mpmath.power(10000, mpmath.mpf(-2 * k) / 4)
+        a, b = xn[2 * k], xn[2 * k + 1]
+        rot += [a * mpmath.cos(t) - b * mpmath.sin(t), a * mpmath.sin(t) + b * mpmath.cos(t)]
+    W1 = [[F(1, 2), F(-1, 10)], [F(1, 5), F(2, 5)], [F(-1, 10), F(3, 5)], [F(3, 10), F(1, 10)]]
+    gate = [mpmath.fsum(xn[i] * mp(W1[i][j]) for i in range(4)) for j in range(2)]
+
+    def vec(v):
+        return "[" + ", ".join(f"{float(t):.4f}" for t in v) + "]"
+    tex = r" \\ ".join(" & ".join(f"{float(t):g}" for t in r) for r in W1)
+    path = tmp_path / "rope.md"
+    path.write_text("\n".join([
+        "# RMSNorm and RoPE on one token", "", "Take the token vector $x = [0.8, -0.4, 1.2, 0.6]$.", "",
+        r"RMSNorm with $\epsilon = 10^{-6}$ and a gain of ones gives $\hat x = " + vec(xn) + "$.", "",
+        r"We rotate $\hat x$ as a query at position $m = 2$, adjacent pairs, base 10000:", "",
+        r"$$R_m \hat x = " + vec(rot) + "$$", "",
+        r"With $$W_1 = \begin{bmatrix} " + tex + r" \end{bmatrix}$$", "",
+        r"the gate is $\hat x W_1 = " + vec(gate) + "$.", ""]), encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    steps = {st["line"]: st for st in spec["steps"]}
+    assert steps[9]["expr"].startswith("rope(") and "start=2" in steps[9]["expr"], spec["steps"]
+    assert steps[13]["expr"].endswith(" @ W_1") and steps[13]["name"] != "W_1_2", spec["steps"]
+    rotated = [c for c in claims if c["line"] == 9]
+    assert len(rotated) == 4
+    for c in rotated:
+        assert close(c["exact"], rot[int(c["at"][1])]) and c["verdict"] == "correct", c

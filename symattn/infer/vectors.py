@@ -177,11 +177,25 @@ def prose_lists(lines: list[Line]) -> list[Printed]:
                 value, end = parse_list(t, j)
             mat = as_matrix(value) if value else None
             if mat and len(mat[0][0]) >= 2 and _alone(t, j, end):
-                out.append(Printed(_name_before(s[:i]) or "", ln.number, *mat, form="prose"))
+                name = "" if _product_before(s[:i]) else _name_before(s[:i]) or ""
+                out.append(Printed(name, ln.number, *mat, form="prose"))
             if run_over:
                 break
             i = max(end, i + 1)
     return out
+
+
+_MATH_LHS = re.compile(r"\$([^$=]*)=\s*$")
+_SYMBOL = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?:_\{[^{}]*\}|_\w+)?(?![A-Za-z])")
+_BOLD = re.compile(r"\\(?:mathbf|boldsymbol|bm|vec|hat|tilde|bar)\s*\{([^{}]*)\}")
+_WRAPPER = re.compile(r"\\(?:text|mathrm|mathit|operatorname)\s*\{[^{}]*\}|\\[A-Za-z]+")
+
+
+def _product_before(text: str) -> bool:
+    """Does ``text`` end with a product in math (``$\\hat x W_1 =``, ``$R_m x =``): two
+    symbols side by side on the left of ``=``, which name no block?"""
+    m = _MATH_LHS.search(text)
+    return m is not None and len(_SYMBOL.findall(_WRAPPER.sub(" ", _BOLD.sub(r" \1 ", m.group(1))))) >= 2
 
 
 _BREAK_AT_END = re.compile(r"\\\\\s*$")          # an aligned display's line break

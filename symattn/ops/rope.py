@@ -161,5 +161,6 @@ def _mistakes(call, spec) -> list:
 
 ROPE = declare("rope", rope, steps=rope_steps, convert={"start": "whole"}, latex=Presentation("RoPE", _show),
                mistakes=_mistakes, search=Search("n d -> n d", params={"base": ("10000",),
-                                                                      "layout": ('"pairs"', '"halves"')},
-                                                 words={"base": ("base",)}))
+                                                                      "layout": ('"pairs"', '"halves"'),
+                                                                      "start": ("0",)},
+                                                 words={"base": ("base",), "start": ("m", "position", "pos")}))
