@@ -245,9 +245,8 @@ class Search:
                         continue              # a block beside or added to itself: a coincidence (X = [I I], 2·A)
                 if form.onto == "inputs" and operands[0].index in self.derived:
                     continue                  # positional encodings go onto embeddings, not onto a result
-                scales = self.scales(everything, target.stating, operands) if "{k}" in form.template else []
-                if form.said:
-                    scales = self.said(target.stating)
+                scales = self.said(target.stating) if form.said else \
+                    self.scales(everything, target.stating, operands) if "{k}" in form.template else []
                 for text, slotted, cost in self._texts(form, operands, shape, scales, target.line):
                     if not flip and self._needs_scale(form, operands, target):
                         forced.append((form, operands, text, cost))
