@@ -227,3 +227,25 @@ def test_a_softmax_worked_row_by_row_with_a_wrong_weight(tmp_path):
     bad = [c["printed"] for c in got if c["verdict"] == "wrong"]
     assert bad == [wrong], got
     assert sum(c["verdict"] == "correct" for c in got) == 13, got     # 6 exponentials, 2 sums, 5 weights
+
+
+def test_the_epsilon_the_text_adds_under_the_root_is_in_the_standard_deviation(tmp_path):
+    eps = F("0.00001")
+    var_eps = VAR + eps
+    std = mpmath.sqrt(mpmath.mpf(var_eps.numerator) / var_eps.denominator)
+    normalised = [mpmath.mpf(d.numerator) / d.denominator / std for d in DEV]
+    lines = hand_post().splitlines()
+    k = next(i for i, t in enumerate(lines) if t.startswith("The variance"))
+    lines.insert(k + 1, f"We add 0.00001 before the root: $\\sqrt{{{p(VAR, 4)} + 0.00001}} \\approx {p(std, 3)}$.")
+    post = tmp_path / "post.md"
+    post.write_text("\n".join(lines), encoding="utf-8")
+    got = [c for c in claims(post) if c["printed"] in {p(v, 3) for v in NORM} and c["line"] > k + 2]
+    assert len(got) == len(NORM) and all(c["verdict"] == "correct" for c in got), got
+    for c, want, plain in zip(sorted(got, key=lambda c: c["at"]), normalised, NORM):
+        assert abs(mpmath.mpf(c["exact"]) - want) < mpmath.mpf("1e-15"), (c, want)
+        assert abs(mpmath.mpf(c["exact"]) - plain) > mpmath.mpf("1e-9")      # not the plain root's
+    plain_post = tmp_path / "plain.md"                    # no ε stated: the plain root
+    plain_post.write_text(hand_post(), encoding="utf-8")
+    got = [c for c in claims(plain_post) if c["printed"] in {p(v, 3) for v in NORM} and c["step"].endswith("normalised")]
+    assert got and all(abs(mpmath.mpf(c["exact"]) - w) < mpmath.mpf("1e-15")
+                       for c, w in zip(sorted(got, key=lambda c: c["at"]), NORM)), got

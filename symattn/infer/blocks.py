@@ -289,6 +289,22 @@ def stated(text: str, words: tuple) -> list[str]:
     return list(dict.fromkeys(v for _, v in sorted(out, reverse=True) if v is not None))
 
 
+_IN_ROOT = re.compile(r"(?:\\sqrt\s*\{|√\s*\(|sqrt\s*\()[^{}()]*?\+\s*(\d*\.?\d+)(?:[eE]([+\-−]?\d+))?\s*[})]")
+SMALLEST = 0.01             # an ε added under a root is smaller than this
+
+
+def epsilons(text: str, words: tuple) -> list[str]:
+    """The ε the text states: as a parameter written as one of ``words`` (``ε = 1e-5``,
+    :func:`stated`), else added under a root (``\\sqrt{2+0.00001}``, ``√(var + 1e-5)``), latest
+    first."""
+    out = stated(text, words)
+    for m in reversed(list(_IN_ROOT.finditer(text))):
+        value = _decimal(m.group(1), m.group(2))
+        if value is not None and 0 < float(value) < SMALLEST:
+            out.append(value)
+    return list(dict.fromkeys(out))
+
+
 def _decimal(mantissa: str, power: str | None) -> str | None:
     from decimal import Decimal, InvalidOperation
     try:

@@ -54,7 +54,7 @@ STATISTICS = (("sum", "sum({x})"),
               ("squared_deviations", "{deviations} ** 2"),
               ("sum_squares", "sum({squared_deviations})"),
               ("variance", "var({x}, ddof={ddof})"),
-              ("std", "sqrt({variance})"),
+              ("std", "sqrt({variance}{eps})"),
               ("normalised", "{deviations} / {std}"))
 LOG_LIKELIHOOD = (("log", "log({x})"),                 # of probabilities (at the targets)
                   ("neg_log", "-{log}"),
@@ -105,6 +105,7 @@ class _Candidate:
     window: list
     nexts: list
     parts: dict             # next block's index -> the numbers of its own part
+    eps: str = ""           # `` + ε`` under the root, where its part states an ε (``√(2 + 0.00001)``)
     moved: dict = field(default_factory=dict)   # sign -> (search, operands moved by their rounding)
 
 
@@ -113,9 +114,10 @@ def chains(found: list[Block], parts: list, search, derived=()) -> dict[int, Cha
     the article's (path, lines); ``search``: the :class:`.search.Search` whose ``value``
     evaluates; ``derived``: the blocks the search derives, no step of a chain)."""
     numbers = {path: _numbers(lines) for path, lines in parts}
+    texts = {path: [(ln.number, ln.text) for ln in lines] for path, lines in parts}
     used = {b.name for b in found}
     out, taken_blocks = {}, set()
-    for cand in _candidates(found, numbers, derived):
+    for cand in _candidates(found, numbers, derived, texts):
         if any(o.index in taken_blocks or o.index in out for o in cand.operands):
             continue
         cand.nexts = [o for o in cand.nexts if o.index not in taken_blocks]
@@ -127,9 +129,13 @@ def chains(found: list[Block], parts: list, search, derived=()) -> dict[int, Cha
     return out
 
 
-def _candidates(found: list[Block], numbers: dict, derived):
+def _candidates(found: list[Block], numbers: dict, derived, texts: dict):
     """Each block of three columns or more, then each run of blocks of as many rows
-    printed one right after another (``concat(A, B)``: the probabilities of two texts)."""
+    printed one right after another (``concat(A, B)``: the probabilities of two texts),
+    with the ε its part (and :data:`SLACK` lines after its next blocks) states (LayerNorm's: :func:`.blocks.epsilons`)."""
+    from ..ops import OPERATIONS
+    from .blocks import epsilons
+    words = OPERATIONS["layer_norm"].search.words["eps"]
     from .order import ends_text
     runs = [[b] for b in found if b.parent is None]
     for a, b in zip(found, found[1:]):
@@ -150,8 +156,10 @@ def _candidates(found: list[Block], numbers: dict, derived):
         nexts = [o for o in found if o.path == run[-1].path and o.line > stop and o.parent is None
                  and o.index not in derived][:MAX_NEXT]
         text = run[0].name if len(run) == 1 else "concat(" + ", ".join(b.name for b in run) + ")"
+        end = max([stop] + [o.line + o.shape[0] for o in nexts]) + SLACK     # its part and its nexts'
+        said = epsilons("\n".join(t for n, t in texts.get(run[0].path, ()) if run[0].line <= n <= end), words)
         yield _Candidate(text, tuple(run), run[-1].name, window, nexts,
-                         {o.index: part(o, [o])[0] for o in nexts})
+                         {o.index: part(o, [o])[0] for o in nexts}, eps=f" + {said[0]}" if said else "")
 
 
 def _numbers(lines) -> list[_Printed]:
@@ -214,7 +222,7 @@ def _steps(cand: _Candidate, chain: tuple, search, ddof: str) -> tuple[list, dic
     inline, out, prints = {}, [], set()
     computed = all(_computed(b) for b in cand.operands)
     for key, template in chain:
-        inline[key] = template.format(x=_wrapped(cand.text), ddof=ddof,
+        inline[key] = template.format(x=_wrapped(cand.text), ddof=ddof, eps=cand.eps,
                                       **{k: _wrapped(v) for k, v in inline.items()})
         with np.errstate(all="ignore"):       # exp of large entries: inf, no match
             v = search.value(inline[key], cand.operands)
@@ -319,7 +327,7 @@ def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chai
             continue
         st.picked = st.picked or st.partial
         name = _name(cand.name, st.key, used) if st.block is None else st.block.name
-        expr = st.template.format(x=_wrapped(cand.text), ddof=ddof, **{
+        expr = st.template.format(x=_wrapped(cand.text), ddof=ddof, eps=cand.eps, **{
             k: names.get(k) or _wrapped(v) for k, v in inline.items() if k != st.key})
         names[st.key] = name
         line = st.block.line if st.block is not None else min(window[k].line for k in st.picked)
@@ -354,7 +362,7 @@ def _with_carried(cand: _Candidate, window: list, search, used: set, ddof: str, 
         return None
     target, got = carried
     names["std"] = _name(b.name, "std", used)
-    shown.append((names["std"], f"sqrt({names.get('variance') or inline['variance']})", b.line))
+    shown.append((names["std"], f"sqrt({names.get('variance') or inline['variance']}{cand.eps})", b.line))
     shown.append((target.name, f"({b.name} - {names['mean']}) / {names['std']}", target.line))
     return got, target.index
 

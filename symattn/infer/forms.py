@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..ops import OPERATIONS
 from ..primitives import PRIMITIVES
-from .blocks import Block, stated
+from .blocks import Block, epsilons, stated
 
 MOST = 3 / 4                # share of a block's entries (and of its non-zero ones) reproduced
 
@@ -69,7 +69,7 @@ def forms(text: str) -> list[Form]:
         ops, result = _shape(s.shapes)
         choices = []
         for p, usual in s.params.items():
-            said = stated(text, s.words.get(p, ())) if s.words.get(p) else []
+            said = (epsilons if p == "eps" else stated)(text, s.words[p]) if s.words.get(p) else []
             if p == "base" and not said:      # as its formula writes it: 1000^{2i/d}
                 from .positions import bases_written
                 said = [b for b in bases_written(text)[:1] if b != usual[0]]   # the default: unwritten
