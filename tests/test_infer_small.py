@@ -515,3 +515,32 @@ def test_rope_at_the_position_the_text_states_and_a_product_names_no_vector(tmp_
     assert len(rotated) == 4
     for c in rotated:
         assert close(c["exact"], rot[int(c["at"][1])]) and c["verdict"] == "correct", c
+
+
+# -- a three-class softmax at a stated temperature with one entry slipped -----------------
+
+def test_a_three_entry_softmax_at_a_stated_temperature_with_one_slip(tmp_path):
+    z = [F("2.0"), F("1.0"), F("0.1")]
+    e = [mpmath.exp(mp(x) / mpmath.mpf("0.5")) for x in z]
+    p = [x / mpmath.fsum(e) for x in e]
+    shown = [f"{float(x):.4f}" for x in p]
+    shown[1] = f"{float(p[1]) - 0.0027:.4f}"                       # one entry slipped
+    path = tmp_path / "temperature.md"
+    path.write_text("\n".join([
+        "# Softmax with a temperature", "", "The logits are $z = [2.0, 1.0, 0.1]$.", "",
+        "Dividing them by $T = 0.5$ sharpens the distribution:", "",
+        "$$p_T = [" + ", ".join(shown) + "]$$", ""]), encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert [s["expr"] for s in spec["steps"]] == ["softmax(z, T=0.5)"], spec["steps"]
+    got = sorted((c for c in claims if c["line"] == 7), key=lambda c: c["at"])
+    assert [c["verdict"] for c in got] == ["correct", "wrong", "correct"], got
+    assert all(close(c["exact"], x) for c, x in zip(got, p))
+
+
+def test_three_whole_numbers_one_off_are_not_a_derivation(tmp_path):
+    path = tmp_path / "whole.md"                # [1, 2] @ [[1, 0, 2], [0, 1, 1]] = [1, 2, 4]: printed 5
+    path.write_text("\n".join([
+        "# A product", "", "$x = [1, 2]$", "", "$$W = " + bmatrix([["1", "0", "2"], ["0", "1", "1"]]) + "$$", "",
+        "$$y = [1, 2, 5]$$", ""]), encoding="utf-8")
+    r = cli("check", "--json", str(path))                   # no derivation: a refusal, no verdict
+    assert r.returncode == 2 and "no worked example found" in r.stderr and not r.stdout, (r.stdout, r.stderr)

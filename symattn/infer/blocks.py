@@ -319,3 +319,14 @@ def _decimal(mantissa: str, power: str | None) -> str | None:
         return None
     text = format(value.normalize(), "f")
     return text if value >= 0 else None
+
+
+def telling(b) -> int:
+    """The entries of ``b`` printed with three significant digits or more and not whole
+    (``58.7%`` too)."""
+    n = 0
+    for row in b.printed.texts:
+        for t in row:
+            digits = t.strip().rstrip("%").lstrip("+-−").replace(".", "").lstrip("0")
+            n += "." in t and len(digits.rstrip("0")) >= 3 and digits.isdigit()
+    return n

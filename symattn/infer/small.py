@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .order import inputs_as_rows, is_prose
+from .blocks import telling
 from .search import MIN_ENTRIES, Search, freedom
 
 MAX_LATER = 3               # inputs printed after a block tried as its operands
@@ -31,7 +32,7 @@ def small_blocks(search: Search) -> None:
     whole = [d for d in search.derived.values() if d.block.shape[0] > 1]
     inputs: set = set()                       # later blocks taken as operands: never derived
     rows: list = []                           # (vector, the matrix whose row it prints)
-    search.margin = 1
+    search.margin, search.slips = 1, 1
     search.shown |= _echoed_rows(search)
     try:
         for b in list(search.blocks):
@@ -53,7 +54,7 @@ def small_blocks(search: Search) -> None:
                 search.derived[b.index] = d
                 inputs |= {o.index for o in d.operands if o.index > b.index}
     finally:
-        search.margin, search.shown = MIN_ENTRIES, set()
+        search.margin, search.slips, search.shown = MIN_ENTRIES, 0, set()
     inputs_as_rows(search)                    # a row printed again and taken as an operand: the row
     for b, w in rows:                         # the others: that row printed again, the matrix's claims
         if b.index not in search.reprints and not _operand(search, b):
@@ -74,7 +75,8 @@ def _operand(search: Search, b) -> bool:
 
 def _small(search: Search, b, later: tuple):
     d = search.derive(b, later=later)
-    if d is not None and d.matched == b.floats.size and not d.mistake and telling(b) > freedom(d):
+    if d is not None and d.matched >= b.floats.size - search.slips and not d.mistake \
+            and telling(b) - (b.floats.size - d.matched) > freedom(d):
         return d
     return None
 
@@ -117,14 +119,3 @@ def _near_row(search: Search, w, b) -> tuple[int, tuple]:
         if m is v:
             rows = tuple(int(r) for r in np.flatnonzero(near.all(axis=1)))
     return (2 if best >= max(2, n - 1) else int(2 * best >= n)), rows
-
-
-def telling(b) -> int:
-    """The entries of ``b`` printed with three significant digits or more and not whole
-    (``58.7%`` too)."""
-    n = 0
-    for row in b.printed.texts:
-        for t in row:
-            digits = t.strip().rstrip("%").lstrip("+-−").replace(".", "").lstrip("0")
-            n += "." in t and len(digits.rstrip("0")) >= 3 and digits.isdigit()
-    return n
