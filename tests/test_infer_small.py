@@ -544,3 +544,47 @@ def test_three_whole_numbers_one_off_are_not_a_derivation(tmp_path):
         "$$y = [1, 2, 5]$$", ""]), encoding="utf-8")
     r = cli("check", "--json", str(path))                   # no derivation: a refusal, no verdict
     assert r.returncode == 2 and "no worked example found" in r.stderr and not r.stdout, (r.stdout, r.stderr)
+
+
+# -- lecture notes in plain text: LayerNorm and RMSNorm, each with the ε stated above it ---
+
+def _norms(rows, eps_ln: str, eps_rms: str):
+    ln, rms = [], []
+    for v in rows:
+        v = [mp(x) for x in v]
+        m = mpmath.fsum(v) / len(v)
+        var = mpmath.fsum((a - m) ** 2 for a in v) / len(v)
+        ln.append([(a - m) / mpmath.sqrt(var + mpmath.mpf(eps_ln)) for a in v])
+        s = mpmath.sqrt(mpmath.fsum(a * a for a in v) / len(v) + mpmath.mpf(eps_rms))
+        rms.append([a / s for a in v])
+    return ln, rms
+
+
+def test_each_norm_takes_the_epsilon_stated_just_above_it(tmp_path):
+    X = [[F("1.0"), F("2.0"), F("3.0"), F("4.0")], [F("0.5"), F("-0.5"), F("1.5"), F("2.5")]]
+    S = [[F("0.1"), F("-0.2"), F("0.3"), F(0)], [F("0.2"), F("0.2"), F("-0.1"), F("0.4")]]
+    R = [[a + b for a, b in zip(u, v)] for u, v in zip(X, S)]
+    ln, rms = _norms(R, "0.00001", "0.000001")
+    shown = [[float(a) for a in r] for r in ln]
+    shown[1][2] += 0.01                                             # one slipped entry
+
+    def rows(m):
+        return ["    " + "  ".join(f"{float(a):7.4f}" for a in r) for r in m]
+    path = tmp_path / "notes.txt"
+    text = ["Lecture 7 notes: Add & Norm, worked example", "", "Input X (2 tokens, d_model = 4):", "",
+            *rows(X), "", "Sublayer output S:", "", *rows(S), "", "Residual R = X + S:", "", *rows(R), "",
+            "LayerNorm over each row (eps = 1e-5, gamma = 1, beta = 0):", "", *rows(shown), "",
+            "For comparison, RMSNorm of R (eps = 1e-6, no mean subtraction):", "", *rows(rms), ""]
+    path.write_text("\n".join(text), encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    exprs = [s["expr"] for s in spec["steps"]]
+    assert "layer_norm(R, eps=0.00001)" in exprs and "rms_norm(R, eps=0.000001)" in exprs, exprs
+    first_ln, first_rms = text.index(rows(shown)[0]) + 1, text.index(rows(rms)[0]) + 1
+    for c in claims:
+        i, j = map(int, c["at"])
+        if c["line"] in (first_ln, first_ln + 1):
+            assert close(c["exact"], ln[i][j]), c
+            assert c["verdict"] == ("wrong" if (i, j) == (1, 2) else "correct"), c
+        elif c["line"] in (first_rms, first_rms + 1):
+            assert close(c["exact"], rms[i][j]) and c["verdict"] == "correct", c
+    assert sum(c["line"] in (first_ln, first_ln + 1, first_rms, first_rms + 1) for c in claims) == 16

@@ -53,9 +53,11 @@ def _shape(text: str) -> tuple:
     return ops, tuple(right.split())
 
 
-def forms(text: str) -> list[Form]:
+def forms(text: str, near: str = "") -> list[Form]:
     """Every form: the operators, and each declared operation with each combination of its
-    parameters' values (those the ``text`` states first, free of cost)."""
+    parameters' values (those the ``text`` states first, free of cost; the ``near`` text
+    before a block first of all: ``eps = 1e-5`` above the LayerNorm, ``1e-6`` above the
+    RMSNorm)."""
     out = []
     for template, shapes in OPERATORS:
         out.append(Form(template, *_shape(shapes), cost=1 + ("{k}" in template), said=template in SAID))
@@ -69,7 +71,8 @@ def forms(text: str) -> list[Form]:
         ops, result = _shape(s.shapes)
         choices = []
         for p, usual in s.params.items():
-            said = (epsilons if p == "eps" else stated)(text, s.words[p]) if s.words.get(p) else []
+            read = epsilons if p == "eps" else stated
+            said = list(dict.fromkeys(read(near, s.words[p]) + read(text, s.words[p]))) if s.words.get(p) else []
             if p == "base" and not said:      # as its formula writes it: 1000^{2i/d}
                 from .positions import bases_written
                 said = [b for b in bases_written(text)[:1] if b != usual[0]]   # the default: unwritten

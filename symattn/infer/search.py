@@ -77,7 +77,9 @@ class Search:
 
     def __init__(self, found: list[Block], text: str):
         self.blocks = found
+        self.text = text
         self.forms = forms(text)
+        self._near: dict = {}                  # the text before a block -> its forms
         self.derived: dict[int, Derivation] = {}
         self.reprints: dict[int, int] = {}
         self._env: dict = {}
@@ -89,6 +91,12 @@ class Search:
         self.slips = 0                         # entries of a few telling ones that may be off (.small)
         self.shown: set = set()                # (matrix index, row, line): the text prints that row
                                                # again there, no choice of it (filled by .small)
+
+    def forms_near(self, target: Block) -> list:
+        """The forms tried for ``target``: a parameter stated just before it first."""
+        if target.stating not in self._near:
+            self._near[target.stating] = forms(self.text, target.stating)
+        return self._near[target.stating]
 
     def tensor(self, b: Block):
         """The block's printed values as a matrix (a row ``X[1]``: that row)."""
@@ -232,7 +240,7 @@ class Search:
         # a row may print a column result (a mean per token) transposed
         shapes = [target.shape] + ([target.shape[::-1]] if target.shape[0] == 1 else [])
         table = False
-        for form, shape in itertools.product(self.forms, shapes):
+        for form, shape in itertools.product(self.forms_near(target), shapes):
             total -= 0 if table else tries    # a table's few tries (one per operand): outside it
             tries, table = 0, bool(form.sizes)  # each form its own budget: none starves the next
             if form.within and not _within(target, form.within):
