@@ -175,6 +175,8 @@ expr = "E * 2"
     ("K=\\begin{bmatrix}1 & 0\\end{bmatrix},\\quad K^{\\mathsf T}=\\begin{bmatrix}", 72, "K^{\\mathsf T}"),
     ("softmax([2, 4, 4]) = [", 22, "softmax([2, 4, 4])"),
     ("we get [", 8, None),
+    ("\\[ Q = \\begin{pmatrix} 1 \\end{pmatrix}, \\quad V = XW_V = \\begin{pmatrix}", 72, "V"),   # \\[ opens no bracket
+    ("\\( K = [1, 2], V = [", 20, "V"),
 ])
 def test_the_left_hand_side_of_the_equation_a_block_ends(text, start, lhs):
     assert label_text(text, start) == lhs
@@ -770,3 +772,34 @@ def test_an_html_table_column_prints_a_vector_and_a_named_variance_wrong_by_a_mi
     assert got == [("mu", "0", "correct"), ("var", "0", "wrong"), ("normalised", "0", "wrong"),
                    ("normalised", "1", "wrong"), ("normalised", "2", "correct"), ("normalised", "3", "wrong")]
     assert all(any("unbiased" in d for d in c["diagnosis"]) for c in out["claims"] if c["verdict"] == "wrong")
+
+
+def test_three_results_in_one_display_go_to_their_own_names(tmp_path):
+    X = [[1, 0], [0, 2]]
+    WQ, WV = [[Fraction(1, 2), 1], [0, 1]], [[1, 1], [0, 1]]
+    Q = [[sum(X[i][k] * WQ[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
+    V = [[sum(X[i][k] * WV[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
+
+    def pm(m):
+        return "\\begin{pmatrix} " + " \\\\ ".join(" & ".join(str(float(x)) for x in r) for r in m) + " \\end{pmatrix}"
+    spec = f"""
+[example]
+id = "display"
+source = "notes.tex"
+[inputs]
+X = {X}
+W_Q = [[0.5, 1], [0, 1]]
+W_V = {WV}
+[[steps]]
+name = "Q"
+expr = "X @ W_Q"
+[[steps]]
+name = "V"
+expr = "X @ W_V"
+"""
+    article = f"Projections:\n\\[ Q = XW_Q = {pm(Q)}, \\quad V = XW_V = {pm(V)} \\]\n"
+    out = check(tmp_path, spec, article, name="notes.tex")
+    got = {(c["step"], tuple(c["at"]), c["printed"], c["verdict"]) for c in out["claims"]}
+    want = {(n, (str(i), str(j)), str(float(m[i][j])), "correct") for n, m in (("Q", Q), ("V", V))
+            for i in range(2) for j in range(2)}
+    assert got == want, sorted(got)

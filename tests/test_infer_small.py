@@ -588,3 +588,45 @@ def test_each_norm_takes_the_epsilon_stated_just_above_it(tmp_path):
         elif c["line"] in (first_rms, first_rms + 1):
             assert close(c["exact"], rms[i][j]) and c["verdict"] == "correct", c
     assert sum(c["line"] in (first_ln, first_ln + 1, first_rms, first_rms + 1) for c in claims) == 16
+
+
+# -- a LaTeX note: Q, K, V in one display, weights rounded to 2 decimals, Z carried from them --
+
+def test_three_projections_in_one_display_and_an_output_carried_from_rounded_weights(tmp_path):
+    X = [[1, 0, 1], [0, 2, 0], [1, 1, 0]]
+    WQ = [[F(1, 2), 0, 1], [0, 1, 0], [1, 0, F(1, 2)]]
+    WK = [[1, 0, 0], [0, F(1, 2), 1], [0, 1, 0]]
+    WV = [[1, 1, 0], [0, 1, 1], [1, 0, 1]]
+
+    def mm(a, b):
+        return [[sum(F(x) * y for x, y in zip(r, c)) for c in zip(*b)] for r in a]
+    Q, K, V = mm(X, WQ), mm(X, WK), mm(X, WV)
+    A = []
+    for q in Q:
+        e = [mpmath.exp(mp(sum(a * b for a, b in zip(q, k))) / mpmath.sqrt(3)) for k in K]
+        A.append([x / mpmath.fsum(e) for x in e])
+    A2 = [[F(f"{float(a):.2f}") for a in r] for r in A]         # the weights as printed
+    Z2 = mm(A2, V)                                               # the output from them
+
+    def pm(m, k):
+        return r"\begin{pmatrix} " + r" \\ ".join(" & ".join(f"{float(x):.{k}f}" for x in r) for r in m) + r" \end{pmatrix}"
+    path = tmp_path / "attn.tex"
+    path.write_text("\n".join([
+        r"\section{Self-attention by hand}", r"Three tokens with $d_k = 3$:", rf"\[ X = {pm(X, 0)} \]",
+        rf"\[ W_Q = {pm(WQ, 1)},\quad W_K = {pm(WK, 1)},\quad W_V = {pm(WV, 0)} \]",
+        rf"\[ Q = XW_Q = {pm(Q, 1)}, \quad K = XW_K = {pm(K, 1)}, \quad V = XW_V = {pm(V, 0)} \]",
+        r"The weights $\mathrm{softmax}(QK^\top/\sqrt{3})$, rounded to two decimals:", rf"\[ A = {pm(A, 2)} \]",
+        rf"and the output \[ Z = AV = {pm(Z2, 3)} \]", ""]), encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert not [c for c in claims if c["verdict"] == "wrong"], [c for c in claims if c["verdict"] == "wrong"]
+    for name, m in (("Q", Q), ("K", K), ("V", V)):
+        got = [c for c in claims if c["step"] == name]
+        assert len(got) == 9 and all(close(c["exact"], mp(F(m[int(c["at"][0])][int(c["at"][1])]))) for c in got), got
+    z = [c for c in claims if c["step"] == "Z"]
+    assert len(z) == 9
+    for c in z:
+        i, j = map(int, c["at"])
+        exact = mpmath.fsum(A[i][k] * V[k][j] for k in range(3))
+        assert close(c["exact"], exact)
+        if abs(float(Z2[i][j]) - float(exact)) > 0.0005:         # the rounding shows at 3 decimals
+            assert c["verdict"] == "carried" and all(s.startswith("A ") for s in c["carried_from"]), c

@@ -118,6 +118,12 @@ def label_text(text: str, start: int) -> str | None:
     return lhs or None
 
 
+def _delimiter(text: str, k: int) -> bool:
+    """Is ``text[k]`` the bracket of a maths delimiter (``\\[``, ``\\(``), not ``\\\\[2pt]``?"""
+    slashes = len(text[:k]) - len(text[:k].rstrip("\\"))
+    return slashes % 2 == 1
+
+
 _SEPARATOR = re.compile(r"\\q?quad|[,;。、#]|\\text\{\s*(?:and|for)\s*\}|\s(?:and|where)\s")
 
 
@@ -126,6 +132,8 @@ def _chain_start(text: str) -> int:
     ``;``, ``。``) outside brackets."""
     depth, start = 0, 0
     for k, c in enumerate(text):
+        if c in "()[]" and _delimiter(text, k):
+            continue                           # \[ … \]: display maths, no bracket
         if c in "([{":
             depth += 1
         elif c in ")]}":

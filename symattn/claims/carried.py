@@ -104,8 +104,17 @@ class Carrier:
             e = max(before, key=lambda x: (x.claim.line, x.claim.index))
             if sound and self.checker.verdict(e).verdict == "wrong":
                 continue
+            if self._as_is(name, e):
+                continue                       # printed as it is (V = [[2, 1, 1], …]): carries nothing
             out.append(Used(name, i, j, e.claim.line, e))
         return out
+
+    def _as_is(self, name: str, e) -> bool:
+        """Does the whole number ``e`` prints equal its cell's exact value?"""
+        if not e.number.integer or e.value is NEG_INF:
+            return False
+        x = self.checker.ev.exact(self.spec.tensors[name])[e.i][e.j]
+        return bool(getattr(x, "is_Rational", False)) and x == e.value
 
     def used(self, t: Tensor, i: int, j: int) -> list[Used]:
         """The printed cells entry (i, j) of a carried tensor depends on."""
