@@ -630,3 +630,53 @@ def test_three_projections_in_one_display_and_an_output_carried_from_rounded_wei
         assert close(c["exact"], exact)
         if abs(float(Z2[i][j]) - float(exact)) > 0.0005:         # the rounding shows at 3 decimals
             assert c["verdict"] == "carried" and all(s.startswith("A ") for s in c["carried_from"]), c
+
+
+# -- weights the text says are causally masked, printed unmasked (a 0 where −∞ belongs) ---
+
+TOKENS = ("I", "like", "tea")
+
+
+def _unmasked_weights_post(sentence: str) -> tuple[str, list]:
+    Qm, Km = [[1, 0], [0, 1], [1, 1]], [[1, 1], [0, 1], [1, 0]]
+    S = [[mpmath.mpf(sum(a * b for a, b in zip(q, k))) / mpmath.sqrt(2) for k in Km] for q in Qm]
+    W = []
+    for r in S:
+        e = [mpmath.exp(x) for x in r]
+        W.append([x / mpmath.fsum(e) for x in e])
+
+    def table(m):
+        return ["| | I | like | tea |", "|---|---|---|---|"] + [
+            f"| {t} | " + " | ".join(f"{float(x):.4f}" for x in r) + " |" for t, r in zip(TOKENS, m)]
+    text = "\n".join(["# Attention, step by step", "", "Queries and keys (d_k = 2):", "",
+                      "| token | Q | K |", "|---|---|---|", "| I | [1, 0] | [1, 1] |", "| like | [0, 1] | [0, 1] |",
+                      "| tea | [1, 1] | [1, 0] |", "", r"Scaled scores $S = QK^T / \sqrt{2}$:", "", *table(S), "",
+                      sentence, "", *table(W), ""])
+    return text, W
+
+
+def test_weights_said_masked_but_printed_unmasked_are_the_zero_mask_mistake(tmp_path):
+    text, W = _unmasked_weights_post("We mask the future with the causal mask and take the softmax of each row:")
+    path = tmp_path / "causal.md"
+    path.write_text(text, encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert spec["steps"][-1]["expr"].endswith("+ causal_mask(3))"), spec["steps"]
+    last = [c for c in claims if c["line"] >= 23]
+    assert len(last) == 9
+    for c in last:
+        i, j = (TOKENS.index(x) for x in c["at"])
+        masked = j > i                                          # above the diagonal: −∞ there
+        assert c["verdict"] == ("correct" if i == 2 else "wrong"), c
+        if masked:
+            assert mpmath.mpf(c["exact"]) == 0 and "0 instead of −∞ in the mask" in c["diagnosis"], c
+
+
+def test_weights_the_text_says_are_not_masked_stay_a_plain_softmax(tmp_path):
+    text, W = _unmasked_weights_post("The encoder uses no mask: every token sees every other. The softmax of each row:")
+    path = tmp_path / "encoder.md"
+    path.write_text(text, encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert "mask" not in spec["steps"][-1]["expr"], spec["steps"]
+    last = [c for c in claims if c["line"] >= 23]
+    assert len(last) == 9 and all(c["verdict"] == "correct" for c in last)
+    assert all(close(c["exact"], W[TOKENS.index(c["at"][0])][TOKENS.index(c["at"][1])]) for c in last)

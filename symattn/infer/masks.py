@@ -15,6 +15,12 @@
   (``s + causal_mask(3)[1]``, :func:`masked_row`). Where the −∞ begin places the row: no
   choice. Any other pattern of −∞ is left as printed.
 
+- **Masked as the text says.** Square weights printed after a sentence saying the future is
+  masked (``causal mask``, ``−∞``; not negated: "no mask", "without masking") are tried
+  only masked (:func:`says_masked`, :func:`masked_text`): weights that a softmax of the
+  unmasked scores reproduces are then the catalogue's mistake "0 instead of −∞ in the
+  mask", not a correct unmasked step. A text that speaks of masks elsewhere changes nothing.
+
 - **Row sums.** Articles print the sums of a weights matrix's rows to show they are 1
   (``attn_weights.sum(dim=-1)`` → ``[1.0000, 1.0000, …]``), after a softmax or after
   masked weights are renormalised. A block of equal numbers is no evidence for the search
@@ -28,8 +34,33 @@ from __future__ import annotations
 
 import numpy as np
 
+import re
+
 MAX_SUMMED = 6              # nearest earlier computed blocks tried
 UNMASKED = "unmasked"       # the form of a block of scores split from their masked print
+
+
+_MASK_SAID = re.compile(r"\bcausal\b|\bmask|−∞|-∞|-\s*\\infty|-inf\b|マスク|掩码", re.I)
+_NEGATED = re.compile(r"\b(?:no|not|without|unmasked|never|instead)\b|n't\b|ません|ない|不|没有", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n")
+MASKED_OPS = ("softmax", "weights")  # the forms a mask said goes into
+
+
+def says_masked(text: str) -> bool:
+    """Does a sentence of ``text`` say the future is masked (and none of its words negate it)?"""
+    return any(_MASK_SAID.search(t) and not _NEGATED.search(t) for t in _SENTENCE.split(text))
+
+
+def masked_text(form, text: str, operands: tuple, shape: tuple) -> str | None:
+    """The derivation ``text`` of a square block with the causal mask the text says, or None
+    when it has one or the form takes none (:data:`MASKED_OPS`)."""
+    n = shape[0]
+    if form.op not in MASKED_OPS or shape[0] != shape[1] or n < 2 or "mask" in text:
+        return None
+    if form.op == "weights":
+        return text[:-1] + f", mask=causal_mask({n}))"
+    first = operands[0].name
+    return text.replace(f"({first}", f"({first} + causal_mask({n})", 1) if text.startswith(f"softmax({first}") else None
 
 
 def _causal(f: np.ndarray) -> bool:

@@ -42,6 +42,7 @@ from ..errors import SymattnError
 from ..spec import expr as E
 from .blocks import Block, roots, row_shown, stated, states_scale, telling
 from .forms import MOST, SCORES, Form, _operand_tuples, forms
+from .masks import masked_text, says_masked
 from .order import operands as pool
 
 MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
@@ -233,7 +234,8 @@ class Search:
             return row_sums(self, target, earlier)  # ones: the row sums of computed weights
         if n < 1 + self.margin:                   # never accepted (_accepts)
             return None
-        best, tries, forced, partly = None, 0, [], []
+        best, tries, forced, partly, unmasked = None, 0, [], [], []
+        said_masked = says_masked(target.stating)
         roots_said = {int(k) for k in self.said(target.stating) if k.isdigit()}
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
         total = min(MAX_BLOCK_TRIES, BLOCK_TRIES_PER_ENTRY * n)
@@ -260,6 +262,10 @@ class Search:
                     if not flip and self._needs_scale(form, operands, target):
                         forced.append((form, operands, text, cost))
                         continue
+                    masked = masked_text(form, text, operands, shape) if said_masked and not flip else None
+                    if masked is not None:     # the text says masked: tried only masked
+                        unmasked.append((masked, operands, cost))
+                        continue
                     tries += 1
                     v = self.value(slotted, operands, slots=True)
                     if _reprints(v, operands, target):
@@ -275,6 +281,12 @@ class Search:
                         # keys of one head as wide as the root the text states (√2: heads of 2)
                         partly.append((not (form.scales and operands[-1].shape[1] in roots_said
                                             and _one_head(operands)), cand))
+        for text, operands, cost in unmasked[:MAX_TRIES]:
+            cand = self.candidate(target, text, operands, cost, "")
+            if not self._accepts(cand, n):
+                cand = self._mistaken(text, operands, target, cost)
+            if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
+                best = cand
         for form, operands, text, cost in forced[:MAX_TRIES]:
             cand = self._with_mistakes(text, operands, target, cost)
             if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
