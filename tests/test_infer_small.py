@@ -680,3 +680,52 @@ def test_weights_the_text_says_are_not_masked_stay_a_plain_softmax(tmp_path):
     last = [c for c in claims if c["line"] >= 23]
     assert len(last) == 9 and all(c["verdict"] == "correct" for c in last)
     assert all(close(c["exact"], W[TOKENS.index(c["at"][0])][TOKENS.index(c["at"][1])]) for c in last)
+
+
+# -- embeddings given one per token (x_1, x_2), and a key matrix made with W_K transposed -----
+
+def _projections_post(keys_caption: str) -> tuple[str, list, list, list]:
+    X = [[1, 0, 2], [0, 1, 1]]
+    WQ = [[F(1, 2), 1, 0], [0, 1, 1], [1, 0, F(1, 2)]]
+    WK = [[1, 0, F(1, 2)], [F(1, 2), 1, 0], [0, 1, 1]]
+
+    def mm(a, b):
+        return [[sum(F(x) * y for x, y in zip(r, c)) for c in zip(*b)] for r in a]
+    Q, K = mm(X, WQ), mm(X, [list(c) for c in zip(*WK)])        # the keys from W_K transposed
+
+    def bm(m):
+        return r"\begin{bmatrix} " + r" \\ ".join(" & ".join(str(float(v)) for v in r) for r in m) + r" \end{bmatrix}"
+    text = "\n".join(["# Queries and keys", "",
+                      f"Two tokens, embeddings $x_1 = [1.0, 0.0, 2.0]$ and $x_2 = [0.0, 1.0, 1.0]$.", "",
+                      f"$$W_Q = {bm(WQ)}, \\quad W_K = {bm(WK)}$$", "", "Queries $Q = XW_Q$:", "",
+                      f"$$Q = {bm(Q)}$$", "", keys_caption, "", f"$$K = {bm(K)}$$", ""])
+    return text, Q, K, mm(X, WK)
+
+
+def test_vectors_given_one_per_token_stack_into_the_operand_and_a_transposed_weight_is_diagnosed(tmp_path):
+    text, Q, K, right = _projections_post("Keys $K = XW_K$:")
+    path = tmp_path / "proj.md"
+    path.write_text(text, encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert [s["expr"] for s in spec["steps"]] == ["x @ W_Q", "x @ W_K"], spec["steps"]
+    assert spec["inputs"]["x"]["value"] == [[1.0, 0.0, 2.0], [0.0, 1.0, 1.0]]
+    for c in claims:
+        i, j = map(int, c["at"])
+        if c["step"] == "Q":
+            assert c["verdict"] == "correct" and close(c["exact"], mp(Q[i][j])), c
+        else:
+            assert close(c["exact"], mp(right[i][j])), c
+            wrong = K[i][j] != right[i][j]
+            assert c["verdict"] == ("wrong" if wrong else "correct"), c
+            assert not wrong or "W_K transposed" in c["diagnosis"], c
+    assert sum(c["step"] == "K" for c in claims) == 6
+
+
+def test_a_weight_the_text_transposes_is_no_mistake(tmp_path):
+    text, _, K, _ = _projections_post("Keys $K = XW_K^T$:")
+    path = tmp_path / "proj.md"
+    path.write_text(text, encoding="utf-8")
+    claims, spec, _ = check(path, tmp_path)
+    assert spec["steps"][-1]["expr"] == "x @ W_K.T", spec["steps"]
+    assert all(c["verdict"] == "correct" for c in claims)
+    assert all(close(c["exact"], mp(K[int(c["at"][0])][int(c["at"][1])])) for c in claims if c["step"] == "K")

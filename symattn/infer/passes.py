@@ -15,7 +15,7 @@ from .order import inputs_as_rows, rows_again
 from .program import program_derivations
 from .search import Search
 from .small import small_blocks
-from .stacks import stack_computed, stack_rows
+from .stacks import stack_computed, stack_inputs, stack_rows
 from .weighted import weighted_values
 
 
@@ -24,6 +24,7 @@ def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[
     index -> the computed block it prints again)."""
     search = Search(found, text)
     printed = list(found)            # the search drops blocks printed again from ``found``
+    stack_inputs(search)             # x_1, x_2, …: the rows of one input matrix, added to ``found``
     stack_rows(search)               # per-token vectors stacked into a matrix: added to ``found``
     search.run()
     concat_runs(search)              # blocks printed one after another, then side by side

@@ -34,6 +34,7 @@ prints is taken as that row (:func:`.order.rows_again`, :func:`.order.inputs_as_
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -234,7 +235,7 @@ class Search:
             return row_sums(self, target, earlier)  # ones: the row sums of computed weights
         if n < 1 + self.margin:                   # never accepted (_accepts)
             return None
-        best, tries, forced, partly, unmasked = None, 0, [], [], []
+        best, tries, forced, partly, as_said = None, 0, [], [], []
         said_masked = says_masked(target.stating)
         roots_said = {int(k) for k in self.said(target.stating) if k.isdigit()}
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
@@ -264,7 +265,10 @@ class Search:
                         continue
                     masked = masked_text(form, text, operands, shape) if said_masked and not flip else None
                     if masked is not None:     # the text says masked: tried only masked
-                        unmasked.append((masked, operands, cost))
+                        as_said.append((masked, operands, cost))
+                        continue
+                    if form.template == SCORES and not flip and _weight_transposed(operands, target, self.derived):
+                        as_said.append((f"{operands[0].name} @ {operands[1].name}", operands, cost))
                         continue
                     tries += 1
                     v = self.value(slotted, operands, slots=True)
@@ -281,7 +285,7 @@ class Search:
                         # keys of one head as wide as the root the text states (√2: heads of 2)
                         partly.append((not (form.scales and operands[-1].shape[1] in roots_said
                                             and _one_head(operands)), cand))
-        for text, operands, cost in unmasked[:MAX_TRIES]:
+        for text, operands, cost in as_said[:MAX_TRIES]:     # what the text says, else its mistake
             cand = self.candidate(target, text, operands, cost, "")
             if not self._accepts(cand, n):
                 cand = self._mistaken(text, operands, target, cost)
@@ -385,6 +389,18 @@ class Search:
 
 
 SMALL = 4                   # entries of a block small enough to be reproduced by chance
+
+
+_TRANSPOSE = re.compile(r"\^\s*\{?\s*(?:T\b|\\top|\\intercal|\\mathsf\s*\{?\s*T)|\.T\b|ᵀ|transpos|转置|転置", re.I)
+
+
+def _weight_transposed(operands: tuple, target: Block, derived: dict) -> bool:
+    """``X @ W.T`` of a square weight the text names (``W_K``) and never transposes: what it
+    writes is ``X W_K``, so the transpose is tried as that product's mistake."""
+    from .stated import role
+    w = operands[1]
+    return w.parent is None and w.index not in derived and w.shape[0] == w.shape[1] > 1 \
+        and role(w.label or w.name) is not None and not _TRANSPOSE.search(target.stating)
 
 
 def _roots_said(text: str) -> list[str]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..article.matrices import Printed
-from .blocks import Block, printed_block
+from .blocks import Block, printed_block, spec_name
 from .order import is_prose
 from .stated import fresh
 
@@ -48,6 +48,33 @@ def stack_rows(search) -> None:
             stacks.append((max(b.index for b in rows + list(operands)), _stacked(rows, found + [s for _, s in stacks])))
     for after, s in sorted(stacks, key=lambda x: -x[0]):     # right after its vectors and operands
         found.insert(after + 1, s)
+    for k, b in enumerate(found):
+        b.index = k
+
+
+def stack_inputs(search) -> None:
+    """Add to ``search.blocks`` the matrix that per-token vectors labelled one index after
+    another (``x_1``, ``x_2``, ``x_3``: the embeddings, one per sentence) print row by row,
+    just before the first of them: an operand for a product of them all (``Q = XW_Q``). The
+    vectors stay candidates of their own."""
+    from ..article.labels import parse
+    found, runs, run = search.blocks, [], []
+    for b in found:
+        name = parse(b.label) if is_prose(b) and b.shape[0] == 1 and b.label else None
+        k = name.sub[0] if name is not None and len(name.sub) == 1 and not name.transposed else ""
+        last = run[-1] if run else None
+        if k.isdigit() and last is not None and last[1] == name.name and int(k) == last[2] + 1 \
+                and last[0].shape == b.shape:
+            run.append((b, name.name, int(k)))
+            continue
+        runs.append(run)
+        run = [(b, name.name, int(k))] if k.isdigit() and int(k) in (0, 1) else []
+    runs.append(run)
+    for run in (r for r in reversed(runs) if len(r) >= MIN_ROWS):
+        rows = [b for b, _, _ in run]
+        s = _stacked(rows, found)
+        s.name = fresh(spec_name(run[0][1]) or s.name, {b.name for b in found})
+        found.insert(found.index(rows[0]), s)   # before them: the vectors stay a run (concat)
     for k, b in enumerate(found):
         b.index = k
 
