@@ -30,11 +30,12 @@ from .tokens import fold
 _ENDS_VALUE = re.compile(r"(?:=|≈|≒|\\approx|:)\s*~?\s*(?:\\left\s*)?(?:[\[(]|\\begin\{[bpvBV]?matrix\}|"
                          r"tensor\(|array\(|\\bigl?|\\Bigl?)*\s*$")
 _LEAD = re.compile(r"^(?:[\s$&#*>|`\[]|\\(?![A-Za-z]))*(?:\\\[|\\begin\{(?:aligned|align\*?|equation\*?|split)\})?[\s&$]*")
+TRANSPOSE = r"\^\{?\s*(?:T|\\top|\\intercal|⊤|\\mathsf\s*\{?T\}?|\\mathrm\s*\{?T\}?)\s*\}?|\.T\b|ᵀ"   # a transpose mark
 _NAME = re.compile(r"""
     (?P<name>\\?[^\W\d_][\w]*?|\\[A-Za-z]+)
     (?P<sub>_\{(?:[^{}]|\{[^{}]*\})*\}|_[^\W_]+|_\\?[A-Za-z]+)?
     (?P<idx>\[[^\[\]]*\]|\([^()]*\))?
-    (?P<t>\^\{?\s*(?:T|\\top|\\intercal|⊤|\\mathsf\s*\{?T\}?|\\mathrm\s*\{?T\}?)\s*\}?|\.T\b|ᵀ)?
+    (?P<t>""" + TRANSPOSE + r""")?
     \s*$""", re.X)
 _WRAP = re.compile(r"\\(?:text|mathrm|mathbf|boldsymbol|mathit|operatorname|bm)\s*\{([^{}]*)\}")
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "sigma": "σ", "mu": "μ", "theta": "θ",

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SymattnError
+from ..article.labels import TRANSPOSE
 from ..spec import expr as E
 from .blocks import Block, roots, row_shown, stated, states_scale, telling
 from .forms import MOST, SCORES, Form, _operand_tuples, forms
@@ -391,7 +392,7 @@ class Search:
 SMALL = 4                   # entries of a block small enough to be reproduced by chance
 
 
-_TRANSPOSE = re.compile(r"\^\s*\{?\s*(?:T\b|\\top|\\intercal|\\mathsf\s*\{?\s*T)|\.T\b|ᵀ|transpos|转置|転置", re.I)
+_TRANSPOSE = re.compile(TRANSPOSE + r"|(?i:transpos)|转置|転置")
 
 
 def _weight_transposed(operands: tuple, target: Block, derived: dict) -> bool:
