@@ -8,6 +8,7 @@ and the tuples of earlier blocks whose shapes fit a form's operands.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -71,8 +72,8 @@ def forms(text: str, near: str = "") -> list[Form]:
         ops, result = _shape(s.shapes)
         choices = []
         for p, usual in s.params.items():
-            read = epsilons if p == "eps" else stated
-            said = list(dict.fromkeys(read(near, s.words[p]) + read(text, s.words[p]))) if s.words.get(p) else []
+            said = list(dict.fromkeys(_said(p, near, s.words[p]) + _said(p, text, s.words[p]))) \
+                if s.words.get(p) else []
             if p == "base" and not said:      # as its formula writes it: 1000^{2i/d}
                 from .positions import bases_written
                 said = [b for b in bases_written(text)[:1] if b != usual[0]]   # the default: unwritten
@@ -95,6 +96,13 @@ def forms(text: str, near: str = "") -> list[Form]:
                 scaled = template.replace("{0}", "{0} / sqrt({k})", 1)
                 out.append(Form(scaled, ops, result, cost + 1, name, sizes, True))
     return sorted(out, key=lambda f: not f.sizes)   # the tables first: a few tries, none starved
+
+
+@functools.lru_cache(maxsize=512)
+def _said(param: str, text: str, words: tuple) -> tuple:
+    """The values ``text`` states for a parameter (an ε also under a root), read once per
+    text: an article's forms are built again for each block's own context."""
+    return tuple((epsilons if param == "eps" else stated)(text, words))
 
 
 def _bind(dims: tuple, shape: tuple, env: dict) -> dict | None:

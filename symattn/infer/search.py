@@ -265,11 +265,14 @@ class Search:
                         forced.append((form, operands, text, cost))
                         continue
                     masked = masked_text(form, text, operands, shape) if said_masked and not flip else None
-                    if masked is not None:     # the text says masked: tried only masked
-                        as_said.append((masked, operands, cost))
-                        continue
-                    if form.template == SCORES and not flip and _weight_transposed(operands, target, self.derived):
-                        as_said.append((f"{operands[0].name} @ {operands[1].name}", operands, cost))
+                    if masked is None and form.template == SCORES and not flip \
+                            and _weight_transposed(operands, target, self.derived):
+                        masked = f"{operands[0].name} @ {operands[1].name}"
+                    if masked is not None:     # the text says masked, or X W_K: tried only so
+                        tries += 1
+                        plain = self.candidate(target, text, operands, cost, form.template,
+                                               self.value(slotted, operands, slots=True))
+                        as_said.append((masked, operands, cost, self._accepts(plain, n)))
                         continue
                     tries += 1
                     v = self.value(slotted, operands, slots=True)
@@ -286,9 +289,9 @@ class Search:
                         # keys of one head as wide as the root the text states (√2: heads of 2)
                         partly.append((not (form.scales and operands[-1].shape[1] in roots_said
                                             and _one_head(operands)), cand))
-        for text, operands, cost in as_said[:MAX_TRIES]:     # what the text says, else its mistake
-            cand = self.candidate(target, text, operands, cost, "")
-            if not self._accepts(cand, n):
+        for text, operands, cost, plain in as_said[:MAX_TRIES]:   # what the text says, or its
+            cand = self.candidate(target, text, operands, cost, "")  # mistake where the plain form fits
+            if not self._accepts(cand, n) and plain:
                 cand = self._mistaken(text, operands, target, cost)
             if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
                 best = cand
