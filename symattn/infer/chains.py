@@ -43,7 +43,7 @@ import numpy as np
 
 from .blocks import Block
 from .carried import carried as rows_carried
-from .search import _reprints
+from .evidence import reprints
 
 # Each chain: (key, expression) in order; ``{x}``: the block (or the concatenation of
 # blocks printed one after another), ``{ddof}``: the divisor's choice, ``{<key>}``: an
@@ -226,7 +226,7 @@ def _steps(cand: _Candidate, chain: tuple, search, ddof: str) -> tuple[list, dic
                                       **{k: _wrapped(v) for k, v in inline.items()})
         with np.errstate(all="ignore"):       # exp of large entries: inf, no match
             v = search.value(inline[key], cand.operands)
-        if v is None or _reprints(v, cand.operands):       # x − mean(x) of a centred x: x again
+        if v is None or reprints(v, cand.operands):       # x − mean(x) of a centred x: x again
             continue
         v = np.atleast_2d(v)
         block = next((o for o in cand.nexts if o.index not in prints and _prints(o, v)), None)

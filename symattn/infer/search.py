@@ -29,23 +29,25 @@ Which blocks are a block's operands is :mod:`.order`'s (the nearest earlier ones
 the prose counted apart); per-token vectors that a product's rows print are stacked into
 the matrix first (:mod:`.stacks`); after the search, a vector that a computed matrix's row
 prints is taken as that row (:func:`.order.rows_again`, :func:`.order.inputs_as_rows`).
+What the text says a step is, and the catalogue's mistakes of it, are :mod:`.said`'s; what
+a match is evidence of (freedom, blocks that coincide too easily, preference), :mod:`.evidence`'s.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import SymattnError
-from ..article.labels import TRANSPOSE
 from ..spec import expr as E
-from .blocks import Block, roots, row_shown, stated, states_scale, telling
+from .blocks import Block, row_shown, stated, states_scale, telling
+from .evidence import SMALL, binary, freedom, plain, preference, reprints, whole, within
 from .forms import MOST, SCORES, Form, _operand_tuples, forms
-from .masks import masked_text, says_masked
+from .masks import says_masked
 from .order import operands as pool
+from .said import HEAD_WIDTH, as_said, mistaken, needs_scale, one_head, roots_said, scaled
 
 MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
 MAX_TRIES = 300             # evaluations of one form per block (TRIES_PER_ENTRY for each entry, at most)
@@ -56,8 +58,6 @@ NEAREST = 4                 # operand tuples of each form tried when the block's
 MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
 PARTLY = 1 / 3              # a derivation reproducing this share is near: its mistakes are tried
 MAX_NEAR = 12               # near derivations whose mistakes are tried, the best first
-MAX_VARIANTS = 24           # mistakes of one derivation tried
-HEAD_WIDTH = ("d_k", "d_{k}", "dk", "d_head", "head_dim", "head_size")   # a head's width, as stated
 
 @dataclass
 class Derivation:
@@ -159,7 +159,7 @@ class Search:
         """The d_k tried in ``sqrt(d_k)``: stated in the text (``d_k = 2``, ``\\sqrt{2}``),
         the width of the keys of a scores operand, then the widths of earlier blocks (2 or
         more), nearest first."""
-        out = _roots_said(text)
+        out = roots_said(text)
         for o in operands:
             d = self.derived.get(o.index)
             if d is not None and d.form == SCORES:
@@ -172,7 +172,7 @@ class Search:
         """The d_k of ``sqrt(d_k)`` as the ``text`` states it (``d_k = 3``, ``\\sqrt{3}``), or none."""
         if not states_scale(text):
             return []
-        return list(dict.fromkeys(x for x in _roots_said(text) if x not in ("0", "1")))[:MAX_SCALES]
+        return list(dict.fromkeys(x for x in roots_said(text) if x not in ("0", "1")))[:MAX_SCALES]
 
     def run(self) -> dict[int, Derivation]:
         """Each block's derivation. A block whose best derivation is an earlier block's (the
@@ -212,7 +212,7 @@ class Search:
             c = d.block
             if c.shape == b.shape and np.all(np.abs(b.floats - c.floats) <= b.half + c.half + 1e-9):
                 return i
-        if _plain(b):
+        if plain(b):
             return None
         for i, d in sorted(self.derived.items(), reverse=True):
             if d.block.shape == b.shape and not d.steps:
@@ -236,83 +236,35 @@ class Search:
             return row_sums(self, target, earlier)  # ones: the row sums of computed weights
         if n < 1 + self.margin:                   # never accepted (_accepts)
             return None
-        best, tries, forced, partly, as_said = None, 0, [], [], []
-        said_masked = says_masked(target.stating)
-        roots_said = {int(k) for k in self.said(target.stating) if k.isdigit()}
+        tried = _Tried(self, target, says_masked(target.stating),
+                       {int(k) for k in self.said(target.stating) if k.isdigit()})
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
         total = min(MAX_BLOCK_TRIES, BLOCK_TRIES_PER_ENTRY * n)
         # a row may print a column result (a mean per token) transposed
         shapes = [target.shape] + ([target.shape[::-1]] if target.shape[0] == 1 else [])
-        table = False
+        tries, table = 0, False
         for form, shape in itertools.product(self.forms_near(target), shapes):
             total -= 0 if table else tries    # a table's few tries (one per operand): outside it
             tries, table = 0, bool(form.sizes)  # each form its own budget: none starves the next
-            if form.within and not _within(target, form.within):
+            if form.within and not within(target, form.within):
                 continue                      # weights: every entry in [0, 1]
-            flip = shape != target.shape
             for operands in _operand_tuples(form, shape, earlier, rows):
                 if tries >= budget or tries >= max(total, NEAREST):
                     break             # the nearest operands of every form are tried
-                if form.op == "concat" or form.template == "{0} + {1}":
-                    if len(set(map(id, operands))) < len(operands):
-                        continue              # a block beside or added to itself: a coincidence (X = [I I], 2·A)
-                if form.onto == "inputs" and operands[0].index in self.derived:
-                    continue                  # positional encodings go onto embeddings, not onto a result
+                if not self._fits(form, operands):
+                    continue
                 scales = self.said(target.stating) if form.said else \
                     self.scales(everything, target.stating, operands) if "{k}" in form.template else []
                 for text, slotted, cost in self._texts(form, operands, shape, scales, target.line):
-                    if not flip and self._needs_scale(form, operands, target):
-                        forced.append((form, operands, text, cost))
-                        continue
-                    masked = masked_text(form, text, operands, shape) if said_masked and not flip else None
-                    if masked is None and form.template == SCORES and not flip \
-                            and _weight_transposed(operands, target, self.derived):
-                        masked = f"{operands[0].name} @ {operands[1].name}"
-                    if masked is not None:     # the text says masked, or X W_K: tried only so
-                        tries += 1
-                        plain = self.candidate(target, text, operands, cost, form.template,
-                                               self.value(slotted, operands, slots=True))
-                        as_said.append((masked, operands, cost, self._accepts(plain, n)))
-                        continue
-                    tries += 1
-                    v = self.value(slotted, operands, slots=True)
-                    if _reprints(v, operands, target):
-                        continue
-                    if flip:
-                        v, text, cost = (None if v is None else v.T), f"({text}).T", cost + 1
-                    m, err = self.matched(v, target, operands)
-                    cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
-                    if self._accepts(cand, n, form.most) and (best is None or _key(cand) < _key(best)):
-                        best = cand
-                    elif m >= PARTLY * n or (form.scales and states_scale(target.stating)):
-                        # near, or scaled as the text says: its mistakes; first the queries and
-                        # keys of one head as wide as the root the text states (√2: heads of 2)
-                        partly.append((not (form.scales and operands[-1].shape[1] in roots_said
-                                            and _one_head(operands)), cand))
-        for text, operands, cost, plain in as_said[:MAX_TRIES]:   # what the text says, or its
-            cand = self.candidate(target, text, operands, cost, "")  # mistake where the plain form fits
-            if not self._accepts(cand, n) and plain:
-                cand = self._mistaken(text, operands, target, cost)
-            if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
-                best = cand
-        for form, operands, text, cost in forced[:MAX_TRIES]:
-            cand = self._with_mistakes(text, operands, target, cost)
-            if cand is not None and self._accepts(cand, n) and (best is None or _key(cand) < _key(best)):
-                best = cand
-        if best is None and target.shape[0] == 1:  # PE(pos): a position's row of a table
-            from .positions import position_row
-            best = position_row(self, target, rows)
-        if best is None and target.shape[0] == 1:  # one query's scores, its future masked
-            from .masks import masked_row
-            best = masked_row(self, target, earlier + rows)
-        if best is None and not _whole(target):   # what a common mistake of a near derivation
-            # reproduces (whole numbers: too easily reproduced by one of so many variants)
-            for _, near in sorted(partly, key=lambda t: (t[0], _key(t[1])))[:MAX_NEAR]:
-                best = self._mistaken(near.expr, near.operands, target, near.cost)
-                if best is not None:
-                    best.form = near.form
-                    break
-        return best
+                    tries += tried.one(form, operands, shape, text, slotted, cost)
+        return tried.best_of(rows, earlier)
+
+    def _fits(self, form: Form, operands: tuple) -> bool:
+        """Not a coincidence by construction: a block beside or added to itself (X = [I I],
+        2·A), a positional encoding added to a result rather than to embeddings."""
+        if (form.op == "concat" or form.template == "{0} + {1}") and len(set(map(id, operands))) < len(operands):
+            return False
+        return not (form.onto == "inputs" and operands[0].index in self.derived)
 
     def _texts(self, form: Form, operands: tuple, shape: tuple, scales: list[str], line: int = 0):
         fill = {p: shape[0] if side == "rows" else shape[1] for p, side in form.sizes}
@@ -325,44 +277,6 @@ class Search:
             yield (form.template.format(*names, k=k, **fill), form.template.format(*slots, k=k, **fill),
                    cost)
 
-    def _needs_scale(self, form: Form, operands: tuple, target: Block) -> bool:
-        """An unscaled softmax of a scores product the text says is scaled."""
-        if form.op == "" or form.scaled or not any(
-                f.scaled for f in self.forms if f.op == form.op) or len(operands) != 1:
-            return False
-        d = self.derived.get(operands[0].index)
-        return d is not None and d.form == SCORES and states_scale(target.stating)
-
-    def _with_mistakes(self, text: str, operands: tuple, target: Block, cost: int):
-        """The scaled form of a forced softmax (``softmax(S)`` → ``softmax(S / sqrt(k))``),
-        and, if its value is not the print, the common mistake of it that is."""
-        k = self.scales([o for o in self.blocks if o.index < target.index][::-1], target.stating, operands)
-        if not k:
-            return None
-        scaled = text.replace(operands[0].name, f"{operands[0].name} / sqrt({k[0]})", 1)
-        m, err = self.matched(self.value(scaled, operands), target, operands)
-        if m >= MOST * target.floats.size:
-            return Derivation(target, scaled, operands, m, cost, error=err)
-        return self._mistaken(scaled, operands, target, cost)
-
-    def _mistaken(self, text: str, operands: tuple, target: Block, cost: int):
-        """``text`` as the derivation of a block that one of its common mistakes (the
-        catalogue: :mod:`symattn.claims.diagnosis.computation`) reproduces, or None."""
-        from ..claims.diagnosis.computation import computation_mistakes, variants
-        tree, spec = E.parse(text), self._spec(operands)
-        for desc, alt in itertools.islice(variants(tree, computation_mistakes(spec)), MAX_VARIANTS):
-            m, err = self.matched(self.value(E.unparse(alt), operands), target, operands)
-            cand = Derivation(target, text, operands, m, cost + 1, desc, error=err)
-            if self._accepts(cand, target.floats.size):
-                return cand
-        return None
-
-    def _spec(self, operands: tuple):
-        """A spec of the operands alone (what the catalogue of mistakes reads)."""
-        from ..spec.load import Spec
-        env = {(o.parent or o).name: self.tensor(o) for o in operands}
-        return Spec("<infer>", "infer", "", "", "half-up", None, inputs=env, tensors=dict(env))
-
     def candidate(self, target: Block, text: str, operands: tuple, cost: int, form: str,
                   value=None) -> Derivation:
         """``target`` derived as ``text`` over ``operands`` (``value``: its float value, when
@@ -373,107 +287,93 @@ class Search:
 
     @staticmethod
     def rank(d: Derivation) -> tuple:
-        """The order of preference of derivations (the least first): :func:`_key`."""
-        return _key(d)
+        """The order of preference of derivations (the least first): :func:`.evidence.preference`."""
+        return preference(d)
 
     def _accepts(self, d: Derivation, n: int, share: float = MOST) -> bool:
         """Most entries reproduced, and more non-zero ones than the derivation's freedom
         (zeros follow from the structure: a product with a zero weight, a mask); of a
         block of 0s and one magnitude, all (most of it is a coincidence there). Plain
         numbers coincide easily (a permutation of a 2×2 block is a product with another):
-        for a block of them (:func:`_plain`) each operand chosen counts as freedom too."""
+        for a block of them (:func:`.evidence.plain`) each operand chosen counts as freedom too."""
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
         free = freedom(d)
-        most = 1 if _binary(d.block) or n <= SMALL else share   # 0s and 1s, or a few numbers: all
-        slip = self.slips if most == 1 and n > 2 and not _binary(d.block) \
+        most = 1 if binary(d.block) or n <= SMALL else share   # 0s and 1s, or a few numbers: all
+        slip = self.slips if most == 1 and n > 2 and not binary(d.block) \
             and telling(d.block) - (n - d.matched) > free else 0   # but one, where the rest tell
         return d.matched >= max(most * n - slip, free + self.margin) and \
             shown >= max(most * nonzero - slip, free + self.margin)
 
 
-SMALL = 4                   # entries of a block small enough to be reproduced by chance
+class _Tried:
+    """What one block's search has found so far: the best accepted derivation, and the
+    candidates tried after the forms (the text's own form, a forced scaling, near ones)."""
 
+    def __init__(self, search: Search, target: Block, masked: bool, roots: set):
+        self.search, self.target, self.masked, self.roots = search, target, masked, roots
+        self.best: Derivation | None = None
+        self.forced, self.partly, self.said = [], [], []
 
-_TRANSPOSE = re.compile(TRANSPOSE + r"|(?i:transpos)|转置|転置")
+    def offer(self, cand: Derivation | None, share: float = MOST) -> None:
+        """Keep ``cand`` if the search accepts it and it is preferred to the best so far."""
+        s = self.search
+        if cand is not None and s._accepts(cand, self.target.floats.size, share) and \
+                (self.best is None or preference(cand) < preference(self.best)):
+            self.best = cand
 
+    def one(self, form: Form, operands: tuple, shape: tuple, text: str, slotted: str, cost: int) -> int:
+        """Try ``text`` (``slotted``: over slots) on the target; the evaluations it took."""
+        s, target, n = self.search, self.target, self.target.floats.size
+        flip = shape != target.shape
+        if not flip and needs_scale(s, form, operands, target):
+            self.forced.append((operands, text, cost))
+            return 0
+        said = None if flip else as_said(form, text, operands, shape, target, s.derived, self.masked)
+        if said is not None:                 # the text says masked, or X W_K: tried only so
+            plain = s.candidate(target, text, operands, cost, form.template,
+                                s.value(slotted, operands, slots=True))
+            self.said.append((said, operands, cost, s._accepts(plain, n)))
+            return 1
+        v = s.value(slotted, operands, slots=True)
+        if reprints(v, operands, target):
+            return 1
+        if flip:
+            v, text, cost = (None if v is None else v.T), f"({text}).T", cost + 1
+        m, err = s.matched(v, target, operands)
+        cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
+        before = self.best
+        self.offer(cand, form.most)
+        if self.best is before and (m >= PARTLY * n or (form.scales and states_scale(target.stating))):
+            # near, or scaled as the text says: its mistakes; first the queries and
+            # keys of one head as wide as the root the text states (√2: heads of 2)
+            self.partly.append((not (form.scales and operands[-1].shape[1] in self.roots
+                                     and one_head(operands)), cand))
+        return 1
 
-def _weight_transposed(operands: tuple, target: Block, derived: dict) -> bool:
-    """``X @ W.T`` of a square weight the text names (``W_K``) and never transposes: what it
-    writes is ``X W_K``, so the transpose is tried as that product's mistake."""
-    from .stated import role
-    w = operands[1]
-    return w.parent is None and w.index not in derived and w.shape[0] == w.shape[1] > 1 \
-        and role(w.label or w.name) is not None and not _TRANSPOSE.search(target.stating)
-
-
-def _roots_said(text: str) -> list[str]:
-    """The d_k the text states (``d_k = 2``) and the numbers it takes a root of (``\\sqrt{2}``)."""
-    return stated(text, HEAD_WIDTH) + roots(text)
-
-
-def freedom(d: Derivation) -> int:
-    """A derivation's choices: its searched ones, and for a block of plain numbers (which
-    coincide easily) each operand chosen too."""
-    return d.cost + (len(d.operands) if _plain(d.block) else 0)
-
-
-def _within(b: Block, bounds: tuple) -> bool:
-    """Is every finite entry of ``b`` in [low, high], within its print's rounding?"""
-    f, low, high = b.floats, bounds[0], bounds[1]
-    ok = ~np.isfinite(f) | ((f >= low - b.half) & (f <= high + b.half))
-    return bool(ok.all())
-
-
-def _whole(b: Block) -> bool:
-    return bool(np.all(b.floats == np.round(b.floats)))
-
-
-def _binary(b: Block) -> bool:
-    """Only 0 and one magnitude (0/1 weights, a mask, a one-hot or permutation matrix)."""
-    return len(np.unique(np.abs(b.floats))) <= 2 and 0 in b.floats
-
-
-def _plain(b: Block) -> bool:
-    """A small block of whole numbers, or of at most three magnitudes of one decimal at most
-    (0, 0.5, 1): one that a product of other small blocks reproduces by chance. (Three
-    numbers of four decimals each are not plain: any three numbers are three magnitudes.)"""
-    return b.floats.size <= SMALL and (_whole(b) or (len(np.unique(np.abs(b.floats))) <= 3
-                                                     and bool(np.all((b.half == 0) | (b.half >= 0.05)))))
-
-
-def _reprints(v, operands: tuple, target: Block | None = None) -> bool:
-    """Is the value an operand's own (a form that changes nothing: a softmax renormalised,
-    a product with the identity)? Then it derives nothing: the block prints that operand.
-    Judged at the finer of the two prints, the ``target``'s too (0.1 + 0.01 printed 0.11
-    is a change of 0.1)."""
-    def half(o):
-        return np.minimum(o.half, target.half) if target is not None and o.shape == target.shape \
-            else o.half
-    if v is None:
-        return False
-    with np.errstate(invalid="ignore"):
-        for o in operands:
-            if o.shape != v.shape:
-                continue
-            ok = np.abs(v - o.floats) <= half(o) * 1.0001 + 1e-9 * np.maximum(1, np.abs(o.floats))
-            if not ok.all():
-                ok |= v == o.floats               # a mask's −∞ is its own: equal, never near
-            if ok.all():
-                return True
-    return False
-
-
-def _one_head(operands: tuple) -> bool:
-    """Are the operands the same columns (one head, ``Q[:, 2:4]`` and ``K[:, 2:4]``) of
-    different blocks?"""
-    heads = {o.name[len(o.parent.name):] if o.parent is not None and o.row < 0 else None for o in operands}
-    return None not in heads and len(heads) == 1 and len({o.index for o in operands}) == len(operands)
-
-
-def _key(d: Derivation) -> tuple:
-    """The order of preference: most entries, fewest choices, no mistake, fewest operands,
-    the latest printed ones, in the order printed (Q before K: ``Q Kᵀ`` and ``K Qᵀ`` agree
-    where the scores are symmetric)."""
-    return (-d.matched, d.cost, bool(d.mistake), len(d.operands),
-            tuple(sorted((-o.index for o in d.operands))), tuple(o.index for o in d.operands))
+    def best_of(self, rows: list, earlier: list) -> Derivation | None:
+        """The best derivation, after the text's own forms, the forced scalings, a row of a
+        table or of the mask, and what a common mistake of a near derivation reproduces."""
+        s, target = self.search, self.target
+        for text, operands, cost, fits in self.said[:MAX_TRIES]:    # what the text says, or its
+            cand = s.candidate(target, text, operands, cost, "")     # mistake where the plain form fits
+            if not s._accepts(cand, target.floats.size) and fits:
+                cand = mistaken(s, text, operands, target, cost)
+            self.offer(cand)
+        for operands, text, cost in self.forced[:MAX_TRIES]:
+            self.offer(scaled(s, text, operands, target, cost))
+        best = self.best
+        if best is None and target.shape[0] == 1:  # PE(pos): a position's row of a table
+            from .positions import position_row
+            best = position_row(s, target, rows)
+        if best is None and target.shape[0] == 1:  # one query's scores, its future masked
+            from .masks import masked_row
+            best = masked_row(s, target, earlier + rows)
+        if best is None and not whole(target):   # what a common mistake of a near derivation
+            # reproduces (whole numbers: too easily reproduced by one of so many variants)
+            for _, near in sorted(self.partly, key=lambda t: (t[0], preference(t[1])))[:MAX_NEAR]:
+                best = mistaken(s, near.expr, near.operands, target, near.cost)
+                if best is not None:
+                    best.form = near.form
+                    break
+        return best

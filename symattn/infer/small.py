@@ -21,7 +21,8 @@ import numpy as np
 
 from .order import inputs_as_rows, is_prose
 from .blocks import telling
-from .search import MIN_ENTRIES, Search, freedom
+from .evidence import freedom
+from .search import MIN_ENTRIES, Search
 
 MAX_LATER = 3               # inputs printed after a block tried as its operands
 

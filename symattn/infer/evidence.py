@@ -1,0 +1,72 @@
+"""What a derivation's match is evidence of (:mod:`.search`): how many choices it made
+(:func:`freedom`), which blocks coincide too easily to count (:func:`plain`, :func:`binary`,
+:func:`whole`), a form that changes nothing (:func:`reprints`), and the order of
+preference among derivations that match (:func:`preference`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .blocks import Block
+
+SMALL = 4                   # entries of a block small enough to be reproduced by chance
+
+
+def freedom(d) -> int:
+    """A derivation's choices: its searched ones, and for a block of plain numbers (which
+    coincide easily) each operand chosen too."""
+    return d.cost + (len(d.operands) if plain(d.block) else 0)
+
+
+def within(b: Block, bounds: tuple) -> bool:
+    """Is every finite entry of ``b`` in [low, high], within its print's rounding?"""
+    f, low, high = b.floats, bounds[0], bounds[1]
+    ok = ~np.isfinite(f) | ((f >= low - b.half) & (f <= high + b.half))
+    return bool(ok.all())
+
+
+def whole(b: Block) -> bool:
+    return bool(np.all(b.floats == np.round(b.floats)))
+
+
+def binary(b: Block) -> bool:
+    """Only 0 and one magnitude (0/1 weights, a mask, a one-hot or permutation matrix)."""
+    return len(np.unique(np.abs(b.floats))) <= 2 and 0 in b.floats
+
+
+def plain(b: Block) -> bool:
+    """A small block of whole numbers, or of at most three magnitudes of one decimal at most
+    (0, 0.5, 1): one that a product of other small blocks reproduces by chance. (Three
+    numbers of four decimals each are not plain: any three numbers are three magnitudes.)"""
+    return b.floats.size <= SMALL and (whole(b) or (len(np.unique(np.abs(b.floats))) <= 3
+                                                     and bool(np.all((b.half == 0) | (b.half >= 0.05)))))
+
+
+def reprints(v, operands: tuple, target: Block | None = None) -> bool:
+    """Is the value an operand's own (a form that changes nothing: a softmax renormalised,
+    a product with the identity)? Then it derives nothing: the block prints that operand.
+    Judged at the finer of the two prints, the ``target``'s too (0.1 + 0.01 printed 0.11
+    is a change of 0.1)."""
+    def half(o):
+        return np.minimum(o.half, target.half) if target is not None and o.shape == target.shape \
+            else o.half
+    if v is None:
+        return False
+    with np.errstate(invalid="ignore"):
+        for o in operands:
+            if o.shape != v.shape:
+                continue
+            ok = np.abs(v - o.floats) <= half(o) * 1.0001 + 1e-9 * np.maximum(1, np.abs(o.floats))
+            if not ok.all():
+                ok |= v == o.floats               # a mask's −∞ is its own: equal, never near
+            if ok.all():
+                return True
+    return False
+
+
+def preference(d) -> tuple:
+    """The order of preference: most entries, fewest choices, no mistake, fewest operands,
+    the latest printed ones, in the order printed (Q before K: ``Q Kᵀ`` and ``K Qᵀ`` agree
+    where the scores are symmetric)."""
+    return (-d.matched, d.cost, bool(d.mistake), len(d.operands),
+            tuple(sorted((-o.index for o in d.operands))), tuple(o.index for o in d.operands))
