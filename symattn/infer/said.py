@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import replace
 
 from ..article.labels import TRANSPOSE
 from ..spec import expr as E
@@ -46,14 +47,13 @@ def needs_scale(search, form, operands: tuple, target: Block) -> bool:
 def scaled(search, text: str, operands: tuple, target: Block, cost: int):
     """The scaled form of a forced softmax (``softmax(S)`` → ``softmax(S / sqrt(k))``),
     and, if its value is not the print, the common mistake of it that is."""
-    from .search import Derivation
     k = search.scales([o for o in search.blocks if o.index < target.index][::-1], target.stating, operands)
     if not k:
         return None
     text = text.replace(operands[0].name, f"{operands[0].name} / sqrt({k[0]})", 1)
-    m, err = search.matched(search.value(text, operands), target, operands)
-    if m >= MOST * target.floats.size:
-        return Derivation(target, text, operands, m, cost, error=err)
+    cand = search.candidate(target, text, operands, cost, "")
+    if cand.matched >= MOST * target.floats.size:
+        return cand
     return mistaken(search, text, operands, target, cost)
 
 
@@ -61,11 +61,12 @@ def mistaken(search, text: str, operands: tuple, target: Block, cost: int):
     """``text`` as the derivation of a block that one of its common mistakes (the
     catalogue: :mod:`symattn.claims.diagnosis.computation`) reproduces, or None."""
     from ..claims.diagnosis.computation import computation_mistakes, variants
-    from .search import Derivation
     tree, spec = E.parse(text), _spec(search, operands)
     for desc, alt in itertools.islice(variants(tree, computation_mistakes(spec)), MAX_VARIANTS):
-        m, err = search.matched(search.value(E.unparse(alt), operands), target, operands)
-        cand = Derivation(target, text, operands, m, cost + 1, desc, error=err)
+        v = search.value(E.unparse(alt), operands)
+        if v is None:                   # not evaluated: reproduces nothing
+            continue
+        cand = replace(search.candidate(target, text, operands, cost + 1, "", v), mistake=desc)
         if search._accepts(cand, target.floats.size):
             return cand
     return None
