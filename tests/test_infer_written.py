@@ -1,0 +1,165 @@
+"""Arithmetic an article writes out on one number (``-\\log(0.659) = 0.417``, ``e^{2.0} =
+7.389``, ``√0.1325 = 0.364``), checked with no spec: the loss of a softmax worked by hand,
+right and wrong, the perplexity from that loss, and the writings that are no such step.
+
+Each post is written here; its truths are worked out with ``mpmath`` at 30 digits, never by
+symattn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import mpmath
+import pytest
+
+from symattn.infer.written import written
+
+mpmath.mp.dps = 30
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "symattn", *args], capture_output=True, text=True)
+
+
+def claims(path):
+    r = cli("check", "--json", str(path))
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def close(exact: str, truth) -> bool:
+    return abs(mpmath.mpf(exact) - truth) <= mpmath.mpf("1e-15") * max(1, abs(truth))
+
+
+def softmax(z):
+    e = [mpmath.exp(mpmath.mpf(x)) for x in z]
+    return [x / mpmath.fsum(e) for x in e]
+
+
+def at(data, line):
+    return [c for c in data["claims"] if c["line"] == line]
+
+
+CE = """# Cross-entropy from logits, by hand
+
+The model outputs logits for three classes:
+
+$$z = [3.0, 1.0, 0.2]$$
+
+The softmax probabilities are
+
+$$p = [0.836, 0.113, 0.051]$$
+
+With the first class as the target, the loss is $L = -\\log(0.836) = 0.179$.
+With the third class as the target, the loss is $-\\log(0.051) = {wrong}$.
+The perplexity of the first case is $e^{{0.179}} = 1.196$.
+"""
+
+
+def test_a_loss_written_on_a_probability_is_judged_from_the_exact_softmax(tmp_path):
+    p = softmax(["3.0", "1.0", "0.2"])
+    assert mpmath.nstr(p[2], 2) == "0.051" and mpmath.nstr(-mpmath.log(p[2]), 4) == "2.979"
+    post = tmp_path / "ce.md"
+    post.write_text(CE.format(wrong="2.876"), encoding="utf-8")
+    data = claims(post)
+    (loss,) = [c for c in at(data, 11) if c["printed"] == "0.179"]
+    assert loss["verdict"] == "correct" and close(loss["exact"], -mpmath.log(p[0]))
+    (slip,) = [c for c in at(data, 12) if c["printed"] == "2.876"]
+    assert slip["verdict"] == "wrong" and close(slip["exact"], -mpmath.log(p[2]))
+    (ppl,) = [c for c in at(data, 13) if c["printed"] == "1.196"]     # exp of the loss: 1/p[0]
+    assert ppl["verdict"] == "correct" and close(ppl["exact"], 1 / p[0])
+    assert [c["printed"] for c in data["claims"] if c["verdict"] != "correct"] == ["2.876"]
+    steps = {s["name"]: s["expr"] for s in data["inferred"][0]["steps"]}
+    assert steps["L"].startswith("-log(") and "[0, 0]" in steps["L"]
+
+
+def test_the_right_loss_in_its_place_is_correct(tmp_path):
+    post = tmp_path / "ce.md"
+    post.write_text(CE.format(wrong="2.979"), encoding="utf-8")
+    data = claims(post)
+    assert [c for c in at(data, 12) if c["printed"] == "2.979"][0]["verdict"] == "correct"
+    assert data["summary"]["wrong"] == 0 and data["summary"]["carried"] == 0
+
+
+def test_a_loss_from_a_rounded_print_is_carried(tmp_path):
+    """-log(0.051) = 2.976: right for the print, not for the probability it rounds."""
+    post = tmp_path / "ce.md"
+    post.write_text(CE.format(wrong="2.976"), encoding="utf-8")
+    assert mpmath.nstr(-mpmath.log(mpmath.mpf("0.051")), 4) == "2.976"
+    (c,) = [c for c in at(claims(post), 12) if c["printed"] == "2.976"]
+    assert c["verdict"] == "carried"
+
+
+def test_probabilities_alone_with_their_losses_are_an_example(tmp_path):
+    post = tmp_path / "ce.txt"
+    post.write_text("The model assigns the probabilities\n\n    p = [0.70, 0.20, 0.10]\n\n"
+                    "With target 0 the loss is -log(0.70) = 0.357.\n"
+                    "With target 2 it is -log(0.10) = 2.203.\n", encoding="utf-8")
+    assert mpmath.nstr(-mpmath.log(mpmath.mpf("0.1")), 4) == "2.303"
+    data = claims(post)
+    verdicts = {c["printed"]: c["verdict"] for c in data["claims"]}
+    assert verdicts["0.357"] == "correct" and verdicts["2.203"] == "wrong"
+
+
+@pytest.mark.parametrize("text", [
+    r"$e^{2.0} + e^{1.0} = 10.107$",          # a sum: no e^{1.0} = 10.107
+    r"$x - \log(0.5) = 0.3$",                 # a minus between two operands
+    r"$\log(8) = 3$",                         # base 2, unsaid: left alone
+    r"$2 \times \sqrt{4} = 4$",               # a product: the root is no result
+    r"$\sqrt{4} = 2 + 1$",                    # the result goes on
+    "[(-0.15)², (0.05)²] = [0.0225, 0.0025]",  # a list
+])
+def test_what_is_no_one_number_step(text):
+    class Line:
+        number, quiet = 1, ()
+    Line.text = text
+    assert written([Line()]) == []
+
+
+@pytest.mark.parametrize("text, key, negated, argument, result", [
+    (r"$L = -\log(0.659) = 0.417$", "log", True, "0.659", "0.417"),
+    (r"$\ln 0.25 \approx -1.386$", "log", False, "0.25", "-1.386"),
+    (r"$\log_2(0.5) = -1$", "log2", False, "0.5", "-1"),
+    ("perplexity is exp(0.357) = 1.429", "exp", False, "0.357", "1.429"),
+    (r"$e^{-0.5} = 0.6065$", "exp", False, "-0.5", "0.6065"),
+    ("std = √0.1325 = 0.364", "sqrt", False, "0.1325", "0.364"),
+    (r"$\sqrt{64} = 8$", "sqrt", False, "64", "8"),
+    ("0.364² = 0.1325", "square", False, "0.364", "0.1325"),
+    (r"$-\log\left(0.7\right) \approx 0.357$", "log", True, "0.7", "0.357"),
+])
+def test_one_number_steps_as_written(text, key, negated, argument, result):
+    class Line:
+        number, quiet = 1, ()
+    Line.text = text
+    (w,) = written([Line()])
+    assert (w.key, w.negated, w.argument, w.result) == (key, negated, argument, result)
+
+
+def test_a_wrong_square_root_and_a_wrong_square_are_flagged(tmp_path):
+    """Literal arguments (no block prints them): the text's own arithmetic, checked."""
+    post = tmp_path / "ln.md"
+    post.write_text("Scores $s = [1.0, 2.0, 3.0]$ give $\\text{softmax}(s) = [0.090, 0.245, 0.665]$.\n\n"
+                    "We divide by $\\sqrt{3} \\approx 1.71$ in a model with $d_k = 3$; "
+                    "and $0.364^2 = 0.1325$.\n", encoding="utf-8")
+    assert mpmath.nstr(mpmath.mpf("0.364") ** 2, 4) == "0.1325"
+    assert mpmath.nstr(mpmath.sqrt(3), 3) == "1.73"
+    verdicts = {c["printed"]: c["verdict"] for c in at(claims(post), 3)}
+    assert verdicts.get("1.71") == "wrong" and verdicts.get("0.1325") == "correct"
+
+
+@pytest.mark.parametrize("text, label", [
+    (r"$L = -\log(0.659) = 0.417$", "L"),
+    (r"$\mathcal{L} = -\log(0.7) = 0.357$", "L"),
+    ("loss = -log(0.70) = 0.357", "loss"),
+    (r"the loss is $-\log p_{cat} = -\log(0.6590) = 0.4170$", ""),     # the operand's name
+    (r"$-\log(p_1) = -\log(0.659) = 0.417$", ""),
+])
+def test_the_result_is_named_as_the_text_names_it(text, label):
+    class Line:
+        number, quiet = 1, ()
+    Line.text = text
+    (w,) = written([Line()])
+    assert w.label == label
