@@ -129,6 +129,7 @@ def test_what_is_no_one_number_step(text):
     (r"$\sqrt{64} = 8$", "sqrt", False, "64", "8"),
     ("0.364² = 0.1325", "square", False, "0.364", "0.1325"),
     (r"$-\log\left(0.7\right) \approx 0.357$", "log", True, "0.7", "0.357"),
+    ("the loss is -log(0.7) = 0.357 (three decimals)", "log", True, "0.7", "0.357"),
 ])
 def test_one_number_steps_as_written(text, key, negated, argument, result):
     class Line:

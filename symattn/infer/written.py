@@ -47,7 +47,7 @@ _OPEN = re.compile(r"(?:[-+*/×·^_{}()\[\]\d]|\\cdot|\\times|\\frac)\s*$")   # 
 _BINARY = re.compile(r"[\w)\]}]\s*$")             # ``x - log(…)``: a minus between two operands
 _LABEL = re.compile(r"(?<![\w\\])(?:\\(?:mathcal|mathrm|text)\{(\w+)\}|\\?([A-Za-z]\w*))(_\{?\w+\}?)?\s*=\s*$")
 _OF = re.compile(r"(?:\\?(?:log|ln|exp|sqrt)|[-+*/^_(√])\s*$")
-_GOES_ON = re.compile(r"\s*(?:[-+*/×·^%(\d]|\\cdot|\\times)")        # the result is not the end
+_GOES_ON = re.compile(r"\s*(?:[-+*/×·^%\d]|\\cdot|\\times)")         # the result is not the end
 NO_END = 10 ** 9                           # a chain of written steps alone: its block's part is not cut
 _TEX = ((r"\left(", "("), (r"\right)", ")"), (r"\mathrm{e}", "e"), (r"\operatorname{log}", r"\log"),
         (r"\,", " "), (r"\!", ""))
@@ -56,7 +56,8 @@ _TEX = ((r"\left(", "("), (r"\right)", ")"), (r"\mathrm{e}", "e"), (r"\operatorn
 @dataclass(frozen=True)
 class Written:
     """``f(argument) = result`` on ``line``: the function's ``key`` (``log``, ``log2``,
-    ``log10``, ``exp``, ``sqrt``, ``square``), negated or not, the argument and the result as printed."""
+    ``log10``, ``exp``, ``sqrt``, ``square``), negated or not, the argument and the result
+    as printed."""
     key: str
     negated: bool
     argument: str
