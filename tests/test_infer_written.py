@@ -164,3 +164,18 @@ def test_the_result_is_named_as_the_text_names_it(text, label):
     Line.text = text
     (w,) = written([Line()])
     assert w.label == label
+
+
+def test_two_results_on_one_line_each_judged_as_its_own(tmp_path):
+    """e^{0.916} = 2.449 beside √0.25 = 0.5: the wrong one is flagged, not left unverified
+    between the two steps of that line."""
+    post = tmp_path / "nll.tex"
+    post.write_text("The softmax gives\n\\[ p = \\begin{bmatrix} 0.25 & 0.40 & 0.15 & 0.20 \\end{bmatrix}. \\]\n"
+                    "The target is the second token, so $\\mathcal{L} = -\\ln(0.40) \\approx 0.916$.\n"
+                    "The perplexity is $e^{0.916} = 2.449$ and $\\sqrt{0.25} = 0.5$.\n", encoding="utf-8")
+    assert mpmath.nstr(1 / mpmath.mpf("0.4"), 4) == "2.5"            # e^{-ln 0.4}
+    data = claims(post)
+    verdicts = {c["printed"]: (c["verdict"], c["exact"]) for c in at(data, 4)}
+    assert verdicts["2.449"][0] == "wrong" and close(verdicts["2.449"][1], mpmath.mpf("2.5"))
+    assert verdicts["0.5"][0] == "correct"
+    assert data["summary"]["unverified"] == 0

@@ -87,6 +87,7 @@ class Chain:
     explained: int
     prints: tuple = ()      # the later blocks a step of it is (their indices)
     end: int = 0            # the last line of its part: SLACK after the last number it explains
+    claims: list = field(default_factory=list)   # (step, printed, line) the text states (.written)
 
 
 @dataclass

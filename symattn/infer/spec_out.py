@@ -157,6 +157,10 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
         for name, expr, line in (chained[b.index].steps if b.index in chained else ()):
             out += ["", "[[steps]]", f"name = {toml_string(name)}", f"expr = {toml_string(expr)}",
                     f"line = {line}"]
+    for b in steps:                         # a result the text writes on its step's line
+        for name, printed, line in (chained[b.index].claims if b.index in chained else ()):
+            out += ["", "[[claims]]", f"step = {toml_string(name)}", f"printed = {toml_string(printed)}",
+                    f"line = {line}"]
     return "\n".join(out) + "\n"
 
 

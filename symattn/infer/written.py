@@ -5,8 +5,9 @@ Each is a step of one entry, the function (a declared primitive: its maths is th
 primitive's) of the number: of its entry in the nearest block before it that prints it
 (``-log(p[0, 2])``: the exact value that print rounds, so a result worked from the rounded
 print is carried, as the keys count it), or of the number as written when no block prints
-it. The step's line is the result's: the article check judges that number, right or wrong,
-as for a hand-written spec. Only a function that starts its expression and a result that
+it. The step's line is the result's, and the result as printed its claim: the check judges
+that number, right or wrong, as for a hand-written spec (beside another result on its line
+too). Only a function that starts its expression and a result that
 ends it are read (``e^{2.0} + e^{1.0} = 10.107`` is no ``e^{1.0}``); a logarithm without a
 base whose result fits base 2 or 10 and not e is left alone, as the text does not say which
 it means.
@@ -63,6 +64,7 @@ class Written:
     argument: str
     result: str
     line: int
+    printed: str = ""        # the result as the article prints it
     label: str = ""          # the name the text gives it (``L = -\log(0.659) = 0.417``)
 
 
@@ -81,7 +83,7 @@ def written(lines) -> list[Written]:
             group = next(k for k in _ARGUMENTS if m.group(k))
             key = _key(m) if group[0] == "l" else _KINDS[group[0]]
             out.append(Written(key, bool(m.group("neg")), m.group(group), m.group("result"),
-                               ln.number, _label(before)))
+                               ln.number, ln.text[m.start("result"):m.end("result")], _label(before)))
     return [w for w in out if _plain(w)]
 
 
@@ -178,6 +180,7 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
             if operands and owner.index not in chain.operands:
                 chain.operands += operands
             chain.steps.append(step)
+            chain.claims.append((step[0], w.printed, w.line))    # which number on the line it is
             results.setdefault(w.result, step[0])      # exp(0.357) of the loss -log(0.70) = 0.357
             chain.end = max(chain.end, w.line)
 
