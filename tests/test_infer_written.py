@@ -179,3 +179,16 @@ def test_two_results_on_one_line_each_judged_as_its_own(tmp_path):
     assert verdicts["2.449"][0] == "wrong" and close(verdicts["2.449"][1], mpmath.mpf("2.5"))
     assert verdicts["0.5"][0] == "correct"
     assert data["summary"]["unverified"] == 0
+
+
+def test_a_result_after_tex_spacing_is_claimed_on_its_line(tmp_path):
+    """``\\left(``, ``\\,`` and a Unicode minus before the result: its claim is still the
+    number the line prints (the reading folds them; the claim must not be cut from them)."""
+    post = tmp_path / "ln.md"
+    post.write_text("The probabilities are $p = [0.25, 0.40, 0.35]$.\n\n"
+                    "Then $\\ln\\left(0.25\\right) \\approx \u22121.386$ and "
+                    "$L = -\\ln\\left(0.40\\right)\\, = 0.961$.\n", encoding="utf-8")
+    assert mpmath.nstr(-mpmath.log(mpmath.mpf("0.4")), 3) == "0.916"
+    data = claims(post)
+    verdicts = {c["printed"]: c["verdict"] for c in at(data, 3)}
+    assert verdicts["0.961"] == "wrong" and verdicts[[k for k in verdicts if k.endswith("1.386")][0]] == "correct"

@@ -64,7 +64,7 @@ class Written:
     argument: str
     result: str
     line: int
-    printed: str = ""        # the result as the article prints it
+    printed: str = ""        # the result as printed (signs and digits folded to ASCII)
     label: str = ""          # the name the text gives it (``L = -\log(0.659) = 0.417``)
 
 
@@ -83,7 +83,7 @@ def written(lines) -> list[Written]:
             group = next(k for k in _ARGUMENTS if m.group(k))
             key = _key(m) if group[0] == "l" else _KINDS[group[0]]
             out.append(Written(key, bool(m.group("neg")), m.group(group), m.group("result"),
-                               ln.number, ln.text[m.start("result"):m.end("result")], _label(before)))
+                               ln.number, m.group("result"), _label(before)))
     return [w for w in out if _plain(w)]
 
 
