@@ -39,6 +39,21 @@ def softmax(z):
     return [x / mpmath.fsum(e) for x in e]
 
 
+def read(text):
+    """What written() reads on one article line holding ``text``."""
+    class Line:
+        number, quiet = 1, ()
+    Line.text = text
+    return written([Line()])
+
+
+def post(tmp_path, name, text):
+    """``check --json`` of an article ``name`` holding ``text``."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return claims(path)
+
+
 def at(data, line):
     return [c for c in data["claims"] if c["line"] == line]
 
@@ -62,9 +77,7 @@ The perplexity of the first case is $e^{{0.179}} = 1.196$.
 def test_a_loss_written_on_a_probability_is_judged_from_the_exact_softmax(tmp_path):
     p = softmax(["3.0", "1.0", "0.2"])
     assert mpmath.nstr(p[2], 2) == "0.051" and mpmath.nstr(-mpmath.log(p[2]), 4) == "2.979"
-    post = tmp_path / "ce.md"
-    post.write_text(CE.format(wrong="2.876"), encoding="utf-8")
-    data = claims(post)
+    data = post(tmp_path, "ce.md", CE.format(wrong="2.876"))
     (loss,) = [c for c in at(data, 11) if c["printed"] == "0.179"]
     assert loss["verdict"] == "correct" and close(loss["exact"], -mpmath.log(p[0]))
     (slip,) = [c for c in at(data, 12) if c["printed"] == "2.876"]
@@ -77,29 +90,23 @@ def test_a_loss_written_on_a_probability_is_judged_from_the_exact_softmax(tmp_pa
 
 
 def test_the_right_loss_in_its_place_is_correct(tmp_path):
-    post = tmp_path / "ce.md"
-    post.write_text(CE.format(wrong="2.979"), encoding="utf-8")
-    data = claims(post)
+    data = post(tmp_path, "ce.md", CE.format(wrong="2.979"))
     assert [c for c in at(data, 12) if c["printed"] == "2.979"][0]["verdict"] == "correct"
     assert data["summary"]["wrong"] == 0 and data["summary"]["carried"] == 0
 
 
 def test_a_loss_from_a_rounded_print_is_carried(tmp_path):
     """-log(0.051) = 2.976: right for the print, not for the probability it rounds."""
-    post = tmp_path / "ce.md"
-    post.write_text(CE.format(wrong="2.976"), encoding="utf-8")
     assert mpmath.nstr(-mpmath.log(mpmath.mpf("0.051")), 4) == "2.976"
-    (c,) = [c for c in at(claims(post), 12) if c["printed"] == "2.976"]
+    (c,) = [c for c in at(post(tmp_path, "ce.md", CE.format(wrong="2.976")), 12) if c["printed"] == "2.976"]
     assert c["verdict"] == "carried"
 
 
 def test_probabilities_alone_with_their_losses_are_an_example(tmp_path):
-    post = tmp_path / "ce.txt"
-    post.write_text("The model assigns the probabilities\n\n    p = [0.70, 0.20, 0.10]\n\n"
-                    "With target 0 the loss is -log(0.70) = 0.357.\n"
-                    "With target 2 it is -log(0.10) = 2.203.\n", encoding="utf-8")
     assert mpmath.nstr(-mpmath.log(mpmath.mpf("0.1")), 4) == "2.303"
-    data = claims(post)
+    data = post(tmp_path, "ce.txt", "The model assigns the probabilities\n\n    p = [0.70, 0.20, 0.10]\n\n"
+                "With target 0 the loss is -log(0.70) = 0.357.\n"
+                "With target 2 it is -log(0.10) = 2.203.\n")
     verdicts = {c["printed"]: c["verdict"] for c in data["claims"]}
     assert verdicts["0.357"] == "correct" and verdicts["2.203"] == "wrong"
 
@@ -113,10 +120,7 @@ def test_probabilities_alone_with_their_losses_are_an_example(tmp_path):
     "[(-0.15)², (0.05)²] = [0.0225, 0.0025]",  # a list
 ])
 def test_what_is_no_one_number_step(text):
-    class Line:
-        number, quiet = 1, ()
-    Line.text = text
-    assert written([Line()]) == []
+    assert read(text) == []
 
 
 @pytest.mark.parametrize("text, key, negated, argument, result", [
@@ -132,22 +136,18 @@ def test_what_is_no_one_number_step(text):
     ("the loss is -log(0.7) = 0.357 (three decimals)", "log", True, "0.7", "0.357"),
 ])
 def test_one_number_steps_as_written(text, key, negated, argument, result):
-    class Line:
-        number, quiet = 1, ()
-    Line.text = text
-    (w,) = written([Line()])
+    (w,) = read(text)
     assert (w.key, w.negated, w.argument, w.result) == (key, negated, argument, result)
 
 
 def test_a_wrong_square_root_and_a_wrong_square_are_flagged(tmp_path):
     """Literal arguments (no block prints them): the text's own arithmetic, checked."""
-    post = tmp_path / "ln.md"
-    post.write_text("Scores $s = [1.0, 2.0, 3.0]$ give $\\text{softmax}(s) = [0.090, 0.245, 0.665]$.\n\n"
-                    "We divide by $\\sqrt{3} \\approx 1.71$ in a model with $d_k = 3$; "
-                    "and $0.364^2 = 0.1325$.\n", encoding="utf-8")
+    data = post(tmp_path, "ln.md", "Scores $s = [1.0, 2.0, 3.0]$ give $\\text{softmax}(s) = [0.090, 0.245, 0.665]$.\n\n"
+                "We divide by $\\sqrt{3} \\approx 1.71$ in a model with $d_k = 3$; "
+                "and $0.364^2 = 0.1325$.\n")
     assert mpmath.nstr(mpmath.mpf("0.364") ** 2, 4) == "0.1325"
     assert mpmath.nstr(mpmath.sqrt(3), 3) == "1.73"
-    verdicts = {c["printed"]: c["verdict"] for c in at(claims(post), 3)}
+    verdicts = {c["printed"]: c["verdict"] for c in at(data, 3)}
     assert verdicts.get("1.71") == "wrong" and verdicts.get("0.1325") == "correct"
 
 
@@ -159,22 +159,17 @@ def test_a_wrong_square_root_and_a_wrong_square_are_flagged(tmp_path):
     (r"$-\log(p_1) = -\log(0.659) = 0.417$", ""),
 ])
 def test_the_result_is_named_as_the_text_names_it(text, label):
-    class Line:
-        number, quiet = 1, ()
-    Line.text = text
-    (w,) = written([Line()])
+    (w,) = read(text)
     assert w.label == label
 
 
 def test_two_results_on_one_line_each_judged_as_its_own(tmp_path):
     """e^{0.916} = 2.449 beside √0.25 = 0.5: the wrong one is flagged, not left unverified
     between the two steps of that line."""
-    post = tmp_path / "nll.tex"
-    post.write_text("The softmax gives\n\\[ p = \\begin{bmatrix} 0.25 & 0.40 & 0.15 & 0.20 \\end{bmatrix}. \\]\n"
-                    "The target is the second token, so $\\mathcal{L} = -\\ln(0.40) \\approx 0.916$.\n"
-                    "The perplexity is $e^{0.916} = 2.449$ and $\\sqrt{0.25} = 0.5$.\n", encoding="utf-8")
     assert mpmath.nstr(1 / mpmath.mpf("0.4"), 4) == "2.5"            # e^{-ln 0.4}
-    data = claims(post)
+    data = post(tmp_path, "nll.tex", "The softmax gives\n\\[ p = \\begin{bmatrix} 0.25 & 0.40 & 0.15 & 0.20 \\end{bmatrix}. \\]\n"
+                "The target is the second token, so $\\mathcal{L} = -\\ln(0.40) \\approx 0.916$.\n"
+                "The perplexity is $e^{0.916} = 2.449$ and $\\sqrt{0.25} = 0.5$.\n")
     verdicts = {c["printed"]: (c["verdict"], c["exact"]) for c in at(data, 4)}
     assert verdicts["2.449"][0] == "wrong" and close(verdicts["2.449"][1], mpmath.mpf("2.5"))
     assert verdicts["0.5"][0] == "correct"
@@ -184,11 +179,9 @@ def test_two_results_on_one_line_each_judged_as_its_own(tmp_path):
 def test_a_result_after_tex_spacing_is_claimed_on_its_line(tmp_path):
     """``\\left(``, ``\\,`` and a Unicode minus before the result: its claim is still the
     number the line prints (the reading folds them; the claim must not be cut from them)."""
-    post = tmp_path / "ln.md"
-    post.write_text("The probabilities are $p = [0.25, 0.40, 0.35]$.\n\n"
-                    "Then $\\ln\\left(0.25\\right) \\approx \u22121.386$ and "
-                    "$L = -\\ln\\left(0.40\\right)\\, = 0.961$.\n", encoding="utf-8")
     assert mpmath.nstr(-mpmath.log(mpmath.mpf("0.4")), 3) == "0.916"
-    data = claims(post)
+    data = post(tmp_path, "ln.md", "The probabilities are $p = [0.25, 0.40, 0.35]$.\n\n"
+                "Then $\\ln\\left(0.25\\right) \\approx \u22121.386$ and "
+                "$L = -\\ln\\left(0.40\\right)\\, = 0.961$.\n")
     verdicts = {c["printed"]: c["verdict"] for c in at(data, 3)}
     assert verdicts["0.961"] == "wrong" and verdicts[[k for k in verdicts if k.endswith("1.386")][0]] == "correct"

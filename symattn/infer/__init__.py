@@ -79,14 +79,15 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     from .passes import infer_derivations
     from .search import Search
     from .stated import code_names, with_stated
-    from .spec_out import examples, identifier, line_ranges, relative, spec_text
+    from .spec_out import examples, identifier, in_examples, line_ranges, relative, spec_text
     from .written import written_steps
     parts = [(f, read_article(f)) for f in files]
     found = code_names(with_stated(blocks(parts), parts), parts)
     text = "\n".join(ln.text for _, lines in parts for ln in lines)   # code states parameters too (eps=0)
     derived, reprints = infer_derivations(found, text, parts)
     shown = chains(found, parts, Search(found, ""), derived)
-    written_steps(found, parts, shown, _in_example(derived, reprints, shown), _names(found, derived, shown),
+    taken = {i: c.prints + c.operands for i, c in shown.items()}
+    written_steps(found, parts, shown, in_examples(derived, reprints, taken), _names(found, derived, shown),
                   [d.expr for d in derived.values()])
     groups = examples(found, derived, reprints, {i: c.prints + c.operands for i, c in shown.items()})
     if not groups:
@@ -107,14 +108,6 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     return [Inferred(identifier(files[0], k, len(groups)), files,
                      spec_text(g, derived, sources, identifier(files[0], k, len(groups)), r, shown), folder)
             for k, (g, r) in enumerate(zip(groups, ranges))]
-
-
-def _in_example(derived: dict, reprints: dict, shown: dict) -> set:
-    """The indices of the blocks some example takes (derived, an operand, printed again, of
-    a chain)."""
-    out = set(derived) | set(reprints) | set(reprints.values()) | set(shown)
-    out |= {o.index for d in derived.values() for o in d.operands}
-    return out | {i for c in shown.values() for i in c.operands + c.prints}
 
 
 def _names(found: list, derived: dict, shown: dict) -> set:

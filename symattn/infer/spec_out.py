@@ -46,10 +46,10 @@ def examples(found: list[Block], derived: dict[int, Derivation],
         for j in later:
             parent[root(j)] = root(i)
     used = {o.index for d in derived.values() for o in d.operands}   # a row X[1]: X
+    taken = in_examples(derived, reprints, chained)
     groups: dict = {}
     for b in found:
-        if b.index in derived or b.index in used or b.index in reprints or b.index in chained \
-                or any(b.index in later for later in chained.values()):
+        if b.index in taken:
             groups.setdefault(root(b.index), []).append(b)
     spans = sorted(groups.values(), key=lambda g: g[0].index)
     merged: list[list[Block]] = []
@@ -58,6 +58,13 @@ def examples(found: list[Block], derived: dict[int, Derivation],
         merged = [m for m in merged if not any(m is w for w in woven)]
         merged.append(sorted(sum(woven, []) + g, key=lambda b: b.index))
     return sorted(merged, key=lambda g: g[0].index)
+
+
+def in_examples(derived: dict, reprints: dict, chained: dict) -> set:
+    """The indices of the blocks some example takes: derived, an operand (a row ``X[1]``:
+    ``X``), printed again, or of a chain (``chained``: index -> the later blocks it takes)."""
+    out = set(derived) | set(reprints) | set(chained) | {j for later in chained.values() for j in later}
+    return out | {o.index for d in derived.values() for o in d.operands}
 
 
 MIN_OWN_INPUTS = 2          # an example set in a pause of another: its own weights, at least
