@@ -9,6 +9,7 @@ symattn.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 import subprocess
 import sys
 
@@ -185,3 +186,63 @@ def test_a_result_after_tex_spacing_is_claimed_on_its_line(tmp_path):
                 "$L = -\\ln\\left(0.40\\right)\\, = 0.961$.\n")
     verdicts = {c["printed"]: c["verdict"] for c in at(data, 3)}
     assert verdicts["0.961"] == "wrong" and verdicts[[k for k in verdicts if k.endswith("1.386")][0]] == "correct"
+
+
+# -- sums of products written out (a dot product by hand) -------------------------------------
+
+DOT = """# One query's scores, by hand
+
+The query and the keys:
+
+$$q = [0.6, 1.2]$$
+
+$$K = \\begin{{bmatrix}} 1.4 & 0.5 \\\\ 0.25 & 2.0 \\end{{bmatrix}}$$
+
+The score of the first key is $0.6 \\times 1.4 + 1.2 \\times 0.5 = 1.44$.
+The score of the second key is $0.6 \\times 0.25 + 1.2 \\times 2.0 = {wrong}$.
+{extra}
+"""
+
+
+def test_a_dot_product_written_on_printed_entries_is_judged_exactly(tmp_path):
+    first = Fraction("0.6") * Fraction("1.4") + Fraction("1.2") * Fraction("0.5")
+    second = Fraction("0.6") * Fraction("0.25") + Fraction("1.2") * Fraction("2.0")
+    assert (first, second) == (Fraction("1.44"), Fraction("2.55"))
+    data = post(tmp_path, "dot.md", DOT.format(wrong="2.45", extra=""))
+    (right,) = [c for c in at(data, 9) if c["printed"] == "1.44"]
+    assert right["verdict"] == "correct" and Fraction(right["exact"]) == first
+    (slip,) = [c for c in at(data, 10) if c["printed"] == "2.45"]
+    assert slip["verdict"] == "wrong" and Fraction(slip["exact"]) == second
+    exprs = [s["expr"] for s in data["inferred"][0]["steps"]]
+    assert any("q[0, 0] * K[0, 0]" in e for e in exprs), exprs      # the entries, not the literals
+
+
+def test_a_sum_on_a_decimal_no_block_prints_is_left_alone(tmp_path):
+    """0.3 is printed nowhere: a rounded number of unknown origin, so 0.3 × 2 + 0.7 = 1.3
+    (right as written) is no step, and nor is a wrong sum of it."""
+    for result in ("1.3", "1.4"):
+        data = post(tmp_path, "dot.md", DOT.format(wrong="2.55", extra=f"Then $0.3 \\times 2 + 0.7 = {result}$."))
+        assert not [c for c in at(data, 11) if c["printed"] == result]
+        assert data["summary"]["wrong"] == 0
+
+
+@pytest.mark.parametrize("text, form, numbers, result", [
+    (r"$0\times1+(-1.414)\times0+1.414\times1\approx1.414$", "{0} * {1} + {2} * {3} + {4} * {5}",
+     ("0", "1", "-1.414", "0", "1.414", "1"), "1.414"),
+    ("q·k = 0.5 · 2 - 0.25 = 0.75", "{0} * {1} - {2}", ("0.5", "2", "0.25"), "0.75"),
+    ("-1.5 × 2 = -3.0", "- {0} * {1}", ("1.5", "2"), "-3.0"),
+])
+def test_sums_as_written(text, form, numbers, result):
+    (w,) = read(text)
+    assert (w.key, w.form, w.numbers, w.result) == ("sum", form, numbers, result)
+
+
+@pytest.mark.parametrize("text", [
+    "1×1 + 1×0 = 1",               # whole numbers: a step of 1 would match every other 1
+    "x^2 + 0.5 = 4.5",             # a power's exponent is no term
+    "0.5 × 2 = 1.0 + 0",           # the result goes on
+    "1,000.5 × 3 = 3001.5",        # a thousands separator: not the number 000.5
+    "a_1 + 0.5 = 1.5",             # a name's index
+])
+def test_what_is_no_sum(text):
+    assert [w for w in read(text) if w.key == "sum"] == []

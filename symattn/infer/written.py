@@ -1,5 +1,6 @@
-"""Arithmetic the text writes out on one number: ``-\\log(0.659) = 0.417``, ``e^{2.0} =
-7.389``, ``\\sqrt{64} = 8``, ``ln(0.25) ≈ -1.386``.
+"""Arithmetic the text writes out: a function of one number (``-\\log(0.659) = 0.417``,
+``e^{2.0} = 7.389``, ``\\sqrt{64} = 8``, ``ln(0.25) ≈ -1.386``) and sums of products of
+numbers (``0×1 + 1×0 = 0``, ``0.5 \\times 2 + 1 = 2``: a dot product worked by hand).
 
 Each is a step of one entry, the function (a declared primitive: its maths is the
 primitive's) of the number: of its entry in the nearest block before it that prints it
@@ -10,7 +11,10 @@ that number, right or wrong, as for a hand-written spec (beside another result o
 too). Only a function that starts its expression and a result that
 ends it are read (``e^{2.0} + e^{1.0} = 10.107`` is no ``e^{1.0}``); a logarithm without a
 base whose result fits base 2 or 10 and not e is left alone, as the text does not say which
-it means.
+it means. A sum of products is read only where each of its decimals is a print of an
+earlier block's entry (its exact value then): a decimal no block prints is a rounded
+number of unknown origin (``2.034 + 1 + 2.034 ≈ 5.068`` of exps worked from rounded
+scores), and the sum as written would call right a number the example gets wrong.
 """
 
 from __future__ import annotations
@@ -49,6 +53,12 @@ _BINARY = re.compile(r"[\w)\]}]\s*$")             # ``x - log(…)``: a minus be
 _LABEL = re.compile(r"(?<![\w\\])(?:\\(?:mathcal|mathrm|text)\{(\w+)\}|\\?([A-Za-z]\w*))(_\{?\w+\}?)?\s*=\s*$")
 _OF = re.compile(r"(?:\\?(?:log|ln|exp|sqrt)|[-+*/^_(√])\s*$")
 _GOES_ON = re.compile(r"\s*(?:[-+*/×·^%\d]|\\cdot|\\times)")         # the result is not the end
+_TERM = r"(?:\(\s*-?\d+(?:\.\d+)?\s*\)|\d+(?:\.\d+)?)"     # 1.414, (-1.414)
+_OP = r"(?:[-+*×·]|\\times|\\cdot)"
+_SUM = re.compile(rf"(?P<expr>-?{_TERM}(?:\s*{_OP}\s*{_TERM})+)\s*(?:=|≈|\\approx|\\simeq|≃)\s*"
+                  rf"(?P<result>{_NUM}(?:[eE][-+]?\d+)?)")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_STARTS = re.compile(r"(?:[-+*/×·^_{}.,\d()A-Za-z\\]|\\cdot|\\times)\s*$")  # an operand or a name before it
 NO_END = 10 ** 9                           # a chain of written steps alone: its block's part is not cut
 _TEX = ((r"\left(", "("), (r"\right)", ")"), (r"\mathrm{e}", "e"), (r"\operatorname{log}", r"\log"),
         (r"\,", " "), (r"\!", ""))
@@ -57,8 +67,9 @@ _TEX = ((r"\left(", "("), (r"\right)", ")"), (r"\mathrm{e}", "e"), (r"\operatorn
 @dataclass(frozen=True)
 class Written:
     """``f(argument) = result`` on ``line``: the function's ``key`` (``log``, ``log2``,
-    ``log10``, ``exp``, ``sqrt``, ``square``), negated or not, the argument and the result
-    as printed."""
+    ``log10``, ``exp``, ``sqrt``, ``square``; ``sum`` for a sum of products, its argument
+    the sum as written), negated or not, the argument and the result as printed; ``form``:
+    the spec language's expression over ``{0}``, ``{1}``… for its ``numbers``."""
     key: str
     negated: bool
     argument: str
@@ -66,6 +77,8 @@ class Written:
     line: int
     printed: str = ""        # the result as printed (signs and digits folded to ASCII)
     label: str = ""          # the name the text gives it (``L = -\log(0.659) = 0.417``)
+    form: str = ""
+    numbers: tuple = ()
 
 
 def written(lines) -> list[Written]:
@@ -82,9 +95,39 @@ def written(lines) -> list[Written]:
                 continue
             group = next(k for k in _ARGUMENTS if m.group(k))
             key = _key(m) if group[0] == "l" else _KINDS[group[0]]
+            form = _TEMPLATE[key].format("{0}")
+            if m.group("neg"):
+                form = f"-({form})" if " / " in form else f"-{form}"
             out.append(Written(key, bool(m.group("neg")), m.group(group), m.group("result"),
-                               ln.number, m.group("result"), _label(before)))
+                               ln.number, m.group("result"), _label(before), form, (m.group(group),)))
+        out += _sums(text, ln.number)
     return [w for w in out if _plain(w)]
+
+
+def _sums(text: str, line: int) -> list[Written]:
+    """The sums of products written on one line (folded): ``0×1 + 1×0 = 0``."""
+    out = []
+    for m in _SUM.finditer(text):
+        before = text[:m.start()]
+        if _STARTS.search(before) or _GOES_ON.match(text, m.end()) or "." not in m.group():
+            continue                         # whole numbers: a step of 1 or 2 matches every 1 and 2
+        expr = m.group("expr")
+        form, numbers = _form(expr)
+        out.append(Written("sum", False, expr.strip(), m.group("result"), line, m.group("result"),
+                           _label(before), form, numbers))
+    return out
+
+
+def _form(expr: str) -> tuple[str, tuple[str, ...]]:
+    """A written sum as a spec template and its numbers: ``0.5×1.2 + 0.3`` -> ``{0} * {1} + {2}``."""
+    form, numbers = [], ()
+    for piece in re.split(rf"({_TERM})", expr.replace("\\times", "*").replace("\\cdot", "*")):
+        if re.fullmatch(_TERM, piece):
+            form.append(f"{{{len(numbers)}}}")
+            numbers += (_NUMBER.search(piece).group(),)
+        elif piece.strip():
+            form.append(" ".join(re.sub(r"([-+*])", r" \1 ", re.sub(r"[×·]", "*", piece)).split()))
+    return " ".join(form), numbers
 
 
 def _label(before: str) -> str:
@@ -123,6 +166,8 @@ def _value(key: str, x: str) -> float | None:
 def _plain(w: Written) -> bool:
     """Defined there, and not a logarithm whose base the text leaves open while its result
     fits another."""
+    if w.key == "sum":
+        return True
     if w.key != "log":
         return _value(w.key, w.argument) is not None
     r = float(w.result)
@@ -141,10 +186,10 @@ _TEMPLATE = {"log": "log({})", "log2": "log({}) / log(2)", "log10": "log({}) / l
 
 def written_steps(found: list[Block], parts: list, shown: dict, in_example: set, used: set,
                   derived_exprs=()) -> None:
-    """Add the one-number arithmetic of the article (``parts``: (path, lines)) to ``shown``
+    """Add the arithmetic written in the article (``parts``: (path, lines)) to ``shown``
     (block index -> :class:`.chains.Chain`) as steps of the nearest block before it that
-    prints its number (that block an operand), or, with its number as written, of the
-    nearest block before it in an example (``in_example``: indices); ``used``: the names
+    prints one of its decimals (those blocks operands), or, with its numbers as written, of
+    the nearest block before it in an example (``in_example``: indices); ``used``: the names
     taken. Arithmetic on an entry of a block that a step (``derived_exprs``, the chains')
     computes whole (``exp(z)``) is that step's already."""
     from .stated import fresh
@@ -152,42 +197,59 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
     worked = {(line, key) for c in shown.values() for _, expr, line in c.steps
               for key, form in _TEMPLATE.items()
               if form.endswith(")") and expr.lstrip("-").startswith(form.split("{")[0])}   # a call
+    chained = {line for c in shown.values() for _, _, line in c.steps}
     results: dict = {}                       # a result as printed -> its step
     for path, lines in parts:
         here = [b for b in found if b.path == path and b.parent is None and b.again < 0]
         for w in written(lines):
             before = [b for b in here if b.line + b.shape[0] <= w.line + 1 and b.line <= w.line]
-            if (w.line, w.key) in worked:
-                continue                     # √0.1325 = 0.364 where a chain's sqrt(variance) is
-            printing = [b for b in reversed(before) if _entry(b, w.argument) is not None]
-            if any(_expr(w, b.name) in covered for b in printing):
+            if (w.line, w.key) in worked or (w.key == "sum" and w.line in chained):
+                continue                     # √0.1325 = 0.364 where a chain's sqrt(variance) is,
+                                             # 2.034 + 1 + 2.034 ≈ 5.068 where its sum of exps is
+            if w.key != "sum" and any(_expr(w, (b.name,)) in covered for b in before
+                                      if _entry(b, w.argument) is not None):
                 continue                     # e^{2.0} = 7.389 of exp(z), a step already
-            owner = printing[0] if printing and "." in w.argument else None   # √2 of d_k = 2: no entry
-            if owner is not None:
-                i, j = _entry(owner, w.argument)
-                operand, operands = f"{owner.name}[{i}, {j}]", (owner.index,)
-                in_example.add(owner.index)
-            else:
-                owner = next((b for b in reversed(before) if b.index in in_example), None)
-                operand, operands = results.get(w.argument, w.argument), ()
+            operands, owners = _operands(w, before, results)
+            if operands is None:
+                continue
+            owner = (max(owners, key=lambda b: b.index) if owners else
+                     next((b for b in reversed(before) if b.index in in_example), None))
             if owner is None:
                 continue
-            expr = _expr(w, operand)
-            base = owner.name if operands else "written"
+            in_example.update(b.index for b in owners)
+            base = owner.name if owners and w.key != "sum" else "written"
             name = w.label if w.label and w.label not in used else f"{base}_{'neg_' if w.negated else ''}{w.key}"
-            step = (fresh(name, used), expr, w.line)
-            chain = shown.setdefault(owner.index, Chain(operands, [], 0, (), NO_END))
-            if operands and owner.index not in chain.operands:
-                chain.operands += operands
+            step = (fresh(name, used), _expr(w, operands), w.line)
+            chain = shown.setdefault(owner.index, Chain(tuple(b.index for b in owners), [], 0, (), NO_END))
+            chain.operands += tuple(b.index for b in owners if b.index not in chain.operands)
             chain.steps.append(step)
             chain.claims.append((step[0], w.printed, w.line))    # which number on the line it is
             results.setdefault(w.result, step[0])      # exp(0.357) of the loss -log(0.70) = 0.357
             chain.end = max(chain.end, w.line)
 
 
-def _expr(w: Written, operand: str) -> str:
-    expr = _TEMPLATE[w.key].format(f"({operand})" if operand.startswith("-") else operand)
-    return (f"-({expr})" if " / " in expr else f"-{expr}") if w.negated else expr
+def _operands(w: Written, before: list[Block], results: dict) -> tuple[tuple, list] | tuple[None, None]:
+    """Each number's operand (its entry in the nearest block before that prints it, for a
+    decimal: √2 of d_k = 2 is no entry; else an earlier written result it is, else the
+    number), and the blocks taken, the nearest first; (None, None) for a sum with a decimal
+    that no block prints."""
+    operands, owners, loose = [], [], False
+    for x in w.numbers:
+        owner = next((b for b in reversed(before) if _entry(b, x) is not None), None) if "." in x else None
+        if owner is not None:
+            i, j = _entry(owner, x)
+            operands.append(f"{owner.name}[{i}, {j}]")
+            owners += [owner] if owner not in owners else []
+        else:                                 # a whole number: as written (2 is no result)
+            operands.append(results.get(x, x) if "." in x else x)
+            loose |= "." in x and x not in results
+    if w.key == "sum" and loose:
+        return None, None
+    return tuple(operands), owners
+
+
+def _expr(w: Written, operands: tuple) -> str:
+    return w.form.format(*(f"({o})" if o.startswith("-") else o for o in operands))
 
 
 def _entry(b: Block, argument: str) -> tuple[int, int] | None:
