@@ -34,6 +34,9 @@ from pathlib import Path
 
 import pytest
 
+# A block may use what an earlier one wrote (love.toml): one worker runs them all, in order.
+pytestmark = pytest.mark.xdist_group("docs")
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 NO_RUN = "<!-- no-run -->"
