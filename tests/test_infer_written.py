@@ -246,3 +246,39 @@ def test_sums_as_written(text, form, numbers, result):
 ])
 def test_what_is_no_sum(text):
     assert [w for w in read(text) if w.key == "sum"] == []
+
+
+SOFTMAX_IN_PROSE = """# Softmax by hand
+
+Take the scores 2.0, 1.0 and 0.1. Exponentiate each: $e^{2.0} = 7.389$, $e^{1.0} = 2.719$ and $e^{0.1} = 1.105$.
+
+The loss for the first class is $-\\ln(0.659) = 0.417$, and $\\sqrt{64} = 6$.
+"""
+
+
+def test_arithmetic_in_prose_with_no_block_is_an_example(tmp_path):
+    data = post(tmp_path, "prose.md", SOFTMAX_IN_PROSE)
+    got = {c["printed"]: c for c in data["claims"]}
+    truth = {"7.389": mpmath.exp(2), "2.719": mpmath.exp(1), "1.105": mpmath.exp(mpmath.mpf("0.1")),
+             "0.417": -mpmath.log(mpmath.mpf("0.659")), "6": mpmath.sqrt(64)}
+    assert set(got) == set(truth)          # the exponents 2.0, 1.0, 0.1 are operands, no claims
+    for printed, t in truth.items():
+        assert close(got[printed]["exact"], t)
+        places = len(printed.partition(".")[2])
+        right = mpmath.nint(t * 10 ** places) == mpmath.mpf(printed.replace(".", ""))
+        assert got[printed]["verdict"] == ("correct" if right else "wrong"), printed
+    assert [c["printed"] for c in data["claims"] if c["verdict"] == "wrong"] == ["2.719", "6"]
+
+
+def test_an_exponent_is_no_claim_of_its_own_step(tmp_path):
+    """e^{1.0} = 2.718 beside e^{0.1} = 1.105: the 1.0 is not a slip for 1.105 (1.1)."""
+    data = post(tmp_path, "exponents.md", "# e\n\nWe have $e^{1.0} = 2.718$ and $e^{0.1} = 1.105$.\n")
+    assert sorted(c["printed"] for c in data["claims"]) == ["1.105", "2.718"]
+    assert all(c["verdict"] == "correct" for c in data["claims"])
+
+
+def test_an_article_with_neither_block_nor_arithmetic_is_still_refused(tmp_path):
+    path = tmp_path / "words.md"
+    path.write_text("# Attention\n\nThe scores are 2.0, 1.0 and 0.1, more or less.\n", encoding="utf-8")
+    r = cli("check", str(path))
+    assert r.returncode == 2 and "no worked example found" in r.stderr and "Traceback" not in r.stderr

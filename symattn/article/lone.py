@@ -21,6 +21,9 @@ def single(m, n, role, lines, got, restated, pending, found):
     text = n.line_text
     if scalars.sets_parameter(m, n):
         return                               # T = 0.5, ε = 1e-5: what the example is given
+    if role != "result" and m.operand(n):
+        found.inputs.append(n)               # the 1.0 of e^{1.0} = 2.718: a number it is given
+        return
     cands = m.correct(n)
     whole = [] if cands else _rounded_whole(m, n, text)
     cands = cands or whole

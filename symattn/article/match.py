@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import NamedTuple
 
-from .source import Line
 from .tokens import Number, fold, numbers_in
 from ..claims.printed import parse_number
 from ..errors import SymattnError
 from ..evaluation.evaluator import Evaluator
+from ..spec import expr as E
 from ..spec.load import Spec
 from ..tensor import NEG_INF
 
@@ -79,6 +79,7 @@ class Matcher:
         self.last_result: int | None = None      # order of the step of the last result placed
         self._selections = _selections(spec)     # inputs, and steps that only select from them
         self._written = _written(spec)           # step of numbers only -> its decimals
+        self._operands = _operands(spec)         # (line, number) such a step is computed from
         self._balls: dict = {}
         self._bounds: dict = {}                  # name -> [[(lower, upper) as floats]]
         self._rounds: dict = {}
@@ -376,6 +377,11 @@ class Matcher:
             self._memo[key] = set() if ln is None else {x.value for x in numbers_in(ln) if x.end <= n.start}
         return need <= self._memo[key]
 
+    def operand(self, n: Number) -> bool:
+        """Is ``n`` a number that a step of numbers only said to be printed on its line is
+        computed from (the 1.0 of ``e^{1.0} = 2.718``): that step's operand, no claim?"""
+        return (n.line, abs(n.value)) in self._operands
+
     def here(self, n: Number, name: str) -> bool:
         """Is step ``name`` said (its ``line`` hint) to be printed on ``n``'s line or just
         above it?"""
@@ -392,26 +398,29 @@ class Matcher:
 def _written(spec: Spec) -> dict:
     """Steps computed from numbers written in the spec only (``0.364 ** 2``, a relation the
     article checks as written): step -> the numbers with decimals it is computed from."""
-    from ..spec import expr as E
     out = {}
-    for step in spec.steps:
-        if E.names(step.tree) & set(spec.tensors):
-            continue
-        stack, nums = [step.tree], set()
-        while stack:
-            t = stack.pop()
-            if isinstance(t, E.Num) and t.value.denominator != 1:
-                nums.add(t.value)
-            stack += E._children(t)
+    for step in _of_numbers(spec):
+        nums = {x for x in E.numbers(step.tree) if x.denominator != 1}
         if nums:
             out[step.name] = frozenset(nums)
     return out
 
 
+def _operands(spec: Spec) -> set:
+    """(article line, value) of each number a step of numbers only is computed from, on the
+    line the step is said to be printed (``e^{1.0} = 2.718``: the 1.0), signs apart."""
+    return {(step.article_line, x) for step in _of_numbers(spec) if step.article_line
+            for x in map(abs, E.numbers(step.tree))}
+
+
+def _of_numbers(spec: Spec) -> list:
+    """The steps computed from numbers written in the spec only, no tensor."""
+    return [s for s in spec.steps if not E.names(s.tree) & set(spec.tensors)]
+
+
 def _selections(spec: Spec) -> set:
     """The inputs and the steps that only pick part of one (``hello = emb["Hello"]``): a
     print of them restates an input, it is no step worked out."""
-    from ..spec import expr as E
     out = set(spec.inputs)
     for step in spec.steps:
         t = step.tree
@@ -425,7 +434,6 @@ def _selections(spec: Spec) -> set:
 def _names(text: str, name: str) -> int:
     """1 if step or input ``name`` is written in ``text`` (``Q``, ``Q_{…}``, ``W_Q``; a step
     ``Qc`` by its capital ``Q``), else 0."""
-    import re
     full = re.search(r"(?<![A-Za-z])" + re.escape(name) + r"(?![A-Za-z])", text)
     if full or len(name) == 1:
         return int(bool(full))
@@ -446,7 +454,6 @@ def _last(text: str, label: str) -> int:
 
 def _positions(text: str, label: str) -> list[int]:
     """Where ``text`` names ``label`` (see :func:`mentions`), in order."""
-    import re
     if not label or label.isdigit() or label not in text:
         return []
     if len(label) == 1:
@@ -458,5 +465,4 @@ def _positions(text: str, label: str) -> list[int]:
 
 
 def _words(text: str) -> bool:
-    import re
     return re.search(r"[^\W\d_]{2,}", re.sub(r"\\[A-Za-z]+", "", text)) is not None

@@ -79,7 +79,8 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     from .passes import infer_derivations
     from .search import Search
     from .stated import code_names, with_stated
-    from .spec_out import examples, identifier, in_examples, line_ranges, relative, spec_text
+    from .spec_out import (examples, identifier, in_examples, line_ranges, relative, spec_text,
+                           written_text)
     from .written import written_steps
     parts = [(f, read_article(f)) for f in files]
     found = code_names(with_stated(blocks(parts), parts), parts)
@@ -87,9 +88,15 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     derived, reprints = infer_derivations(found, text, parts)
     shown = chains(found, parts, Search(found, ""), derived)
     taken = {i: c.prints + c.operands for i, c in shown.items()}
-    written_steps(found, parts, shown, in_examples(derived, reprints, taken), _names(found, derived, shown),
-                  [d.expr for d in derived.values()])
+    lone = written_steps(found, parts, shown, in_examples(derived, reprints, taken),
+                         _names(found, derived, shown), [d.expr for d in derived.values()])
     groups = examples(found, derived, reprints, {i: c.prints + c.operands for i, c in shown.items()})
+    folder = folder or str(Path(files[0]).parent)
+    sources = [relative(f, folder) for f in files]
+    if not groups and lone.steps:            # e^{2.0} = 7.389 worked in prose: that arithmetic
+        lines = ((min(s[2] for s in lone.steps), max(s[2] for s in lone.steps)),) if len(files) == 1 else None
+        return [Inferred(identifier(files[0], 0, 1), files,
+                         written_text(lone, sources, identifier(files[0], 0, 1), lines), folder)]
     if not groups:
         what = "no block of numbers is printed" if not found else (
             f"of the {len(found)} blocks of numbers printed, none is computed from the others by "
@@ -98,8 +105,6 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
         raise SpecError(f"no worked example found: {what}",
                         where=f"{files[0]}:1", hint="write its spec (docs/spec-format.md) and run: "
                         f"symattn check SPEC --article {files[0]}")
-    folder = folder or str(Path(files[0]).parent)
-    sources = [relative(f, folder) for f in files]
     last = max((ln.number for ln in parts[0][1]), default=1)
     by_index = {b.index: b for b in found}
     ends = {i: c.end for c in shown.values() for i in c.operands + c.prints

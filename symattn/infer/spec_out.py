@@ -129,14 +129,7 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
     taken -= {j for b in group if b.index in chained for j in chained[b.index].prints}  # steps
     inputs = [b for b in group if b.index not in derived and b.index in taken]
     x = next((b for b in inputs if b.printed.rows), None)
-    out = ["# Inferred by symattn from the article: which printed blocks are inputs and which are",
-           "# computed was found by search; review it, edit it, then: symattn check THIS.toml",
-           "[example]", f"id = {toml_string(ident)}",
-           f"title = {toml_string('Worked example of ' + shown(Path(sources[0]).name))}",
-           "source = " + (toml_string(sources[0]) if len(sources) == 1 else _strings(sources)),
-           'rounding = "half-up"']
-    if lines is not None:
-        out.append("lines = [" + ", ".join(f"[{a}, {b}]" for a, b in lines) + "]")
+    out = _header(sources, ident, lines)
     if x is not None:
         out.append(f"tokens = {_strings(x.printed.rows)}")
     out += ["", "[inputs]"]
@@ -153,22 +146,50 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
         d = derived.get(b.index)
         if d is not None:
             for name, expr in d.steps:      # unprinted steps of a chain (.heads)
-                out += ["", "[[steps]]", f"name = {toml_string(name)}", f"expr = {toml_string(expr)}"]
-            out += ["", "[[steps]]", f"name = {toml_string(b.name)}", f"expr = {toml_string(d.expr)}",
-                    f"line = {b.line}"]
+                out += _step(name, expr)
+            out += _step(b.name, d.expr, b.line)
             if d.mistake:
                 out.append(f"# the print is reproduced by a common mistake of it: {d.mistake}")
             for name, expr, line in d.after:    # printed where no block is (.program)
-                out += ["", "[[steps]]", f"name = {toml_string(name)}", f"expr = {toml_string(expr)}",
-                        f"line = {line}"]
+                out += _step(name, expr, line)
         for name, expr, line in (chained[b.index].steps if b.index in chained else ()):
-            out += ["", "[[steps]]", f"name = {toml_string(name)}", f"expr = {toml_string(expr)}",
-                    f"line = {line}"]
+            out += _step(name, expr, line)
     for b in steps:                         # a result the text writes on its step's line
-        for name, printed, line in (chained[b.index].claims if b.index in chained else ()):
-            out += ["", "[[claims]]", f"step = {toml_string(name)}", f"printed = {toml_string(printed)}",
-                    f"line = {line}"]
+        out += _claims(chained[b.index]) if b.index in chained else []
     return "\n".join(out) + "\n"
+
+
+def written_text(chain, sources: list[str], ident: str, lines: tuple) -> str:
+    """The TOML of an example that is arithmetic on numbers as written alone (``chain``:
+    the :class:`.chains.Chain` of its steps), no block an input."""
+    out = _header(sources, ident, lines)
+    for name, expr, line in chain.steps:
+        out += _step(name, expr, line)
+    return "\n".join(out + _claims(chain)) + "\n"
+
+
+def _header(sources: list[str], ident: str, lines: tuple | None) -> list[str]:
+    out = ["# Inferred by symattn from the article: which printed blocks are inputs and which are",
+           "# computed was found by search; review it, edit it, then: symattn check THIS.toml",
+           "[example]", f"id = {toml_string(ident)}",
+           f"title = {toml_string('Worked example of ' + shown(Path(sources[0]).name))}",
+           "source = " + (toml_string(sources[0]) if len(sources) == 1 else _strings(sources)),
+           'rounding = "half-up"']
+    if lines is not None:
+        out.append("lines = [" + ", ".join(f"[{a}, {b}]" for a, b in lines) + "]")
+    return out
+
+
+def _step(name: str, expr: str, line: int | None = None) -> list[str]:
+    out = ["", "[[steps]]", f"name = {toml_string(name)}", f"expr = {toml_string(expr)}"]
+    return out + ([f"line = {line}"] if line is not None else [])
+
+
+def _claims(chain) -> list[str]:
+    """A result the text writes on its step's line: which number there the step's claim is."""
+    return [t for name, printed, line in chain.claims for t in
+            ("", "[[claims]]", f"step = {toml_string(name)}", f"printed = {toml_string(printed)}",
+             f"line = {line}")]
 
 
 def relative(path: str, folder: str) -> str:

@@ -185,14 +185,17 @@ _TEMPLATE = {"log": "log({})", "log2": "log({}) / log(2)", "log10": "log({}) / l
 
 
 def written_steps(found: list[Block], parts: list, shown: dict, in_example: set, used: set,
-                  derived_exprs=()) -> None:
+                  derived_exprs=()) -> Chain:
     """Add the arithmetic written in the article (``parts``: (path, lines)) to ``shown``
     (block index -> :class:`.chains.Chain`) as steps of the nearest block before it that
     prints one of its decimals (those blocks operands), or, with its numbers as written, of
     the nearest block before it in an example (``in_example``: indices); ``used``: the names
     taken. Arithmetic on an entry of a block that a step (``derived_exprs``, the chains')
-    computes whole (``exp(z)``) is that step's already."""
+    computes whole (``exp(z)``) is that step's already. Returns the chain of the arithmetic
+    on numbers as written before any block of an example (``e^{2.0} = 7.389`` in an article
+    that prints no block): the article's example when it has no other."""
     from .stated import fresh
+    lone = Chain((), [], 0, (), NO_END)
     covered = {expr for c in shown.values() for _, expr, _ in c.steps} | set(derived_exprs)
     worked = {(line, key) for c in shown.values() for _, expr, line in c.steps
               for key, form in _TEMPLATE.items()
@@ -214,18 +217,19 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
                 continue
             owner = (max(owners, key=lambda b: b.index) if owners else
                      next((b for b in reversed(before) if b.index in in_example), None))
-            if owner is None:
-                continue
             in_example.update(b.index for b in owners)
             base = owner.name if owners and w.key != "sum" else "written"
             name = w.label if w.label and w.label not in used else f"{base}_{'neg_' if w.negated else ''}{w.key}"
             step = (fresh(name, used), _expr(w, operands), w.line)
-            chain = shown.setdefault(owner.index, Chain(tuple(b.index for b in owners), [], 0, (), NO_END))
+            chain = lone if owner is None else shown.setdefault(
+                owner.index, Chain(tuple(b.index for b in owners), [], 0, (), NO_END))
             chain.operands += tuple(b.index for b in owners if b.index not in chain.operands)
             chain.steps.append(step)
             chain.claims.append((step[0], w.printed, w.line))    # which number on the line it is
-            results.setdefault(w.result, step[0])      # exp(0.357) of the loss -log(0.70) = 0.357
+            if owner is not None:                # a lone step is in no example the others are in
+                results.setdefault(w.result, step[0])  # exp(0.357) of the loss -log(0.70) = 0.357
             chain.end = max(chain.end, w.line)
+    return lone
 
 
 def _operands(w: Written, before: list[Block], results: dict) -> tuple[tuple, list] | tuple[None, None]:

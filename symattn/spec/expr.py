@@ -333,16 +333,23 @@ def depth(node) -> int:
     return best
 
 
-def names(node) -> set[str]:
-    """Every Name the tree refers to."""
-    out: set[str] = set()
+def walk(node):
+    """Every node of the tree, the root first, without recursion."""
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, Name):
-            out.add(n.id)
+        yield n
         stack += _children(n)
-    return out
+
+
+def names(node) -> set[str]:
+    """Every Name the tree refers to."""
+    return {n.id for n in walk(node) if isinstance(n, Name)}
+
+
+def numbers(node) -> set[Fraction]:
+    """Every number the tree writes (``exp(1.0)``: 1), signs apart."""
+    return {n.value for n in walk(node) if isinstance(n, Num)}
 
 
 def unparse(node) -> str:
