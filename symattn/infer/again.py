@@ -30,4 +30,7 @@ def settle(search, block, derivation) -> bool:
     if derivation is not None:
         return True
     search.blocks.remove(block)
+    first = next((b for b in search.blocks if b.index == block.again), None)
+    if first is not None:                 # an input shown again after its use: its first print's
+        first.echoes += ((block.path, block.printed),)
     return False

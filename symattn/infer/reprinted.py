@@ -18,6 +18,7 @@ it joins the target's operands. Nothing new is computed; the operand is an earli
 from __future__ import annotations
 
 MAX_AFTER = 4               # blocks just after the target (not prose vectors) looked at
+MIN_WIDTH = 4               # a vector printed again, as wide as a layer's bias (1×2 ones repeat by chance)
 
 
 def shown_again(blocks: list, target) -> list:
@@ -50,7 +51,7 @@ def reprinted(lines, found: list) -> list:
     out = []
     for m, off in _one_by_one(text):
         k = m.line - 1 + off
-        if k >= len(numbers) or m.shape[0] < 2 or (numbers[k], m.values) in have:
+        if k >= len(numbers) or (m.shape[0] < 2 and m.shape[1] < MIN_WIDTH) or (numbers[k], m.values) in have:
             continue
         have.add((numbers[k], m.values))
         out.append(Printed("", numbers[k], m.values, m.texts))

@@ -251,6 +251,8 @@ class Search:
             for operands in _operand_tuples(form, shape, earlier, rows):
                 if tries >= budget or tries >= max(total, NEAREST):
                     break             # the nearest operands of every form are tried
+                if later and not any(o is x for o in operands for x in later):
+                    continue          # tried already without them: the budget for the later ones
                 if not self._fits(form, operands):
                     continue
                 scales = self.said(target.stating) if form.said else \

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .order import inputs_as_rows, is_prose
-from .blocks import telling
+from .blocks import rows_of, telling
 from .evidence import freedom
 from .search import MIN_ENTRIES, Search
 
@@ -75,7 +75,12 @@ def _operand(search: Search, b) -> bool:
 
 
 def _small(search: Search, b, later: tuple):
-    d = search.derive(b, later=later)
+    new = {(r.parent.index, r.row, 0) for r in later if r.parent is not None} - search.shown
+    search.shown |= new                       # a row printed alone among the later inputs: no choice
+    try:
+        d = search.derive(b, later=later)
+    finally:
+        search.shown -= new
     if d is not None and d.matched >= b.floats.size - search.slips and not d.mistake \
             and telling(b) - (b.floats.size - d.matched) > freedom(d):
         return d
@@ -89,12 +94,20 @@ def _later(search: Search, b) -> tuple:
     def uncomputed(c):
         return not is_prose(c) and c.parent is None and c.index not in search.derived \
             and c.index not in search.reprints and c.again < 0
-    after = [c for c in search.blocks if c.index > b.index and uncomputed(c)][:MAX_LATER]
+    after = sorted((c for c in search.blocks if c.index > b.index and c.path == b.path and c.line >= b.line
+                    and uncomputed(c)), key=lambda c: c.line)[:MAX_LATER]   # stacks: appended, in reading order here
     if not after:
         return ()
     end = after[-1].line
-    again = [c for c in search.blocks if c.index < b.index and uncomputed(c)
-             and any(c.path == path and b.line < p.line <= end for path, p in c.echoes)]
+    again = []
+    for c in search.blocks:
+        if c.index < b.index and uncomputed(c):
+            for path, p in c.echoes:          # the block, or the one row of it printed again
+                if c.path == path and b.line < p.line <= end:
+                    part = c if p.shape[0] == c.shape[0] else \
+                        next((r for r in rows_of(c) if r.printed.values[0] == p.values[0]), None)
+                    if part is not None and all(part is not a for a in again):
+                        again.append(part)
     return tuple(after + again)
 
 
