@@ -729,3 +729,65 @@ def test_a_weight_the_text_transposes_is_no_mistake(tmp_path):
     assert spec["steps"][-1]["expr"] == "x @ W_K.T", spec["steps"]
     assert all(c["verdict"] == "correct" for c in claims)
     assert all(close(c["exact"], mp(K[int(c["at"][0])][int(c["at"][1])])) for c in claims if c["step"] == "K")
+
+
+# -- one query's scaled scores after "divide by √2", from Q and K printed again -------
+
+def _one_query_post(path, extra_keys=None):
+    """Chapter 1 prints the identity; sixteen unrelated tables follow; chapter 2 takes
+    Q = K = I again (printed, so a repeat of chapter 1's numbers), divides the query's dot
+    products by √2, and prints the softmax and the output. ``extra_keys``: a second key
+    matrix printed beside K that reproduces the printed scores too, with another value."""
+    V = [[2, 0], [0, 2]]
+    s = [mpmath.mpf(0), 1 / mpmath.sqrt(2)]
+    w = [mpmath.exp(x) / mpmath.fsum(mpmath.exp(y) for y in s) for x in s]
+    z = [mpmath.fsum(w[k] * V[k][j] for k in range(2)) for j in range(2)]
+    tables = [bmatrix([[str(7 * t + 3 * j + i + 11) for j in range(3)] for i in range(3)]) for t in range(16)]
+    lines = ["# Chapter 1", "", "The identity: $$" + bmatrix([["1", "0"], ["0", "1"]]) + "$$", "",
+             "Some tables that have nothing to do with it:", ""]
+    lines += [f"Table {t}: $${m}$$" for t, m in enumerate(tables)]
+    lines += ["", "# Chapter 2", "", "A new example: the queries, keys and values are", "",
+              "$$Q = " + bmatrix([["1", "0"], ["0", "1"]]) + "$$", "",
+              "$$K = " + bmatrix([["1", "0"], ["0", "1"]]) + "$$", "",
+              "$$V = " + bmatrix([["2", "0"], ["0", "2"]]) + "$$", ""]
+    if extra_keys:
+        lines += ["$$K' = " + bmatrix(extra_keys) + "$$", ""]
+    lines += ["The second token's query against both keys: 0×1 + 1×0 = 0 and 0×0 + 1×1 = 1.", "",
+              r"Divide by √2: $\begin{bmatrix} 0 & 0.7071 \end{bmatrix}$", "",
+              rf"The softmax: $\begin{{bmatrix}} {float(w[0]):.4f} & {float(w[1]):.4f} \end{{bmatrix}}$", "",
+              rf"The output: $\begin{{bmatrix}} {float(z[0]):.4f} & {float(z[1]):.4f} \end{{bmatrix}}$", ""]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return s, w, z
+
+
+def test_one_querys_scores_divided_by_the_root_the_line_states_are_exact(tmp_path):
+    """[0, 0.7071] has one telling number, but the line states the form and its root, and
+    every query row and keys that reproduce it give [0, 1/√2]: the choice changes no number.
+    The weights and output are then checked from 1/√2, not from the rounded 0.7071 (their
+    exact values differ by about 1e-6). Q and K print chapter 1's identity again, sixteen
+    tables later: as operands they are as near as where they are printed."""
+    path = tmp_path / "one_query.md"
+    s, w, z = _one_query_post(path)
+    claims, spec, out = check(path, tmp_path)
+    scores = [c for c in claims if c["printed"] == "0.7071"]
+    assert len(scores) == 1 and close(scores[0]["exact"], s[1]) and scores[0]["verdict"] == "correct"
+    for printed, truth in [(f"{float(w[0]):.4f}", w[0]), (f"{float(w[1]):.4f}", w[1]),
+                           (f"{float(z[0]):.4f}", z[0]), (f"{float(z[1]):.4f}", z[1])]:
+        c = [c for c in claims if c["printed"] == printed]
+        assert len(c) == 1 and close(c[0]["exact"], truth) and c[0]["verdict"] == "correct", (printed, c)
+    assert any("/ sqrt(2)" in st["expr"] for st in spec["steps"]), spec["steps"]
+    again = json.loads(cli("check", "--json", str(out)).stdout)["claims"]
+    assert sorted((c["printed"], c["exact"], c["verdict"]) for c in again) == \
+        sorted((c["printed"], c["exact"], c["verdict"]) for c in claims)
+
+
+def test_one_querys_scores_stay_an_input_when_two_derivations_disagree(tmp_path):
+    """Beside K, a K' whose second key is 1.00005 reproduces the printed 0.7071 too, as
+    1.00005/√2: which keys were meant changes the numbers, so one telling number cannot
+    decide it. The scores stay an input, never called wrong."""
+    path = tmp_path / "one_query.md"
+    _one_query_post(path, extra_keys=[["1", "0"], ["0", "1.00005"]])
+    claims, spec, _ = check(path, tmp_path)
+    assert not any("/ sqrt(2)" in st["expr"] for st in spec["steps"]), spec["steps"]
+    assert not [c for c in claims if c["printed"] == "0.7071"]
+    assert not any(c["verdict"] == "wrong" for c in claims)

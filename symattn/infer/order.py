@@ -37,18 +37,29 @@ def operands(blocks: list[Block], target: Block, widths: tuple = ()) -> tuple[li
     slices of a head's ``widths`` the text states; the rows tried where a form takes or
     gives a row)."""
     before = sorted((b for b in blocks if b.index < target.index), key=lambda b: -b.index)
-    whole = [b for b in before if not is_prose(b)][:MAX_OPERANDS]
-    from .reprinted import shown_again
-    whole += [b for b in shown_again(blocks, target) if b not in whole]
+    nearest = [b for b in before if not is_prose(b)][:MAX_OPERANDS]
+    from .reprinted import shown_again, shown_before
+    at = {b.index: _printed_at(before, target, line) for b, line in shown_before(before, target, nearest)
+          if b not in nearest}                # far, but printed again before it: as near as that print
+    again = [b for b in before if b.index in at]
+    whole = nearest + again + [b for b in shown_again(blocks, target) if b not in nearest + again]
     stacked = {id(r) for b in before for r in getattr(b, "parts", ())}   # represented by their stack
     prose = [b for b in before if is_prose(b) and id(b) not in stacked][:MAX_PROSE]
-    earlier = sorted(whole + prose, key=lambda b: -b.index)
-    several = [b for b in whole if b.shape[0] > 1][:MAX_ROW_BLOCKS]
+    earlier = sorted(whole + prose, key=lambda b: -at.get(b.index, b.index))
+    several = sorted([b for b in nearest if b.shape[0] > 1][:MAX_ROW_BLOCKS] + again,
+                     key=lambda b: -at.get(b.index, b.index))
     rows = [r for b in several for r in rows_of(b)]
     if widths:
         heads = {b.index: [h for w in widths for h in heads_of(b, w)] for b in several}
         earlier = [x for b in earlier for x in [b] + heads.get(b.index, [])]
     return earlier, rows
+
+
+def _printed_at(before: list[Block], target: Block, line: int) -> float:
+    """Where in the reading order a print at ``line`` of ``target``'s file falls: just before
+    the first block printed after it."""
+    after = [b.index for b in before if b.path == target.path and b.line > line]
+    return min(after, default=target.index) - 0.5
 
 
 def rows_again(search) -> None:

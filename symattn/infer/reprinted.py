@@ -1,4 +1,4 @@
-"""Operands printed again just after the block they compute, as their first print.
+"""Operands printed again near the block they compute, as their first print.
 
 A worked example in several sections shows a table of results first and the weights that
 make it just after ("how were Q, K, V computed? the weights below"), the weights being the
@@ -33,6 +33,21 @@ def shown_again(blocks: list, target) -> list:
         if (first is not None and b.shape[0] > 1 and first.index < target.index
                 and first.parent is None and first not in out):
             out.append(first)
+    return out
+
+
+def shown_before(before: list, target, nearest: list) -> list:
+    """(block, the line of its latest print there) for the first prints of the blocks of two or more rows printed again (and dropped as a
+    repeat: :func:`.again.settle`) between the farthest of the ``nearest`` earlier blocks and
+    ``target``: a new example that takes the same numbers (Q = K = I, as a chapter before)
+    prints its operands there, far from their first print."""
+    low = min((b.line for b in nearest if b.path == target.path), default=0)
+    out = []
+    for b in before:
+        lines = [p.line for path, p in b.echoes
+                 if path == target.path and low <= p.line <= target.line and p.shape == b.shape]
+        if b.parent is None and b.shape[0] > 1 and lines:
+            out.append((b, max(lines)))
     return out
 
 

@@ -36,7 +36,7 @@ a match is evidence of (freedom, blocks that coincide too easily, preference), :
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -248,9 +248,10 @@ class Search:
             tries, table = 0, bool(form.sizes)  # each form its own budget: none starves the next
             if form.within and not within(target, form.within):
                 continue                      # weights: every entry in [0, 1]
+            limit = MAX_TRIES if form.said else min(budget, max(total, NEAREST))
             for operands in _operand_tuples(form, shape, earlier, rows):
-                if tries >= budget or tries >= max(total, NEAREST):
-                    break             # the nearest operands of every form are tried
+                if tries >= limit:    # the nearest operands of every form are tried; a form
+                    break             # the text states before the block, as far as any
                 if later and not any(o is x for o in operands for x in later):
                     continue          # tried already without them: the budget for the later ones
                 if not self._fits(form, operands):
@@ -316,6 +317,7 @@ class _Tried:
         self.search, self.target, self.masked, self.roots = search, target, masked, roots
         self.best: Derivation | None = None
         self.forced, self.partly, self.said = [], [], []
+        self.stated: list = []                 # (candidate, value) of a form the text states
 
     def offer(self, cand: Derivation | None, share: float = MOST) -> None:
         """Keep ``cand`` if the search accepts it and it is preferred to the best so far."""
@@ -345,7 +347,10 @@ class _Tried:
         m, err = s.matched(v, target, operands)
         cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
         before = self.best
-        self.offer(cand, form.most)
+        if form.said and not flip:           # offered once all are known (best_of)
+            self.stated.append((cand, v))
+        else:
+            self.offer(cand, form.most)
         if self.best is before and (m >= PARTLY * n or (form.scales and states_scale(target.stating))):
             # near, or scaled as the text says: its mistakes; first the queries and
             # keys of one head as wide as the root the text states (√2: heads of 2)
@@ -353,10 +358,26 @@ class _Tried:
                                      and one_head(operands)), cand))
         return 1
 
+    def _offer_stated(self) -> None:
+        """The candidates of a form the text states before the block (the scaled scores
+        after "divide by √2"). When nothing else is accepted and every one that reproduces
+        the whole block has the same value, the form, its root and which rows it takes are
+        no choice (the text states the first two; the third changes no number): its
+        freedom is none."""
+        n = self.target.floats.size
+        for cand, _ in self.stated:
+            self.offer(cand)
+        full = [(c, v) for c, v in self.stated if c.matched == n]
+        if self.best is None and full and all(np.allclose(v, full[0][1], rtol=1e-12, atol=1e-12)
+                                              for _, v in full):
+            for cand, _ in full:
+                self.offer(replace(cand, cost=0))
+
     def best_of(self, rows: list, earlier: list) -> Derivation | None:
         """The best derivation, after the text's own forms, the forced scalings, a row of a
         table or of the mask, and what a common mistake of a near derivation reproduces."""
         s, target = self.search, self.target
+        self._offer_stated()
         for text, operands, cost, fits in self.said[:MAX_TRIES]:    # what the text says, or its
             cand = s.candidate(target, text, operands, cost, "")     # mistake where the plain form fits
             if not s._accepts(cand, target.floats.size) and fits:
