@@ -95,7 +95,7 @@ def groups_of(lines: list[Line]) -> list[Group]:
     _flush_table(table, out)
     while stack:
         _close(stack, out)
-    return _stacked(_terms(out))
+    return _row_lines(_stacked(_terms(out)), lines)
 
 
 def _glued_row(line: Line, nums: list, span: tuple, out: list) -> list:
@@ -312,6 +312,31 @@ def _stacked(out: list) -> list:
             lines = {g.line for g in rows}
             drop.update(k for k, g in enumerate(out) if len(g.numbers) == 1 and g.line in lines
                         and _is_ordinal(g.numbers[0]))
+    return [merged.get(k, g) for k, g in enumerate(out) if k not in drop]
+
+
+def _row_lines(out: list, lines: list[Line]) -> list:
+    """``out`` with the rows of a matrix printed one a line (``[ 1.0  0.5 ]`` under ``Q =``,
+    several matrices side by side) as one block each (:func:`.matrices.row_runs` finds
+    them), so a wrong entry is a miss of that block rather than a row that fits nowhere."""
+    from .matrices import row_runs
+    runs = row_runs(lines)
+    if not runs:
+        return out
+    at: dict = {}
+    for k, g in enumerate(out):
+        at.setdefault(g.line, []).append(k) if g.numbers else None
+    drop, merged = set(), {}
+    for first, run in runs:
+        numbers = [lines[first + j].number for j in range(len(run))]
+        widths = [len(s[2]) for s in run[0]]
+        ks = [at.get(n, []) for n in numbers]
+        if any([len(out[k].rows[0]) if len(out[k].rows) == 1 and None not in out[k].rows[0]
+                else -1 for k in row] != widths for row in ks):
+            continue
+        for j in range(len(widths)):
+            merged[ks[0][j]] = Group([out[row[j]].rows[0] for row in ks], "matrix")
+            drop.update(row[j] for row in ks[1:])
     return [merged.get(k, g) for k, g in enumerate(out) if k not in drop]
 
 

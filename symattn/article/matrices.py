@@ -364,13 +364,141 @@ def _name(caption: str) -> str | None:
     return _name_before(caption.rstrip().replace("：", ":"))
 
 
+# ---- matrices printed one row a line ------------------------------------------------------
+
+_ROW = re.compile(r"(?<![\[\w])\[\s*([^\[\]]*?)\s*\](?![\]\w(])|(?<![|\w])\|\s*([^|]*?)\s*\|(?![|\w])")
+_IDENTIFIER = r"[A-Za-z][A-Za-z0-9_']{0,23}(?:\^T|ᵀ)?"
+_HEAD = re.compile(r"(" + _IDENTIFIER + r")\s*[=:]\s*")
+MAX_ALIGN = 3       # rows side by side start within this many columns of the row above
+
+
+def _segment(text: str, m: re.Match):
+    """(start column, name on its left or '', [(v, t)]) of a row ``[1.0  0.5]`` or
+    ``| 1  0 |`` at ``m``, or None when it holds anything but numbers (or just one)."""
+    body = m.group(1) if m.group(1) is not None else m.group(2)
+    cells = [c for c in re.split(r"[,\s]+", body.strip()) if c]
+    nums = [number(c) for c in cells]
+    if len(cells) < 2 or not all(nums):
+        return None
+    left = text[:m.start()]
+    name = re.search(r"(" + _IDENTIFIER + r")\s*=\s*$", left)
+    start = name.start() if name else m.start()
+    return start, (latex_name(name.group(1)) if name else ""), nums
+
+
+def _row_numbers(line: Line) -> list | None:
+    """The rows a line prints side by side, or None when the line is anything else (a
+    nested list's ``[[`` belongs to :func:`bracket_lists`)."""
+    text = line.text
+    if "[[" in text or "]]" in text or len(text) > 2000:
+        return None
+    segs, end = [], 0
+    for m in _ROW.finditer(text):
+        seg = _segment(text, m)
+        gap = text[end:seg[0] if seg else m.start()]
+        if seg is None or re.search(r"[^\s,;&]", _HEAD.sub("", gap)):
+            return None                          # prose or code around the rows
+        segs.append(seg)
+        end = m.end()
+    if not segs or text[end:].strip(" ,;"):
+        return None
+    return segs
+
+
+def _other_layout(text: str) -> bool:
+    """A line with a row of numbers among other things (``[1, 0] x [0, 1] = [0, 1]``): the
+    rows next to it belong to a layout this reader does not take."""
+    return any(_segment(text, m) for m in _ROW.finditer(text)) \
+        and _row_numbers(Line(0, text)) is None
+
+
+def _heads(text: str) -> list[tuple[int, str]] | None:
+    """``Q =        K =`` over rows printed side by side: (column, name) each, or None."""
+    if not text.strip() or _HEAD.sub("", text).strip():
+        return None
+    return [(m.start(), latex_name(m.group(1))) for m in _HEAD.finditer(text)]
+
+
+def row_runs(lines: list[Line]) -> list[tuple[int, list]]:
+    """Runs of lines that print rows of numbers and nothing else, one row of each matrix a
+    line (two rows or more, no wider layout around them): (index of the first line in
+    ``lines``, the rows of each line as :func:`_row_numbers` reads them)."""
+    out, k = [], 0
+    while k < len(lines):
+        first = _row_numbers(lines[k]) if lines[k].kind != "math" else None
+        if not first:
+            k += 1
+            continue
+        run = [first]
+        while k + len(run) < len(lines) and lines[k + len(run)].number == lines[k].number + len(run):
+            nxt = _row_numbers(lines[k + len(run)])
+            if not nxt or [len(s[2]) for s in nxt] != [len(s[2]) for s in first] \
+                    or any(s[1] for s in nxt):
+                break
+            run.append(nxt)
+        above = lines[k - 1].text if k and lines[k - 1].number == lines[k].number - 1 else ""
+        after = k + len(run)
+        below = lines[after].text if after < len(lines) and \
+            lines[after].number == lines[k].number + len(run) else ""
+        if len(run) >= 2 and not _other_layout(above) and not _other_layout(below):
+            out.append((k, run))
+        k += len(run)
+    return out
+
+
+def stacked_rows(lines: list[Line]) -> tuple[list[Printed], set[int]]:
+    """Matrices printed one row a line, under or beside their names (``Q =`` then ``[1.0
+    0.5]`` rows, or ``| 1  0 |``), several side by side: the matrices and the article lines
+    they take."""
+    out, used = [], set()
+    for k, run in row_runs(lines):
+        above = lines[k - 1].text if k and lines[k - 1].number == lines[k].number - 1 else ""
+        out += _stacked(run, _heads(above), _name(above) if above else None, lines[k].number)
+        used |= {lines[k + j].number for j in range(len(run))}
+    return out, used
+
+
+def _stacked(run: list, heads, caption: str | None, line: int) -> list[Printed]:
+    cols = len(run[0])
+    names = [s[1] for s in run[0]]
+    if heads and len(heads) == cols:
+        names = [n or h for n, (_, h) in zip(names, heads)]
+    elif cols == 1 and not names[0] and caption:
+        names = [caption]
+    out = []
+    for j in range(cols):
+        nums = [r[j][2] for r in run]
+        values = tuple(tuple(v for v, _ in row) for row in nums)
+        texts = tuple(tuple(t for _, t in row) for row in nums)
+        out.append(Printed(names[j] or "", line, values, texts, None, "table"))
+    return out
+
+
 def find(lines: list[Line]) -> list[Printed]:
-    """Every matrix of the article, in line order (code/output lists, tables, LaTeX)."""
+    """Every matrix of the article, in line order (code/output lists, rows a line, tables,
+    LaTeX)."""
     code = [l for l in lines if l.kind in ("code", "output")]
-    rest = [l for l in lines if l.kind not in ("code", "output")]
-    found = sorted(latex(rest) + bracket_lists(code) + tables(rest), key=lambda p: p.line)
+    nested = _nested_lines([l for l in lines if l.kind != "math"])
+    stacked, used = stacked_rows([l for l in lines if l.number not in nested])
+    code = [l for l in code if l.number not in used]
+    rest = [l for l in lines if l.kind not in ("code", "output") and l.number not in used]
+    found = sorted(latex(rest) + bracket_lists(code) + tables(rest) + stacked, key=lambda p: p.line)
     if len(found) > MAX_MATRICES:                # all of them, or a refusal: never some
         raise LimitError(f"more than {MAX_MATRICES} matrices (the next at line "
                          f"{found[MAX_MATRICES].line})", hint="split the article, or raise "
                          "symattn.article.matrices.MAX_MATRICES on purpose")
     return found
+
+
+def _nested_lines(lines: list[Line]) -> set[int]:
+    """The lines a nested bracket list spans (its rows are not rows a line)."""
+    text, numbers = _blob(lines)
+    out, i, at = set(), 0, _line_counter(text)
+    while True:
+        i = text.find("[", i)
+        if i < 0:
+            return out
+        value, end = parse_list(text, i)
+        if value and isinstance(value[0], list):
+            out |= set(numbers[at(i):at(max(end - 1, i)) + 1])
+        i = max(end, i + 1)
