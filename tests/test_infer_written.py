@@ -282,3 +282,13 @@ def test_an_article_with_neither_block_nor_arithmetic_is_still_refused(tmp_path)
     path.write_text("# Attention\n\nThe scores are 2.0, 1.0 and 0.1, more or less.\n", encoding="utf-8")
     r = cli("check", str(path))
     assert r.returncode == 2 and "no worked example found" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_list_items_dash_is_no_minus_sign():
+    """``- e^{0.55} = 1.733`` in a Markdown list is e^{0.55}, not its negation (which would
+    call every right exponential wrong, its sign dropped)."""
+    item, = read("- e^{0.55} = 1.733")
+    assert not item.negated and item.argument == "0.55"
+    assert abs(mpmath.exp(mpmath.mpf("0.55")) - mpmath.mpf(item.result)) < mpmath.mpf("0.0005")
+    neg, = read(r"the loss is $-\ln 0.7285 = 0.3168$")
+    assert neg.negated

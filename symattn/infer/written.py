@@ -59,6 +59,7 @@ _SUM = re.compile(rf"(?P<expr>-?{_TERM}(?:\s*{_OP}\s*{_TERM})+)\s*(?:=|≈|\\app
                   rf"(?P<result>{_NUM}(?:[eE][-+]?\d+)?)")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _STARTS = re.compile(r"(?:[-+*/×·^_{}.,\d()A-Za-z\\]|\\cdot|\\times)\s*$")  # an operand or a name before it
+_BULLET = re.compile(r"^\s*[-*+]\s+(?=\S)")
 NO_END = 10 ** 9                           # a chain of written steps alone: its block's part is not cut
 _TEX = ((r"\left(", "("), (r"\right)", ")"), (r"\mathrm{e}", "e"), (r"\operatorname{log}", r"\log"),
         (r"\,", " "), (r"\!", ""))
@@ -88,6 +89,8 @@ def written(lines) -> list[Written]:
         text = fold(ln.text)
         for a, b in _TEX:
             text = text.replace(a, b)
+        if getattr(ln, "kind", "text") == "text":    # ``- e^{0.55} = 1.733``: a list's item
+            text = _BULLET.sub(lambda b: " " * len(b.group()), text)
         for m in _FUNCTION.finditer(text):
             before = text[:m.start()]
             if _OPEN.search(before) or _GOES_ON.match(text, m.end()) or (
