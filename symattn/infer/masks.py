@@ -46,9 +46,15 @@ _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n")
 MASKED_OPS = ("softmax", "weights")  # the forms a mask said goes into
 
 
+NEAR = 24                   # characters before a mask's word that a negation of it stands in
+
+
 def says_masked(text: str) -> bool:
-    """Does a sentence of ``text`` say the future is masked (and none of its words negate it)?"""
-    return any(_MASK_SAID.search(t) and not _NEGATED.search(t) for t in _SENTENCE.split(text))
+    """Does a sentence of ``text`` say the future is masked (no negation just before the
+    word: "no mask", "without masking", "not masked"; "the causal mask: token i must not see
+    …" says it)?"""
+    return any(not _NEGATED.search(t[max(0, m.start() - NEAR):m.end() + 4])
+               for t in _SENTENCE.split(text) for m in _MASK_SAID.finditer(t))
 
 
 def masked_text(form, text: str, operands: tuple, shape: tuple) -> str | None:
@@ -60,7 +66,39 @@ def masked_text(form, text: str, operands: tuple, shape: tuple) -> str | None:
     if form.op == "weights":
         return text[:-1] + f", mask=causal_mask({n}))"
     first = operands[0].name
-    return text.replace(f"({first}", f"({first} + causal_mask({n})", 1) if text.startswith(f"softmax({first}") else None
+    if not text.startswith(f"softmax({first}"):
+        return None
+    end = text.find(",") if "," in text else len(text) - 1      # the scores: softmax's first argument
+    return f"softmax({text[8:end]} + causal_mask({n}){text[end:]}"
+
+
+def zero_masked(form, text: str, target) -> str | None:
+    """``S + causal_mask(n)`` for a square block printed with 0 exactly above the diagonal
+    (and scores on and below it) where the text says the future is masked: the mask it
+    means, printed with a 0 for each −∞ (:func:`zero_filled`), or None."""
+    from ..ops.masks import CAUSAL_MASK
+    f = target.floats
+    n, m = f.shape
+    if form.op != CAUSAL_MASK.name or n != m or n < 2 or not text.endswith(f"causal_mask({n})"):
+        return None
+    upper = np.triu(np.ones((n, m), dtype=bool), 1)
+    return text if np.all(f[upper] == 0) and np.count_nonzero(f[~upper]) >= 2 else None
+
+
+ZERO_FILLED = "0 instead of −∞ in the mask"
+
+
+def zero_filled(search, text: str, operands: tuple, target, cost: int):
+    """``text`` (scores with the causal mask) as the derivation of a block printed with 0
+    where the mask puts −∞ (``masked_fill(…, 0)``), when its value with those entries 0
+    reproduces the print; else None. The step stays the mask the text says: the check
+    then finds each 0 wrong."""
+    from dataclasses import replace
+    v = search.value(text, operands)
+    if v is None or v.shape != target.shape or not np.isneginf(v).any():
+        return None
+    cand = search.candidate(target, text, operands, cost + 1, "", np.where(np.isneginf(v), 0.0, v))
+    return replace(cand, mistake=ZERO_FILLED) if search._accepts(cand, target.floats.size) else None
 
 
 def _causal(f: np.ndarray) -> bool:

@@ -19,7 +19,7 @@ from ..article.labels import TRANSPOSE
 from ..spec import expr as E
 from .blocks import Block, roots, stated, states_scale
 from .forms import MOST, SCORES
-from .masks import masked_text
+from .masks import masked_text, zero_masked
 
 HEAD_WIDTH = ("d_k", "d_{k}", "dk", "d_head", "head_dim", "head_size")   # a head's width, as stated
 MAX_VARIANTS = 24           # mistakes of one derivation tried
@@ -30,15 +30,19 @@ def as_said(form, text: str, operands: tuple, shape: tuple, target: Block, deriv
     """The derivation the text says in place of ``text`` (``masked``: the text before the
     block says the future is masked; a weight it never transposes), or None."""
     said = masked_text(form, text, operands, shape) if masked else None
+    if said is None and masked:
+        said = zero_masked(form, text, target)
     if said is None and form.template == SCORES and weight_transposed(operands, target, derived):
         said = f"{operands[0].name} @ {operands[1].name}"
     return said
 
 
 def needs_scale(search, form, operands: tuple, target: Block) -> bool:
-    """An unscaled softmax of a scores product the text says is scaled."""
-    if form.op == "" or form.scaled or not any(
-            f.scaled for f in search.forms if f.op == form.op) or len(operands) != 1:
+    """An unscaled softmax of a scores product the text says is scaled, or those scores
+    masked (``S + causal_mask(3)`` after "divide by √2, then set the future to −∞")."""
+    from ..ops.masks import CAUSAL_MASK
+    if form.op == "" or form.scaled or len(operands) != 1 or not (
+            form.op == CAUSAL_MASK.name or any(f.scaled for f in search.forms if f.op == form.op)):
         return False
     d = search.derived.get(operands[0].index)
     return d is not None and d.form == SCORES and states_scale(target.stating)

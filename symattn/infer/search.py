@@ -45,7 +45,7 @@ from ..spec import expr as E
 from .blocks import Block, row_shown, stated, states_scale, telling
 from .evidence import SMALL, binary, freedom, plain, preference, reprints, whole, within
 from .forms import MOST, SCORES, Form, _operand_tuples, forms
-from .masks import says_masked
+from .masks import says_masked, zero_filled
 from .order import operands as pool
 from .said import HEAD_WIDTH, as_said, mistaken, needs_scale, one_head, roots_said, scaled
 
@@ -337,7 +337,8 @@ class _Tried:
         if said is not None:                 # the text says masked, or X W_K: tried only so
             plain = s.candidate(target, text, operands, cost, form.template,
                                 s.value(slotted, operands, slots=True))
-            self.said.append((said, operands, cost, s._accepts(plain, n)))
+            fits = s._accepts(plain, n) or said == text      # the mask as said, printed with 0s
+            self.said.append((said, operands, cost, fits))
             return 1
         v = s.value(slotted, operands, slots=True)
         if reprints(v, operands, target):
@@ -381,7 +382,7 @@ class _Tried:
         for text, operands, cost, fits in self.said[:MAX_TRIES]:    # what the text says, or its
             cand = s.candidate(target, text, operands, cost, "")     # mistake where the plain form fits
             if not s._accepts(cand, target.floats.size) and fits:
-                cand = mistaken(s, text, operands, target, cost)
+                cand = zero_filled(s, text, operands, target, cost) or mistaken(s, text, operands, target, cost)
             self.offer(cand)
         for operands, text, cost in self.forced[:MAX_TRIES]:
             self.offer(scaled(s, text, operands, target, cost))
