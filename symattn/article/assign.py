@@ -85,19 +85,25 @@ def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbe
             take(m, g, cells, got, restated, found)
 
 
+HINT_AHEAD = 2          # a block's rows (two or more) may begin this many lines after the
+                        # line a step names (``\\begin{bmatrix}``, ``Q =`` above them)
+
+
 def _printed_here(m: Matcher, g: Group) -> dict | None:
-    """A whole block printed alone on the line a step's ``line`` says it is printed on, of
-    that step's shape: that step's print, right or wrong (what the spec states, as a label)."""
+    """A whole block printed alone where one step's ``line`` says it is printed (its rows
+    on that line or up to :data:`HINT_AHEAD` after), of that step's shape: that step's
+    print, right or wrong (what the spec states, as a label)."""
     if len(g.numbers) < 2 or not _labels_place(g) or any(n is None for r in g.rows for n in r):
         return None
     shape = (len(g.rows), len(g.rows[0]))
     if any(len(r) != shape[1] for r in g.rows):
         return None
-    for name, line in m.hints.items():
-        rows = m.approx.get(name)
-        if line == g.line and rows is not None and (len(rows), len(rows[0])) == shape:
-            return cells_at(m, g, (name, 0, 0, "rows"))
-    return None
+    ahead = HINT_AHEAD if len(g.rows) > 1 else 0     # one row after the line: a mention
+    fit = [name for name, line in m.hints.items() if 0 <= g.line - line <= ahead
+           and m.approx.get(name) is not None and (len(m.approx[name]), len(m.approx[name][0])) == shape]
+    here = [name for name in fit if m.hints[name] == g.line]      # named on its own line first
+    fit = here or fit
+    return cells_at(m, g, (fit[0], 0, 0, "rows")) if len(fit) == 1 else None
 
 
 def _labels_place(g: Group) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 from dataclasses import dataclass
 
 from ..ops import OPERATIONS
@@ -46,6 +47,8 @@ class Form:
     within: tuple | None = None  # the range of the result's entries: a block outside it, not tried
     scales: bool = False        # scaled by 1/√d_k itself: its mistakes tried where the text says so
     said: bool = False          # its {k} only as the text before the block states it (SAID)
+    unsaid: str = ""            # the keyword of a value the text does not say (``, variance=…``):
+    mistake: str = ""           # a block it reproduces is the default's, with this mistake
 
 
 def _shape(text: str) -> tuple:
@@ -83,12 +86,13 @@ def forms(text: str, near: str = "") -> list[Form]:
         for combo in itertools.product(*choices) if choices else [()]:
             kw = "".join(f", {p}={v}" for p, v, _, default in combo if not default)
             cost = 1 + sum(c for _, _, c, _ in combo)
+            unsaid, mistake = _unsaid(s, combo, text)
             sizes = tuple(s.sizes.items())
             args = ", ".join([f"{{{i}}}" for i in range(len(ops))] + [f"{{{p}}}" for p, _ in sizes])
             template = f"{name}({args}{kw})"
             most = s.most or MOST
             out.append(Form(template, ops, result, cost, name, sizes, most=most, within=s.within,
-                            scales=s.scales))
+                            scales=s.scales, unsaid=unsaid, mistake=mistake))
             if not ops:                       # a table of its own (positional encodings): added to a block
                 out.append(Form(f"{{0}} + {template}", (result,), result, cost + 1, name, sizes,
                                 most=most, onto=s.onto))
@@ -96,6 +100,21 @@ def forms(text: str, near: str = "") -> list[Form]:
                 scaled = template.replace("{0}", "{0} / sqrt({k})", 1)
                 out.append(Form(scaled, ops, result, cost + 1, name, sizes, True))
     return sorted(out, key=lambda f: not f.sizes)   # the tables first: a few tries, none starved
+
+
+def _unsaid(s, combo: tuple, text: str) -> tuple[str, str]:
+    """(the keyword text, the mistake) of a value in ``combo`` that is the operation's common
+    mistake and that ``text`` does not say (``Search.unless_said``), or ('', '')."""
+    for p, v, _, default in combo:
+        rule = s.unless_said.get(p)
+        if rule and not default and v == rule[0] and not _says(rule[1], text):
+            return f", {p}={v}", rule[2]
+    return "", ""
+
+
+@functools.lru_cache(maxsize=64)
+def _says(pattern: str, text: str) -> bool:
+    return re.search(pattern, text, re.I) is not None
 
 
 @functools.lru_cache(maxsize=512)

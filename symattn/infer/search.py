@@ -347,6 +347,8 @@ class _Tried:
             v, text, cost = (None if v is None else v.T), f"({text}).T", cost + 1
         m, err = s.matched(v, target, operands)
         cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
+        if form.unsaid:                      # the value a mistake: the step is the default's
+            cand = replace(cand, expr=text.replace(form.unsaid, "", 1), mistake=form.mistake)
         before = self.best
         if form.said and not flip:           # offered once all are known (best_of)
             self.stated.append((cand, v))

@@ -126,6 +126,11 @@ def _show(v, a) -> list[str] | None:
 
 # -- the common mistakes: the other divisor, eps left out or outside the root ----------
 
+UNBIASED = "LayerNorm with the unbiased variance (÷(d−1))"
+# where an article says it divides by d − 1, that is its convention rather than a mistake
+SAYS_UNBIASED = (r"unbiased|bessel|ddof\s*=\s*1|correction\s*=\s*1|\b[nNdD]\s*[-−]\s*1\b|"
+                 r"sample (?:variance|standard deviation)|torch\.std|\.std\(\s*(?:dim|-1)|不偏")
+
 def _mistakes(call, spec) -> list:
     from ..spec import calls as C
     out = []
@@ -133,8 +138,7 @@ def _mistakes(call, spec) -> list:
         out.append(("LayerNorm with the biased variance (÷d) instead of the unbiased one",
                     C.with_kw(call, "variance", C.text("biased"))))
     else:
-        out.append(("LayerNorm with the unbiased variance (÷(d−1))",
-                    C.with_kw(call, "variance", C.text("unbiased"))))
+        out.append((UNBIASED, C.with_kw(call, "variance", C.text("unbiased"))))
     out.append(("LayerNorm without eps", C.with_kw(call, "eps", C.ZERO)))
     out.append(("LayerNorm with eps outside the square root", C.with_kw(call, "eps_inside", C.ZERO)))
     return out
@@ -146,4 +150,5 @@ LAYER_NORM = declare(
     symbols=("LN", "LayerNorm", "layernorm", "normalized"),
     search=Search("n d -> n d", params={"eps": ("0.00001", "0", "0.000001", "0.000000000001"),
                                         "variance": ('"biased"', '"unbiased"')},
-                  words={"eps": ("eps", "epsilon", "ε", "\\epsilon", "\\varepsilon")}))
+                  words={"eps": ("eps", "epsilon", "ε", "\\epsilon", "\\varepsilon")},
+                  unless_said={"variance": ('"unbiased"', SAYS_UNBIASED, UNBIASED)}))

@@ -105,18 +105,24 @@ class Search:
     onto scores); ``within``: the range (low, high) of every entry of the result (weights:
     (0, 1)), a block with an entry outside it not tried; None: any; ``scales``: it scales by
     1/√d_k itself (weights), so where the text states that scaling its common mistakes
-    (the scaling missing) are tried even when it reproduces nothing.
+    (the scaling missing) are tried even when it reproduces nothing; ``unless_said``:
+    parameter name -> (value, pattern, mistake): a usual value that is the operation's
+    common mistake unless the article's text matches the pattern (LayerNorm's unbiased
+    variance, unless the text says "unbiased" or ``n-1``): a block it reproduces is then
+    derived by the default, the value its mistake.
     """
 
-    __slots__ = ("shapes", "params", "words", "sizes", "scaled", "most", "onto", "within", "scales")
+    __slots__ = ("shapes", "params", "words", "sizes", "scaled", "most", "onto", "within", "scales",
+                 "unless_said")
 
     def __init__(self, shapes: str = "n d -> n d", params: dict | None = None,
                  words: dict | None = None, sizes: dict | None = None, scaled: bool = False,
                  most: float | None = None, onto: str | None = None, within: tuple | None = None,
-                 scales: bool = False):
+                 scales: bool = False, unless_said: dict | None = None):
         self.shapes, self.params = shapes, dict(params or {})
         self.words, self.sizes, self.scaled = dict(words or {}), dict(sizes or {}), scaled
         self.most, self.onto, self.within, self.scales = most, onto, within, scales
+        self.unless_said = dict(unless_said or {})
 
     @property
     def operands(self) -> list[list[str]]:
