@@ -406,11 +406,17 @@ def _written(spec: Spec) -> dict:
     return out
 
 
+WORKED_ABOVE = 4            # lines above its result an equation of numbers may run on
+                            # (``= (0.3 × 0.9) + (0.6 × 0.1)`` over ``= 0.33``)
+
+
 def _operands(spec: Spec) -> set:
     """(article line, value) of each number a step of numbers only is computed from, on the
-    line the step is said to be printed (``e^{1.0} = 2.718``: the 1.0), signs apart."""
-    return {(step.article_line, x) for step in _of_numbers(spec) if step.article_line
-            for x in map(abs, E.numbers(step.tree))}
+    line the step is said to be printed (``e^{1.0} = 2.718``: the 1.0) or the few above it
+    its equation runs on, signs apart."""
+    return {(line, x) for step in _of_numbers(spec) if step.article_line
+            for x in map(abs, E.numbers(step.tree))
+            for line in range(max(1, step.article_line - WORKED_ABOVE), step.article_line + 1)}
 
 
 def _of_numbers(spec: Spec) -> list:

@@ -110,9 +110,15 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     ends = {i: c.end for c in shown.values() for i in c.operands + c.prints
             if i not in c.prints or by_index[i].shape[0] < 2}   # a table of the chain's rows: its own text
     ranges = line_ranges(groups, found, last, ends) if len(files) == 1 else [None] * len(groups)
-    return [Inferred(identifier(files[0], k, len(groups)), files,
-                     spec_text(g, derived, sources, identifier(files[0], k, len(groups)), r, shown), folder)
-            for k, (g, r) in enumerate(zip(groups, ranges))]
+    n = len(groups) + bool(lone.steps)      # arithmetic on no block's numbers: an example too
+    out = [Inferred(identifier(files[0], k, n), files,
+                    spec_text(g, derived, sources, identifier(files[0], k, n), r, shown), folder)
+           for k, (g, r) in enumerate(zip(groups, ranges))]
+    if lone.steps:
+        lines = ((min(s[2] for s in lone.steps), max(s[2] for s in lone.steps)),) if len(files) == 1 else None
+        out.append(Inferred(identifier(files[0], n - 1, n), files,
+                            written_text(lone, sources, identifier(files[0], n - 1, n), lines), folder))
+    return out
 
 
 def _names(found: list, derived: dict, shown: dict) -> set:

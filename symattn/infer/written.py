@@ -1,27 +1,29 @@
 """Arithmetic the text writes out: a function of one number (``-\\log(0.659) = 0.417``,
-``e^{2.0} = 7.389``, ``\\sqrt{64} = 8``, ``ln(0.25) ≈ -1.386``) and sums of products of
-numbers (``0×1 + 1×0 = 0``, ``0.5 \\times 2 + 1 = 2``: a dot product worked by hand).
+``e^{2.0} = 7.389``, ``\\sqrt{64} = 8``, ``ln(0.25) ≈ -1.386``) and expressions of several
+numbers (``0×1 + 1×0.5 = 0.5``: a dot product worked by hand; ``1 / 1.732 = 0.577``,
+``\\frac{12.182}{16.721} = 0.7285``: :mod:`.arithmetic` reads them).
 
 Each is a step of one entry, the function (a declared primitive: its maths is the
 primitive's) of the number: of its entry in the nearest block before it that prints it
 (``-log(p[0, 2])``: the exact value that print rounds, so a result worked from the rounded
-print is carried, as the keys count it), or of the number as written when no block prints
-it. The step's line is the result's, and the result as printed its claim: the check judges
-that number, right or wrong, as for a hand-written spec (beside another result on its line
-too). Only a function that starts its expression and a result that
-ends it are read (``e^{2.0} + e^{1.0} = 10.107`` is no ``e^{1.0}``); a logarithm without a
-base whose result fits base 2 or 10 and not e is left alone, as the text does not say which
-it means. A sum of products is read only where each of its decimals is a print of an
-earlier block's entry (its exact value then): a decimal no block prints is a rounded
-number of unknown origin (``2.034 + 1 + 2.034 ≈ 5.068`` of exps worked from rounded
-scores), and the sum as written would call right a number the example gets wrong.
+print is carried, as the keys count it), else of an earlier written result it prints
+(``1.732`` of ``sqrt(3) ≈ 1.732``), or of the number as written. The step's line is the
+result's, and the result as printed its claim: the check judges that number, right or
+wrong, as for a hand-written spec (beside another result on its line too). Only a function
+that starts its expression and a result that ends it are read (``e^{2.0} + e^{1.0} =
+10.107`` is no ``e^{1.0}``); a logarithm without a base whose result fits base 2 or 10 and
+not e is left alone, as the text does not say which it means. An expression is read only
+where each of its decimals is a print of an earlier block's entry or written result (its
+exact value then): a decimal of unknown origin is a rounded number (``2.034 + 1 + 2.034 ≈
+5.068`` of exps worked from rounded scores), and the arithmetic as written would call right
+a number the example gets wrong. Arithmetic on no block's numbers is an example of its own.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
@@ -29,6 +31,7 @@ import numpy as np
 from ..article.tokens import fold
 from ..errors import SymattnError
 from .blocks import Block, spec_name
+from .arithmetic import expression
 from .chains import Chain
 
 _NUM = r"-?\d+(?:\.\d+)?"
@@ -53,13 +56,11 @@ _BINARY = re.compile(r"[\w)\]}]\s*$")             # ``x - log(…)``: a minus be
 _LABEL = re.compile(r"(?<![\w\\])(?:\\(?:mathcal|mathrm|text)\{(\w+)\}|\\?([A-Za-z]\w*))(_\{?\w+\}?)?\s*=\s*$")
 _OF = re.compile(r"(?:\\?(?:log|ln|exp|sqrt)|[-+*/^_(√])\s*$")
 _GOES_ON = re.compile(r"\s*(?:[-+*/×·^%\d]|\\cdot|\\times)")         # the result is not the end
-_TERM = r"(?:\(\s*-?\d+(?:\.\d+)?\s*\)|\d+(?:\.\d+)?)"     # 1.414, (-1.414)
-_OP = r"(?:[-+*×·]|\\times|\\cdot)"
-_SUM = re.compile(rf"(?P<expr>-?{_TERM}(?:\s*{_OP}\s*{_TERM})+)\s*(?:=|≈|\\approx|\\simeq|≃)\s*"
-                  rf"(?P<result>{_NUM}(?:[eE][-+]?\d+)?)")
+_RESULT = re.compile(rf"(?:=|≈|\\approx|\\simeq|≃)\s*(?P<result>{_NUM}(?:[eE][-+]?\d+)?)(?![\d.])")
+_INSIDE = set("_^.'])}\\")            # an expression cut out of a name, an index or a call
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_STARTS = re.compile(r"(?:[-+*/×·^_{}.,\d()A-Za-z\\]|\\cdot|\\times)\s*$")  # an operand or a name before it
 _BULLET = re.compile(r"^\s*[-*+]\s+(?=\S)")
+ARITHMETIC = "arithmetic"                 # the key of a written expression of several numbers
 NO_END = 10 ** 9                           # a chain of written steps alone: its block's part is not cut
 _TEX = ((r"\left(", "("), (r"\right)", ")"), (r"\mathrm{e}", "e"), (r"\operatorname{log}", r"\log"),
         (r"\,", " "), (r"\!", ""))
@@ -68,8 +69,8 @@ _TEX = ((r"\left(", "("), (r"\right)", ")"), (r"\mathrm{e}", "e"), (r"\operatorn
 @dataclass(frozen=True)
 class Written:
     """``f(argument) = result`` on ``line``: the function's ``key`` (``log``, ``log2``,
-    ``log10``, ``exp``, ``sqrt``, ``square``; ``sum`` for a sum of products, its argument
-    the sum as written), negated or not, the argument and the result as printed; ``form``:
+    ``log10``, ``exp``, ``sqrt``, ``square``; ``arithmetic`` for an expression of several
+    numbers, its argument the expression as written), negated or not, the argument and the result as printed; ``form``:
     the spec language's expression over ``{0}``, ``{1}``… for its ``numbers``."""
     key: str
     negated: bool
@@ -80,11 +81,14 @@ class Written:
     label: str = ""          # the name the text gives it (``L = -\log(0.659) = 0.417``)
     form: str = ""
     numbers: tuple = ()
+    earlier: tuple = ()      # (form, numbers) of the expressions it equals before it, first first
+                             # (``(0.3 × 0.4) + (0.6 × 0.7) = 0.12 + 0.42 = 0.54``)
 
 
 def written(lines) -> list[Written]:
-    """The one-number arithmetic written on the lines of one article part."""
-    out = []
+    """The arithmetic written on the lines of one article part (a line that opens with ``=``
+    goes on with the line above)."""
+    out, chain = [], ""
     for ln in lines:
         text = fold(ln.text)
         for a, b in _TEX:
@@ -103,34 +107,47 @@ def written(lines) -> list[Written]:
                 form = f"-({form})" if " / " in form else f"-{form}"
             out.append(Written(key, bool(m.group("neg")), m.group(group), m.group("result"),
                                ln.number, m.group("result"), _label(before), form, (m.group(group),)))
-        out += _sums(text, ln.number)
+        chain = f"{chain} {text}" if chain and re.match(r"\s*(?:=|≈)", text) else text
+        out += _sums(chain, ln.number, len(chain) - len(text))
     return [w for w in out if _plain(w)]
 
 
-def _sums(text: str, line: int) -> list[Written]:
-    """The sums of products written on one line (folded): ``0×1 + 1×0 = 0``."""
+def _sums(text: str, line: int, since: int = 0) -> list[Written]:
+    """The arithmetic of two numbers or more written on one line (folded) and its result:
+    ``0×1 + 1×0.5 = 0.5``, ``1 / 1.732 = 0.577``, ``\\frac{12.182}{16.721} = 0.7285``
+    (:func:`.arithmetic.expression`); not whole numbers alone, nor an expression that a
+    name, an index or a bracket opens (``x_1 + 0.5``, ``[0.99/1.99``: a vector's entry)."""
     out = []
-    for m in _SUM.finditer(text):
-        before = text[:m.start()]
-        if _STARTS.search(before) or _GOES_ON.match(text, m.end()) or "." not in m.group():
+    for m in _RESULT.finditer(text, since):
+        if _GOES_ON.match(text, m.end()):
+            continue
+        found = expression(text[:m.start()])
+        if found is None:
+            continue
+        form, numbers, start = found
+        before, prev = text[:start].rstrip(), text[start - 1:start]
+        if len(numbers) < 2 or prev.isalnum() or prev in _INSIDE or before[-1:] in ("[", ",") or \
+                not any("." in x for x in numbers + (m.group("result"),)):
             continue                         # whole numbers: a step of 1 or 2 matches every 1 and 2
-        expr = m.group("expr")
-        form, numbers = _form(expr)
-        out.append(Written("sum", False, expr.strip(), m.group("result"), line, m.group("result"),
-                           _label(before), form, numbers))
+        earlier, at = _earlier(text, start)
+        out.append(Written(ARITHMETIC, False, text[start:m.start()].strip(), m.group("result"), line,
+                           m.group("result"), _label(text[:at].rstrip() + " "), form, numbers, earlier))
     return out
 
 
-def _form(expr: str) -> tuple[str, tuple[str, ...]]:
-    """A written sum as a spec template and its numbers: ``0.5×1.2 + 0.3`` -> ``{0} * {1} + {2}``."""
-    form, numbers = [], ()
-    for piece in re.split(rf"({_TERM})", expr.replace("\\times", "*").replace("\\cdot", "*")):
-        if re.fullmatch(_TERM, piece):
-            form.append(f"{{{len(numbers)}}}")
-            numbers += (_NUMBER.search(piece).group(),)
-        elif piece.strip():
-            form.append(" ".join(re.sub(r"([-+*])", r" \1 ", re.sub(r"[×·]", "*", piece)).split()))
-    return " ".join(form), numbers
+def _earlier(text: str, start: int) -> tuple[tuple, int]:
+    """The expressions an expression at ``start`` is written equal to before it (``A = B =
+    …``), the first first, and where the first starts."""
+    out = []
+    while True:
+        left = text[:start].rstrip()
+        if not left.endswith(("=", "≈")):
+            return tuple(reversed(out)), start
+        found = expression(left[:-1])
+        if found is None:
+            return tuple(reversed(out)), start
+        form, numbers, start = found
+        out.append((form, numbers))
 
 
 def _label(before: str) -> str:
@@ -169,7 +186,7 @@ def _value(key: str, x: str) -> float | None:
 def _plain(w: Written) -> bool:
     """Defined there, and not a logarithm whose base the text leaves open while its result
     fits another."""
-    if w.key == "sum":
+    if w.key == ARITHMETIC:
         return True
     if w.key != "log":
         return _value(w.key, w.argument) is not None
@@ -204,24 +221,33 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
               for key, form in _TEMPLATE.items()
               if form.endswith(")") and expr.lstrip("-").startswith(form.split("{")[0])}   # a call
     chained = {line for c in shown.values() for _, _, line in c.steps}
-    results: dict = {}                       # a result as printed -> its step
+    results: dict = {}                       # a result as printed -> (its step, its chain's block
+                                             # or None: the lone chain)
     for path, lines in parts:
         here = [b for b in found if b.path == path and b.parent is None and b.again < 0]
+        listed = _listed(lines)
         for w in written(lines):
             before = [b for b in here if b.line + b.shape[0] <= w.line + 1 and b.line <= w.line]
-            if (w.line, w.key) in worked or (w.key == "sum" and w.line in chained):
+            if (w.line, w.key) in worked or (w.key == ARITHMETIC and w.line in chained):
                 continue                     # √0.1325 = 0.364 where a chain's sqrt(variance) is,
                                              # 2.034 + 1 + 2.034 ≈ 5.068 where its sum of exps is
-            if w.key != "sum" and any(_expr(w, (b.name,)) in covered for b in before
+            if w.key != ARITHMETIC and any(_expr(w, (b.name,)) in covered for b in before
                                       if _entry(b, w.argument) is not None):
                 continue                     # e^{2.0} = 7.389 of exp(z), a step already
-            operands, owners = _operands(w, before, results)
-            if operands is None:
+            for as_written in _forms(w):     # a result of the chain the step joins, no other's
+                owners = _owners(as_written, before)
+                owner = max(owners, key=lambda b: b.index) if owners else \
+                    next((b for b in reversed(before) if b.index in in_example), None)
+                key = None if owner is None else owner.index
+                table = {p: name for p, (name, k) in results.items() if k == key}
+                operands, owners = _operands(as_written, before, table, listed)
+                if operands is not None:
+                    w = as_written
+                    break
+            else:
                 continue
-            owner = (max(owners, key=lambda b: b.index) if owners else
-                     next((b for b in reversed(before) if b.index in in_example), None))
             in_example.update(b.index for b in owners)
-            base = owner.name if owners and w.key != "sum" else "written"
+            base = owner.name if owners and w.key != ARITHMETIC else "written"
             name = w.label if w.label and w.label not in used else f"{base}_{'neg_' if w.negated else ''}{w.key}"
             step = (fresh(name, used), _expr(w, operands), w.line)
             chain = lone if owner is None else shown.setdefault(
@@ -229,17 +255,47 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
             chain.operands += tuple(b.index for b in owners if b.index not in chain.operands)
             chain.steps.append(step)
             chain.claims.append((step[0], w.printed, w.line))    # which number on the line it is
-            if owner is not None:                # a lone step is in no example the others are in
-                results.setdefault(w.result, step[0])  # exp(0.357) of the loss -log(0.70) = 0.357
+            results.setdefault(w.result, (step[0], key))   # exp(0.357) of the loss -log(0.70) = 0.357
             chain.end = max(chain.end, w.line)
     return lone
 
 
-def _operands(w: Written, before: list[Block], results: dict) -> tuple[tuple, list] | tuple[None, None]:
+_VECTOR = re.compile(r"\[([-+\d.,\s]*)\]")
+
+
+def _listed(lines) -> dict:
+    """The decimals the lines print inside a bracketed vector (``[0.3, 0.6]``), each with
+    the first line it is printed on."""
+    out: dict = {}
+    for ln in lines:
+        for m in _VECTOR.finditer(fold(ln.text)):
+            for x in _NUMBER.findall(m.group(1)):
+                out.setdefault(x, ln.number)
+    return out
+
+
+def _owners(w: Written, before: list[Block]) -> list[Block]:
+    """The blocks whose entries the decimals of ``w`` print (the nearest for each)."""
+    out = []
+    for x in w.numbers:
+        b = next((b for b in reversed(before) if _entry(b, x) is not None), None) if "." in x else None
+        out += [b] if b is not None and b not in out else []
+    return out
+
+
+def _forms(w: Written) -> list[Written]:
+    """``w`` as each expression it is written equal to, the first first, then itself."""
+    return [replace(w, form=f, numbers=n) for f, n in w.earlier] + [w]
+
+
+def _operands(w: Written, before: list[Block], results: dict, listed: dict | None = None
+              ) -> tuple[tuple, list] | tuple[None, None]:
     """Each number's operand (its entry in the nearest block before that prints it, for a
     decimal: √2 of d_k = 2 is no entry; else an earlier written result it is, else the
-    number), and the blocks taken, the nearest first; (None, None) for a sum with a decimal
-    that no block prints."""
+    number), and the blocks taken, the nearest first; (None, None) for an expression with a
+    decimal that no block, result or earlier vector (``listed``: number -> its first line;
+    ``→ [0.3, 0.6]``, a given of the arithmetic) prints."""
+    listed = listed or {}
     operands, owners, loose = [], [], False
     for x in w.numbers:
         owner = next((b for b in reversed(before) if _entry(b, x) is not None), None) if "." in x else None
@@ -249,8 +305,8 @@ def _operands(w: Written, before: list[Block], results: dict) -> tuple[tuple, li
             owners += [owner] if owner not in owners else []
         else:                                 # a whole number: as written (2 is no result)
             operands.append(results.get(x, x) if "." in x else x)
-            loose |= "." in x and x not in results
-    if w.key == "sum" and loose:
+            loose |= "." in x and x not in results and listed.get(x, w.line) >= w.line
+    if w.key == ARITHMETIC and loose:
         return None, None
     return tuple(operands), owners
 

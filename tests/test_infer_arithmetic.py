@@ -1,0 +1,92 @@
+"""Arithmetic written out over several lines and several numbers, checked with no spec:
+``Score = [0.3, 0.6] · [0.4, 0.7] = (0.3 × 0.4) + (0.6 × 0.7) = 0.12 + 0.42 = 0.54``, then
+``0.54 / 1.414 = 0.382``, ``e^0.382 = 1.47``, ``1.47 / 4.02 = 0.37``: each result is a step
+of the results it is computed from (not of their rounded prints), so a number worked from
+a rounded one is carried or wrong, judged against the exact chain.
+
+Truths: the chain worked out here with ``mpmath`` at 30 digits, never by symattn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import mpmath
+import pytest
+
+from symattn.infer.arithmetic import expression
+
+mpmath.mp.dps = 30
+
+
+@pytest.mark.parametrize("text, template, numbers", [
+    ("`1 / 1.732 ", "{0} / {1}", ("1", "1.732")),
+    (r"p_3 = \frac{12.182}{16.721} ", "( {0} ) / ( {1} )", ("12.182", "16.721")),
+    ("= (0.3 × 0.4) + (0.6 × 0.7) ", "( {0} * {1} ) + ( {2} * {3} )", ("0.3", "0.4", "0.6", "0.7")),
+    ("Scale by 1/√2 ", "{0} / sqrt({1})", ("1", "2")),
+    (r"$\mu = (1.2 + 0.4 - 0.4)/4 ", "( {0} + {1} - {2} ) / {3}", ("1.2", "0.4", "0.4", "4")),
+])
+def test_the_arithmetic_before_an_equals_sign(text, template, numbers):
+    form, nums, start = expression(text)
+    assert (form, nums) == (template, numbers)
+    assert text[start:].lstrip().startswith(numbers[0]) or text[start] in "(\\"
+
+
+@pytest.mark.parametrize("text", ["Q[0] · K[0] ", "the weights ", "[0.3, 0.6] · [0.4, 0.7] ", "0.5 "])
+def test_no_arithmetic_no_expression(text):
+    got = expression(text)
+    assert got is None or len(got[1]) < 2
+
+
+Q, K = ["0.3", "0.6"], [["0.8", "0.2"], ["0.4", "0.7"], ["0.9", "0.1"]]
+
+
+def post() -> tuple[str, dict]:
+    """A post worked by hand to three decimals, rounding carried, and the exact values."""
+    q = [mpmath.mpf(x) for x in Q]
+    scores = [mpmath.fsum(a * mpmath.mpf(b) for a, b in zip(q, k)) for k in K]
+    scaled = [s / mpmath.sqrt(2) for s in scores]
+    exps = [mpmath.exp(s) for s in scaled]
+    weights = [e / mpmath.fsum(exps) for e in exps]
+    lines = ["# From scores to weights", "", "```"]
+    for k, s in zip(K, scores):
+        lines += [f"score = [{', '.join(Q)}] · [{', '.join(k)}]",
+                  f"      = ({Q[0]} × {k[0]}) + ({Q[1]} × {k[1]})",
+                  f"      = {mpmath.nstr(s, 2)}", ""]
+    lines += ["√2 ≈ 1.414", ""]
+    shown_scaled = [f"{float(s):.3f}" for s in scaled]
+    for s, t in zip(scores, shown_scaled):
+        lines.append(f"{mpmath.nstr(s, 2)} / 1.414 = {t}")
+    shown_exp = [f"{float(mpmath.exp(mpmath.mpf(t))):.2f}" for t in shown_scaled]   # from the prints
+    lines += [""] + [f"e^{t} = {e}" for t, e in zip(shown_scaled, shown_exp)]
+    total = f"{sum(float(e) for e in shown_exp):.2f}"
+    lines += ["", f"Sum = {' + '.join(shown_exp)} = {total}", ""]
+    lines += [f"{e} / {total} = {float(e) / float(total):.2f}" for e in shown_exp] + ["```", ""]
+    truth = {"scaled": scaled, "exp": exps, "weights": weights}
+    return "\n".join(lines), truth, list(zip(shown_scaled, shown_exp))
+
+
+def test_each_result_is_judged_against_the_exact_chain(tmp_path):
+    text, truth, shown_exp = post()
+    path = tmp_path / "post.md"
+    path.write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
+    claims = json.loads(r.stdout)["claims"]
+    by_line = {}
+    for c in claims:
+        by_line.setdefault(c["line"], []).append(c)
+    lines = text.splitlines()
+    for k, (t, e) in enumerate(shown_exp):            # e^0.382 = 1.47: judged on e^(0.54/√2)
+        c = next(c for c in by_line[lines.index(f"e^{t} = {e}") + 1] if c["printed"] == e)
+        assert abs(mpmath.mpf(c["exact"]) - truth["exp"][k]) < mpmath.mpf("1e-15")
+        good = f"{float(truth['exp'][k]):.2f}" == e
+        assert (c["verdict"] == "correct") == good
+    weights = [c for c in claims if c["line"] > len(lines) - 6 and c["line"] <= len(lines)]
+    got = sorted(mpmath.mpf(c["exact"]) for c in weights if "." in c["printed"] and float(c["printed"]) < 1)
+    want = sorted(truth["weights"])
+    assert len(got) >= 3 and all(any(abs(g - w) < mpmath.mpf("1e-15") for w in want) for g in got)
+    assert not [c for c in claims if c["verdict"] == "wrong" and c["line"] < 13]   # no input judged
