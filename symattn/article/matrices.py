@@ -24,7 +24,7 @@ otherwise it is ``M1``, ``M2``, … . Nothing is evaluated: numbers go through
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import LimitError, SymattnError
 from ..spec.latex_import import MATRIX_ENVS, cell_value, latex_name, read_matrices, _name_before
@@ -322,7 +322,41 @@ def _label(text: str | None) -> str | None:
     return t if t and t.isprintable() else None
 
 
+_GROUPED = re.compile(r"(.*?\S)\s*[,;:/]\s*(\S.*)")
+
+
 def _from_run(run, header, caption) -> list[Printed]:
+    """The matrices of a run of table rows; rows labelled by groups of equal size
+    (``head 1, row 1`` … ``head 2, row 4``) are one matrix per group, named with its number
+    (``W_Q1``, ``W_Q2``)."""
+    groups = _groups(run)
+    if groups is None:
+        return _from_rows(run, header, caption)
+    out = []
+    for number, part in groups:
+        for p in _from_rows(part, header, caption):
+            out.append(replace(p, name=f"{p.name}{number}" if p.name else "",
+                               rows=tuple(_GROUPED.fullmatch(r).group(2) for r in p.rows) if p.rows else None))
+    return out
+
+
+def _groups(run) -> list | None:
+    """(group number, rows) of rows labelled ``<group>, <row>``: two groups or more of
+    equal size, each named with one number; else None."""
+    labels = [_label(r[1]) or "" for _, r in run]
+    found = [_GROUPED.fullmatch(t) for t in labels]
+    if len(run) < 4 or not all(found):
+        return None
+    keys = list(dict.fromkeys(m.group(1) for m in found))
+    numbers = [re.findall(r"\d+", k) for k in keys]
+    size = len(run) // len(keys)
+    if len(keys) < 2 or size < 2 or any(len(n) != 1 for n in numbers) or \
+            [m.group(1) for m in found] != [k for k in keys for _ in range(size)]:
+        return None                        # one group, groups of other sizes, or interleaved
+    return [(n[0], [r for r, m in zip(run, found) if m.group(1) == k]) for k, n in zip(keys, numbers)]
+
+
+def _from_rows(run, header, caption) -> list[Printed]:
     labels = tuple(_label(r[1]) for _, r in run)
     rows = labels if all(labels) and len(set(labels)) == len(labels) else None
     if len(run) == 1 and not rows:
@@ -330,11 +364,12 @@ def _from_run(run, header, caption) -> list[Printed]:
     kind = run[0][1][0]
     line = run[0][0].number
     if kind == "numbers":
-        if len(run) == 1 and not _name(caption):
+        name = _name(caption) or _corner(header, len(run[0][1][2]))
+        if len(run) == 1 and not name:
             return []
         values = tuple(tuple(v for v, _ in r[2]) for _, r in run)
         texts = tuple(tuple(t for _, t in r[2]) for _, r in run)
-        return [Printed(_name(caption) or "", line, values, texts, rows, "table")]
+        return [Printed(name or "", line, values, texts, rows, "table")]
     out = []
     heads = (header or [])[-len(run[0][1][2]):] if header else []
     for j in range(len(run[0][1][2])):
@@ -347,6 +382,18 @@ def _from_run(run, header, caption) -> list[Printed]:
             continue
         out.append(Printed(name or "", line, *mat, rows if len(run) > 1 else None, "table"))
     return out
+
+
+_SYMBOL = re.compile(r"[A-Za-z](?:_\{?\w+\}?|\^\{?\w+\}?)+|[A-Z]\w{0,3}")   # W_O, x_1, X, QK
+
+
+def _corner(header: list[str] | None, width: int) -> str | None:
+    """The symbol in a table's top-left cell over labelled rows (``| W_O | c0 | c1 |``):
+    the matrix's name; a word there (``token``) names the labels, not the matrix."""
+    if not header or len(header) != width + 1:
+        return None
+    cell = re.sub(r"[`*$]", "", header[0]).strip()
+    return latex_name(cell) if _SYMBOL.fullmatch(cell) else None
 
 
 def _plain_name(text: str | None) -> str | None:
