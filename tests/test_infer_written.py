@@ -298,3 +298,23 @@ def test_a_list_items_dash_is_no_minus_sign():
     assert abs(mpmath.exp(mpmath.mpf("0.55")) - mpmath.mpf(item.result)) < mpmath.mpf("0.0005")
     neg, = read(r"the loss is $-\ln 0.7285 = 0.3168$")
     assert neg.negated
+
+
+def test_a_dot_product_takes_its_factors_from_one_row_and_one_column():
+    """0.6×0.5 + 0.4×0.2 + 1.0×0.7: the embedding's row times a column of W_Q, not the
+    first entry anywhere that prints 0.2 (the embedding's own last entry)."""
+    from types import SimpleNamespace as NS
+    from symattn.infer.written import _operands
+
+    def block(name, rows):
+        values = tuple(tuple(Fraction(x) for x in r) for r in rows)
+        return NS(name=name, shape=(len(rows), len(rows[0])), printed=NS(values=values))
+    x = block("x", [["0.6", "0.4", "1.0", "0.2"]])
+    w = block("W_Q", [["0.5", "0.3"], ["0.2", "0.8"], ["0.7", "0.1"], ["0.4", "0.6"]])
+    (item,) = read("Q[0] = 0.6×0.5 + 0.4×0.2 + 1.0×0.7 + 0.2×0.4 = 1.160")
+    operands, owners = _operands(item, [w, x], {})
+    assert operands == ("x[0, 0]", "W_Q[0, 0]", "x[0, 1]", "W_Q[1, 0]", "x[0, 2]", "W_Q[2, 0]",
+                        "x[0, 3]", "W_Q[3, 0]")
+    assert [b.name for b in owners] == ["x", "W_Q"]
+    assert sum(Fraction(a) * Fraction(b) for a, b in zip(item.numbers[0::2], item.numbers[1::2])) \
+        == Fraction("1.16")

@@ -296,6 +296,9 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
     decimal that no block, result or earlier vector (``listed``: number -> its first line;
     ``→ [0.3, 0.6]``, a given of the arithmetic) prints."""
     listed = listed or {}
+    dot = _dot(w, before) if w.key == ARITHMETIC else None
+    if dot is not None:
+        return dot
     operands, owners, loose = [], [], False
     for x in w.numbers:
         owner = next((b for b in reversed(before) if _entry(b, x) is not None), None) if "." in x else None
@@ -309,6 +312,35 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
     if w.key == ARITHMETIC and loose:
         return None, None
     return tuple(operands), owners
+
+
+_PRODUCTS = re.compile(r"\{0\} \* \{1\}(?: \+ \{\d+\} \* \{\d+\})+")
+
+
+def _dot(w: Written, before: list[Block]) -> tuple[tuple, list] | None:
+    """The operands of a dot product worked by hand (``0.6×0.5 + 0.4×0.2 + 1.0×0.7``) whose
+    left factors are a row of an earlier block and right factors a column (or a row: a key)
+    of one, the nearest first: each factor that block's entry there, not the first entry
+    anywhere that prints the same number. None when no such pair of blocks prints them."""
+    if not _PRODUCTS.fullmatch(w.form):
+        return None
+    try:
+        left = tuple(Fraction(x) for x in w.numbers[0::2])
+        right = tuple(Fraction(x) for x in w.numbers[1::2])
+    except ValueError:
+        return None
+    n = len(left)
+    rows = [(b, f"{b.name}[{i}, {{}}]") for b in reversed(before) if b.shape[1] == n
+            for i, r in enumerate(b.printed.values) if tuple(r) == left]
+    cols = [(b, f"{b.name}[{{}}, {j}]") for b in reversed(before) if b.shape[0] == n
+            for j in range(b.shape[1]) if tuple(r[j] for r in b.printed.values) == right]
+    cols += [(b, f"{b.name}[{i}, {{}}]") for b in reversed(before) if b.shape[1] == n
+             for i, r in enumerate(b.printed.values) if tuple(r) == right]
+    if not rows or not cols:
+        return None
+    (a, at_a), (b, at_b) = rows[0], cols[0]
+    operands = tuple(x for k in range(n) for x in (at_a.format(k), at_b.format(k)))
+    return operands, [a] + ([b] if b is not a else [])
 
 
 def _expr(w: Written, operands: tuple) -> str:
