@@ -45,3 +45,9 @@ def test_a_symbol_in_the_corner_names_the_table_and_a_word_does_not():
     token = w_o.replace("W_O", "token")
     assert [(p.name, p.values) for p in find(lines(w_o))] == [("W_O", ((1, 0), (F(1, 2), 1)))]
     assert [p.name for p in find(lines(token))] == [""]
+
+
+def test_tuples_in_cells_are_vectors():
+    text = "| | q | v |\n|---|---|---|\n| the | (1, 0, 1) | (1.0, 0.0) |\n| dog | (0, 2, 1) | (−1.0, 0.5) |\n"
+    got = {p.name: p.values for p in find(lines(text))}
+    assert got == {"q": ((1, 0, 1), (0, 2, 1)), "v": ((1, 0), (-1, F(1, 2)))}

@@ -96,3 +96,29 @@ def test_scores_masked_unscaled_after_the_text_says_divide_by_root_two(tmp_path)
     got = {c["printed"]: mpmath.mpf(c["exact"]) for c in bad}
     for i, j in weights:
         assert abs(got[fmt(printed_w[i][j])] - true_w[i][j]) < mpmath.mpf("1e-12")
+
+
+def test_scaled_masked_scores_after_the_scores_are_derived_from_them(tmp_path):
+    """S printed, then 'S/√2, masked' rounded to two decimals: the step is S / sqrt(2) +
+    causal_mask(3), so the weights after it are judged on the exact scaled scores (carried
+    from the two-decimal print where that moves them)."""
+    scaled = [[x / R2 for x in r] for r in S]
+    table = lambda name, m, cell: (f"| {name} | a | b | c |\n|---|---|---|---|\n" + "".join(
+        f"| {t} | " + " | ".join(cell(i, j, x) for j, x in enumerate(r)) + " |\n"
+        for i, (t, r) in enumerate(zip("abc", m))))
+    shown = table("S/√2, masked", scaled, lambda i, j, x: "−∞" if j > i else f"{float(x):.2f}")
+    from_print = [[mpmath.mpf(f"{float(x):.2f}") for x in r[:i + 1]] for i, r in enumerate(scaled)]
+    printed_w = [softmax(r) + [mpmath.mpf(0)] * (2 - i) for i, r in enumerate(from_print)]
+    true_w = [softmax(r[:i + 1]) + [mpmath.mpf(0)] * (2 - i) for i, r in enumerate(scaled)]
+    pair = lambda name, m: (f"| {name} | x | y |\n|---|---|---|\n"
+                            + "".join(f"| {t} | {r[0]:g} | {r[1]:g} |\n" for t, r in zip("abc", m)))
+    post = (f"# Masked\n\nThe queries and keys:\n\n{pair('Q', Q)}\n{pair('K', K)}\n"
+            f"The scores S = Q Kᵀ:\n\n{table('S', S, lambda i, j, x: f'{float(x):g}')}\n"
+            f"We divide by √2 and set the future to −∞:\n\n{shown}\nThe softmax of each row:\n\n"
+            + table("A", printed_w, lambda i, j, x: f"{float(x):.3f}"))
+    claims = check(tmp_path, post)
+    weights = [c for c in claims if c["step"] == "A"]
+    assert len(weights) == 9
+    for c in weights:
+        i, j = ("abc".index(x) if x in "abc" else int(x) for x in c["at"])
+        assert abs(mpmath.mpf(c["exact"]) - true_w[i][j]) < mpmath.mpf("1e-15")

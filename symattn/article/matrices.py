@@ -277,6 +277,7 @@ def _row(cells: list[str]):
         label, rest = cells[0].strip(), cells[1:]     # a position's row: | 1 | [0.01, 0.02] |
     if not rest:
         return None
+    rest = [_bracketed(c) for c in rest]
     if all(c.startswith("[") for c in rest):
         lists = [parse_list(c, 0)[0] for c in rest]
         if all(isinstance(x, list) and x and not isinstance(x[0], list) for x in lists):
@@ -284,6 +285,16 @@ def _row(cells: list[str]):
         return None
     nums = [number(c) for c in rest]
     return ("numbers", label, nums) if all(nums) else None
+
+
+_TUPLE = re.compile(r"\(\s*[-+−]?[\d.]+(?:\s*,\s*[-+−]?[\d.]+)+\s*\)")
+
+
+def _bracketed(cell: str) -> str:
+    """A cell written as a tuple of numbers (``(1, 0, 1)``, a vector) in brackets; any
+    other cell as it is."""
+    c = cell.strip()
+    return f"[{c[1:-1]}]" if _TUPLE.fullmatch(c) else cell
 
 
 def tables(lines: list[Line]) -> list[Printed]:

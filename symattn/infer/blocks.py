@@ -202,7 +202,8 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
                 "\n".join(t for n, t in code.items() if last <= n <= p.line)
             b = printed_block(spec_name(p.name), p, len(out), path, before, label=p.name, again=again,
                               program=program)
-            scores = unmasked(b, len(out), out)  # scores masked with −∞: their input first
+            scores = unmasked(b, len(out), out,  # scores masked with −∞: their input first
+                              tuple(k for k in roots(b.stating) if k.isdigit() and int(k) > 1))
             if scores is not None:
                 out.append(scores)
                 b.index = len(out)

@@ -108,10 +108,11 @@ def _causal(f: np.ndarray) -> bool:
     return n == m and n >= 2 and bool(np.all(np.isneginf(f) == upper))
 
 
-def unmasked(b, index: int, earlier: list = ()):
+def unmasked(b, index: int, earlier: list = (), roots: tuple = ()):
     """The block of scores a causally masked print ``b`` shows (0 where masked), as an
     input block at ``index`` printed on ``b``'s line; None for any other block, and when
-    an ``earlier`` block prints those scores (then the search adds the mask to it)."""
+    an ``earlier`` block prints those scores, or those divided by the root of one of
+    ``roots`` (the text's ``√3``): the search adds the mask to it."""
     import dataclasses
     from fractions import Fraction
     from ..article.matrices import Printed
@@ -120,6 +121,10 @@ def unmasked(b, index: int, earlier: list = ()):
     p, masked = b.printed, np.isneginf(b.floats)
     if any(e.shape == b.shape and np.array_equal(e.floats[~masked], b.floats[~masked]) for e in earlier):
         return None
+    if any(e.shape == b.shape and np.all(np.abs(e.floats[~masked] / np.sqrt(int(k)) - b.floats[~masked])
+                                         <= b.half[~masked] * 1.0001 + 1e-12)
+           for k in roots for e in earlier):
+        return None                            # S/√3 masked, S printed before: the search adds both
     values = tuple(tuple(Fraction(0) if masked[i, j] else v for j, v in enumerate(r))
                    for i, r in enumerate(p.values))
     texts = tuple(tuple("0" if masked[i, j] else t for j, t in enumerate(r))
