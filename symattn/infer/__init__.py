@@ -93,11 +93,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     groups = examples(found, derived, reprints, {i: c.prints + c.operands for i, c in shown.items()})
     folder = folder or str(Path(files[0]).parent)
     sources = [relative(f, folder) for f in files]
-    if not groups and lone.steps:            # e^{2.0} = 7.389 worked in prose: that arithmetic
-        lines = ((min(s[2] for s in lone.steps), max(s[2] for s in lone.steps)),) if len(files) == 1 else None
-        return [Inferred(identifier(files[0], 0, 1), files,
-                         written_text(lone, sources, identifier(files[0], 0, 1), lines), folder)]
-    if not groups:
+    if not groups and not lone.steps:
         what = "no block of numbers is printed" if not found else (
             f"of the {len(found)} blocks of numbers printed, none is computed from the others by "
             "the operations symattn knows" if len(found) > 1 else "one block of numbers is printed, "
@@ -109,9 +105,9 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     by_index = {b.index: b for b in found}
     ends = {i: c.end for c in shown.values() for i in c.operands + c.prints
             if i not in c.prints or by_index[i].shape[0] < 2}   # a table of the chain's rows: its own text
-    ranges = line_ranges(groups, found, last, ends) if len(files) == 1 else [None] * len(groups)
-    n = len(groups) + bool(lone.steps)      # arithmetic on no block's numbers: an example too
-    out = [Inferred(identifier(files[0], k, n), files,
+    ranges = line_ranges(groups, found, last, ends) if len(files) == 1 and groups else [None] * len(groups)
+    n = len(groups) + bool(lone.steps)      # arithmetic on no block's numbers (e^{2.0} = 7.389
+    out = [Inferred(identifier(files[0], k, n), files,    # in prose): an example too
                     spec_text(g, derived, sources, identifier(files[0], k, n), r, shown), folder)
            for k, (g, r) in enumerate(zip(groups, ranges))]
     if lone.steps:

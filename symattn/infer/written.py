@@ -274,11 +274,16 @@ def _listed(lines) -> dict:
     return out
 
 
+def _owner(x: str, before: list[Block]) -> Block | None:
+    """The nearest block before that prints the decimal ``x`` (a whole number: none, √2 of
+    d_k = 2 is no entry)."""
+    return next((b for b in reversed(before) if _entry(b, x) is not None), None) if "." in x else None
+
+
 def _owners(w: Written, before: list[Block]) -> list[Block]:
     """The blocks whose entries the decimals of ``w`` print (the nearest for each)."""
     out = []
-    for x in w.numbers:
-        b = next((b for b in reversed(before) if _entry(b, x) is not None), None) if "." in x else None
+    for b in (_owner(x, before) for x in w.numbers):
         out += [b] if b is not None and b not in out else []
     return out
 
@@ -301,7 +306,7 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
         return dot
     operands, owners, loose = [], [], False
     for x in w.numbers:
-        owner = next((b for b in reversed(before) if _entry(b, x) is not None), None) if "." in x else None
+        owner = _owner(x, before)
         if owner is not None:
             i, j = _entry(owner, x)
             operands.append(f"{owner.name}[{i}, {j}]")
