@@ -377,3 +377,14 @@ def test_a_numpy_printout_with_padded_whole_floats_is_checked(tmp_path):
     got = [(c["printed"], c["verdict"]) for c in json.loads(r.stdout)["claims"]]
     assert got[:4] == [("1.", "correct"), ("0.", "correct"), ("0.3543", "correct"), ("0.6457", "correct")]
     assert ("1.0000", "correct") in got[4:] and ("0.0000", "correct") in got[4:]
+
+
+@pytest.mark.parametrize("line, values", [
+    ("**3. Normalize the vector:**", []),                 # a bold list item's number
+    ("## 2. Scale", []),                                  # a heading's
+    ("__4.__ Then", []),
+    ("**1.5** is the mean", [Fraction("1.5")]),                  # a bold value is a value
+    ("**0.5 and 0.25**", [Fraction("0.5"), Fraction("0.25")]),
+])
+def test_a_list_number_after_emphasis_or_a_heading_mark_is_no_claim(line, values):
+    assert [n.value for n in numbers_in(Line(1, line))] == values

@@ -249,3 +249,65 @@ def test_the_epsilon_the_text_adds_under_the_root_is_in_the_standard_deviation(t
     got = [c for c in claims(plain_post) if c["printed"] in {p(v, 3) for v in NORM} and c["step"].endswith("normalised")]
     assert got and all(abs(mpmath.mpf(c["exact"]) - w) < mpmath.mpf("1e-15")
                        for c, w in zip(sorted(got, key=lambda c: c["at"]), NORM)), got
+
+
+# A forum answer in plain text: the deviations printed as a block of their own, the variance
+# mistyped, the standard deviation rounded to two decimals and the one row divided by that.
+R = [F("1.2"), F("2.4"), F("-0.1"), F("3.1")]
+R_MEAN = sum(R) / 4
+R_DEV = [r - R_MEAN for r in R]
+R_VAR = sum(d * d for d in R_DEV) / 4                   # 1.4825 exactly
+R_STD = mpmath.sqrt(mpmath.mpf(R_VAR.numerator) / R_VAR.denominator + mpmath.mpf("1e-5"))
+
+
+def _forum_post(var_printed: str) -> str:
+    rounded = F(p(R_STD, 2))                             # what the author divided by
+    return "\n".join([
+        "Re: manual LayerNorm", "", "    r = [" + ", ".join(p(v, 1) for v in R) + "]", "",
+        "LayerNorm, biased variance, eps = 1e-5:", "",
+        f"    mean = ({' + '.join(p(v, 1) for v in R)}) / 4 = {p(R_MEAN, 3)}".replace("+ -", "- "),
+        "    deviations = [" + ", ".join(p(d, 3) for d in R_DEV) + "]",
+        f"    var  = (sum of squared deviations) / 4 = {var_printed}",
+        f"    std  = sqrt(var + eps) = {p(R_STD, 2)}   (two decimals are enough)", "",
+        "Normalised, each deviation divided by the std:", "",
+        "    n = [" + ", ".join(p(d / rounded, 4) for d in R_DEV) + "]", ""])
+
+
+def test_a_row_divided_by_the_rounded_std_is_carried_and_a_mistyped_variance_wrong(tmp_path):
+    right = p(R_VAR, 4)
+    typo = right[:-2] + right[-1] + right[-2]               # two digits swapped
+    assert typo != right
+    post = tmp_path / "post.txt"
+    post.write_text(_forum_post(typo), encoding="utf-8")
+    got = claims(post)
+    by_line = {}
+    for c in got:
+        by_line.setdefault(c["line"], []).append(c)
+    var = [c for c in by_line[9] if c["printed"] == typo]
+    assert var and var[0]["verdict"] == "wrong", by_line.get(9)
+    assert abs(mpmath.mpf(var[0]["exact"]) - mpmath.mpf(R_VAR.numerator) / R_VAR.denominator) < 1e-9
+    std = [c for c in by_line[10] if c["printed"] == p(R_STD, 2)]
+    assert std and std[0]["verdict"] == "correct", by_line.get(10)
+    normed = [c for c in by_line[14]]
+    want = [d / R_STD for d in (mpmath.mpf(x.numerator) / x.denominator for x in R_DEV)]
+    assert len(normed) == 4 and all(c["verdict"] == "carried" for c in normed), normed
+    assert all(abs(mpmath.mpf(c["exact"]) - w) < 1e-9 for c, w in zip(normed, want))
+    assert {c["printed"] for c in by_line[8]} == {p(d, 3) for d in R_DEV}
+    assert all(c["verdict"] == "correct" for c in by_line[8])
+
+
+def test_a_list_of_rows_in_plain_text_is_one_matrix(tmp_path):
+    from symattn.article.matrices import find
+    from symattn.article.read import read_article
+    post = tmp_path / "post.txt"
+    post.write_text("FFN weights:\n\n    W1 = [[ 0.5, -1.0,  0.2],\n          [ 1.0,  0.0, -0.5]]"
+                    "        b1 = [0.1, 0.0, -0.1]\n\n    n @ W1 + b1 = [1.2, 0.8, -1.3]\n"
+                    "    h = ReLU(.) = [1.2, 0.8, 0.0]\n", encoding="utf-8")
+    found = find(read_article(str(post)))
+    w1 = [m for m in found if m.name == "W1"]
+    assert len(w1) == 1 and w1[0].shape == (2, 3) and w1[0].texts[1] == ("1.0", "0.0", "-0.5")
+    from symattn.infer.blocks import blocks
+    names = [(b.name, b.shape) for b in blocks([(str(post), read_article(str(post)))])]
+    assert ("W1", (2, 3)) in names and ("b1", (1, 3)) in names and ("h", (1, 3)) in names, names
+    assert not any(n == "b1_2" for n, _ in names), names      # a sum's last term names no result
+    assert sum(1 for _, s in names if s == (1, 3)) == 3, names  # W1's rows are no vectors of their own

@@ -291,9 +291,11 @@ _TUPLE = re.compile(r"\(\s*[-+−]?[\d.]+(?:\s*,\s*[-+−]?[\d.]+)+\s*\)")
 
 
 def _bracketed(cell: str) -> str:
-    """A cell written as a tuple of numbers (``(1, 0, 1)``, a vector) in brackets; any
-    other cell as it is."""
+    """A cell written as a tuple of numbers (``(1, 0, 1)``, a vector) in brackets, one whose
+    bracket Markdown escapes (``\\[0.1, 0.3]``) without the backslash; any other cell as it is."""
     c = cell.strip()
+    if c.startswith("\\[") and c.endswith("]") and not c.endswith("\\]"):
+        return c[1:]                             # Markdown's escaped bracket: \[0.1, 0.3]
     return f"[{c[1:-1]}]" if _TUPLE.fullmatch(c) else cell
 
 
@@ -539,8 +541,10 @@ def find(lines: list[Line]) -> list[Printed]:
     nested = _nested_lines([l for l in lines if l.kind != "math"])
     stacked, used = stacked_rows([l for l in lines if l.number not in nested])
     code = [l for l in code if l.number not in used]
+    prose = [l for l in lines if l.kind == "text" and l.number in nested]
     rest = [l for l in lines if l.kind not in ("code", "output") and l.number not in used]
-    found = sorted(latex(rest) + bracket_lists(code) + tables(rest) + stacked, key=lambda p: p.line)
+    found = sorted(latex(rest) + bracket_lists(code) + _nested_lists(prose) + tables(rest) + stacked,
+                   key=lambda p: p.line)
     if len(found) > MAX_MATRICES:                # all of them, or a refusal: never some
         raise LimitError(f"more than {MAX_MATRICES} matrices (the next at line "
                          f"{found[MAX_MATRICES].line})", hint="split the article, or raise "
@@ -548,8 +552,16 @@ def find(lines: list[Line]) -> list[Printed]:
     return found
 
 
-def _nested_lines(lines: list[Line]) -> set[int]:
-    """The lines a nested bracket list spans (its rows are not rows a line)."""
+def _nested_lists(lines: list[Line]) -> list[Printed]:
+    """The lists of rows that prose lines print (``W1 = [[0.5, -1.0],`` and its rows on the
+    lines below, in a plain-text post): a matrix as in code; a one-row list there is left to
+    the prose reading."""
+    return [p for p in bracket_lists(lines) if p.shape[0] >= 2]
+
+
+def _nested_lines(lines: list[Line], least: int = 1) -> set[int]:
+    """The lines a nested bracket list spans (its rows are not rows a line); ``least``: the
+    lines a list must span to count."""
     text, numbers = _blob(lines)
     out, i, at = set(), 0, _line_counter(text)
     while True:
@@ -557,6 +569,7 @@ def _nested_lines(lines: list[Line]) -> set[int]:
         if i < 0:
             return out
         value, end = parse_list(text, i)
-        if value and isinstance(value[0], list):
-            out |= set(numbers[at(i):at(max(end - 1, i)) + 1])
+        first, last = (at(i), at(max(end - 1, i))) if value and isinstance(value[0], list) else (0, -1)
+        if last - first + 1 >= least:
+            out |= set(numbers[first:last + 1])
         i = max(end, i + 1)

@@ -62,6 +62,7 @@ _FRACTION = re.compile(r"(?P<sign>[-+]\s*)?(?:\\[dtc]?frac\s*(?:\{\s*(?P<n>\d+)\
 _WINDOW = 80                     # how far back the words that mark a number are looked for
 _BEFORE = 400                    # how far back a number's sub- or superscript brace is looked for
 _SPACES = re.compile(r"\s*")
+_LEAD = re.compile(r"\s*(?:#{1,6}\s+)?(?:\*\*|__|\*|_)?\s*")   # a line's start: a heading's, a bold item's (``**3. Normalize``)
 _ENV_OPEN = re.compile(r"\\begin\{[A-Za-z*]+\}(\{[^}]*\})?$")
 _SIGN_AFTER = set("([{,=&|:;<>~≈≒\\ \t/*×·÷+") | {"", "\n"}
 _LIST_MARK = re.compile(r"\s*(?:[-*+]\s+)?\d+[.)]\s")
@@ -272,7 +273,7 @@ def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | No
         sign = ""
     before = s[max(0, start - _BEFORE):start]         # a window: linear in the line's length
     exponent = _in_exponent(before)
-    if exponent is None or _is_label(before, m, s, start <= _SPACES.match(s).end()):
+    if exponent is None or _is_label(before, m, s, start <= _LEAD.match(s).end()):
         return None
     digits = m.group("digits")
     e = m.group("e") or ""

@@ -87,6 +87,9 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     text = "\n".join(ln.text for _, lines in parts for ln in lines)   # code states parameters too (eps=0)
     derived, reprints = infer_derivations(found, text, parts)
     shown = chains(found, parts, Search(found, ""), derived)
+    for c in shown.values():             # a block the search derived that a chain works out: the chain's step
+        for i in c.prints:
+            derived.pop(i, None)
     taken = {i: c.prints + c.operands for i, c in shown.items()}
     lone = written_steps(found, parts, shown, in_examples(derived, reprints, taken),
                          _names(found, derived, shown), [d.expr for d in derived.values()])

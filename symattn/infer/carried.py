@@ -38,7 +38,7 @@ def carried(b: Block, dev, window: list, taken: set, nexts: list, search, ddof: 
             k = divisor(dev[i], target.floats[i], target.half[i], window, taken | set(picked.values()))
             if k is not None:
                 picked[i] = k
-        if len(picked) < max(2, most * b.shape[0]):
+        if len(picked) < max(1 if b.shape[0] == 1 else 2, most * b.shape[0]):   # a row: its entries
             continue
         exact = {d: sum(abs(window[k].value - float(np.ravel(v)[i])) <= window[k].half * (1 + 1e-9)
                         for i, k in picked.items()) for d, v in stds.items()}

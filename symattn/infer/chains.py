@@ -28,7 +28,10 @@ are no evidence.
 A later block of the block's shape whose rows are its deviations each divided by a number
 printed in its part is the normalised step computed from the text's own standard
 deviations (:func:`.carried.carried`), right or wrong: then the standard deviation is a step, and
-the article check flags the wrong ones and the rows that follow from them.
+the article check flags the wrong ones and the rows that follow from them. A one-number step
+between two shown ones (the variance between the deviations and the standard deviation) that
+no number prints within its rounding takes the nearest number printed between them, within
+:data:`NEAR` (a mistyped variance): the check judges it, and it is no evidence.
 
 The kept steps join the inferred spec; the article check then judges every number
 printed for them, wrong ones included, as for a hand-written spec.
@@ -113,7 +116,8 @@ class _Candidate:
 def chains(found: list[Block], parts: list, search, derived=()) -> dict[int, Chain]:
     """Index of the (last) block -> the chain of its statistics the text shows (``parts``:
     the article's (path, lines); ``search``: the :class:`.search.Search` whose ``value``
-    evaluates; ``derived``: the blocks the search derives, no step of a chain)."""
+    evaluates; ``derived``: the blocks the search derives, no step of a chain unless it is
+    a statistic of the chain's block alone: then the chain's step, :func:`_of`)."""
     numbers = {path: _numbers(lines) for path, lines in parts}
     texts = {path: [(ln.number, ln.text) for ln in lines] for path, lines in parts}
     used = {b.name for b in found}
@@ -155,12 +159,19 @@ def _candidates(found: list[Block], numbers: dict, derived, texts: dict):
             continue
         window, stop = part(run[0], run)
         nexts = [o for o in found if o.path == run[-1].path and o.line > stop and o.parent is None
-                 and o.index not in derived][:MAX_NEXT]
+                 and (o.index not in derived or _of(derived[o.index], run))][:MAX_NEXT]
         text = run[0].name if len(run) == 1 else "concat(" + ", ".join(b.name for b in run) + ")"
         end = max([stop] + [o.line + o.shape[0] for o in nexts]) + SLACK     # its part and its nexts'
         said = epsilons("\n".join(t for n, t in texts.get(run[0].path, ()) if run[0].line <= n <= end), words)
         yield _Candidate(text, tuple(run), run[-1].name, window, nexts,
                          {o.index: part(o, [o])[0] for o in nexts}, eps=f" + {said[0]}" if said else "")
+
+
+def _of(d, run: list) -> bool:
+    """Is the derivation ``d`` a statistic of ``run``'s one block alone (its deviations
+    ``X - mean(X)``, a chain's step that the search found first)? Not a common mistake of
+    one: the chain would take the mistake for the text's own divisor."""
+    return len(run) == 1 and tuple(o.index for o in d.operands) == (run[0].index,) and not d.mistake
 
 
 def _numbers(lines) -> list[_Printed]:
@@ -324,6 +335,9 @@ def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chai
     kept = [k for k, n in enumerate(counts) if n]
     for k, st in enumerate(steps):
         got = counts[k]
+        if not got and kept and kept[0] < k < kept[-1] and not st.partial:
+            st.partial = _near(st, window, taken, _line(steps[max(j for j in kept if j < k)], window),
+                               _line(steps[min(j for j in kept if j > k)], window))
         if not got and not (st.partial and kept and kept[0] < k < kept[-1]):
             continue
         st.picked = st.picked or st.partial
@@ -336,9 +350,9 @@ def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chai
         explained += got
         several |= st.key in ELEMENTWISE and got >= 2
         prints += (st.block.index,) if st.block is not None else ()
-    if chain is STATISTICS and len(cand.operands) == 1 and "mean" in names \
-            and "std" not in names and "normalised" not in names:
-        got = _with_carried(cand, window, search, used, ddof, set(taken), names, inline, shown)
+    if chain is STATISTICS and len(cand.operands) == 1 and "mean" in names and "normalised" not in names:
+        std = [k for st in steps if st.key == "std" and "std" in names for k in st.picked]
+        got = _with_carried(cand, window, search, used, ddof, set(taken) - set(std), names, inline, shown)
         if got is not None:
             explained += got[0]
             several, prints = True, prints + (got[1],)
@@ -350,11 +364,30 @@ def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chai
     return Chain(tuple(o.index for o in cand.operands), shown, explained, prints, end)
 
 
+NEAR = 0.05                # a wrong print of a one-number step between two shown ones: this close
+
+
+def _line(st: _Step, window: list) -> int:
+    return st.block.line if st.block is not None else max(window[k].line for k in st.picked)
+
+
+def _near(st: _Step, window: list, taken: set, first: int, last: int) -> list:
+    """The number printed between two shown steps' lines that a one-number step (a
+    variance, a sum) between them is nearest, within :data:`NEAR` of its value: its print,
+    wrong (``var = … = 1.4852`` for 1.4825); the check judges it, no evidence."""
+    if len(st.entries) != 1:
+        return []
+    x = st.entries[0][1]
+    fits = [k for k, n in enumerate(window) if k not in taken and first <= n.line <= last
+            and abs(n.value - x) <= NEAR * abs(x)]
+    return sorted(fits, key=lambda k: abs(window[k].value - x))[:1]
+
+
 def _with_carried(cand: _Candidate, window: list, search, used: set, ddof: str, taken: set,
                   names: dict, inline: dict, shown: list):
-    """The standard deviation and a later block of normalised rows computed from the
-    text's own (:func:`.carried.carried`) added to ``shown``: (numbers explained, that block's
-    index), or None."""
+    """The standard deviation (unless shown already) and a later block of normalised rows
+    computed from the text's own (:func:`.carried.carried`) added to ``shown``: (numbers
+    explained, that block's index), or None."""
     b = cand.operands[0]
     with np.errstate(all="ignore"):
         dev = search.value(inline["deviations"], cand.operands)
@@ -362,8 +395,9 @@ def _with_carried(cand: _Candidate, window: list, search, used: set, ddof: str, 
     if carried is None:
         return None
     target, got = carried
-    names["std"] = _name(b.name, "std", used)
-    shown.append((names["std"], f"sqrt({names.get('variance') or inline['variance']}{cand.eps})", b.line))
+    if "std" not in names:
+        names["std"] = _name(b.name, "std", used)
+        shown.append((names["std"], f"sqrt({names.get('variance') or inline['variance']}{cand.eps})", b.line))
     shown.append((target.name, f"({b.name} - {names['mean']}) / {names['std']}", target.line))
     return got, target.index
 
@@ -379,9 +413,10 @@ def _pick(entries: list, window: list, taken: set, last: int) -> list:
     numbers of the last one explained (``last`` before these)."""
     picked: list = []
     for _, x, e in entries:
-        reach = max(picked + [last]) + GAP
-        k = next((i for i, n in enumerate(window[:reach]) if i not in taken and i not in picked
-                  and abs(n.value - x) < n.half * (1 - 1e-9) + e), None)   # a tie: no evidence
+        after = max(picked + [last])
+        fits = [i for i, n in enumerate(window[:after + GAP]) if i not in taken and i not in picked
+                and abs(n.value - x) < n.half * (1 - 1e-9) + e]   # a tie: no evidence
+        k = next((i for i in fits if i > after), fits[0] if fits else None)   # the text works on
         if k is not None:
             picked.append(k)
     return picked

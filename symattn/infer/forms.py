@@ -77,6 +77,9 @@ def forms(text: str, near: str = "") -> list[Form]:
         for p, usual in s.params.items():
             said = list(dict.fromkeys(_said(p, near, s.words[p]) + _said(p, text, s.words[p]))) \
                 if s.words.get(p) else []
+            if not said and p in s.by_hand and not _framework(text) and not _written(text, tuple(
+                    v for v in usual if v != s.by_hand[p])):
+                said = [s.by_hand[p]]
             if p == "base" and not said:      # as its formula writes it: 1000^{2i/d}
                 from .positions import bases_written
                 said = [b for b in bases_written(text)[:1] if b != usual[0]]   # the default: unwritten
@@ -115,6 +118,27 @@ def _unsaid(s, combo: tuple, text: str) -> tuple[str, str]:
 @functools.lru_cache(maxsize=64)
 def _says(pattern: str, text: str) -> bool:
     return re.search(pattern, text, re.I) is not None
+
+
+_FRAMEWORK = re.compile(r"\bimport\s+(?:torch|tensorflow|jax|paddle)\b|\b(?:torch|tf|keras|jnp|nn|F)\.\w")
+
+
+@functools.lru_cache(maxsize=64)
+def _framework(text: str) -> bool:
+    """Does the article compute with a framework (``import torch``, ``nn.LayerNorm``), whose
+    defaults its prints carry? Else its example is worked by hand (``Search.by_hand``)."""
+    return _FRAMEWORK.search(text) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _written(text: str, values: tuple) -> bool:
+    """Does the article print one of ``values`` anywhere (``plus 0.00001``, ``10^{-5}``)? Then
+    its example need not be worked without it."""
+    from ..article.source import Line
+    from ..article.tokens import numbers_in
+    from ..numbers import parse_exact
+    want = {parse_exact(v) for v in values}
+    return any(n.value in want for k, ln in enumerate(text.splitlines()) for n in numbers_in(Line(k + 1, ln)))
 
 
 @functools.lru_cache(maxsize=512)

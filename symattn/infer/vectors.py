@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ..article.matrices import Printed, as_matrix, parse_list, tables
+from ..article.matrices import _ASSIGN, Printed, _nested_lines, as_matrix, parse_list, tables
 from ..article.source import Line
 from ..spec.latex_import import _name_before
 
@@ -164,12 +164,16 @@ def prose_lists(lines: list[Line]) -> list[Printed]:
     """Each bracket list of numbers in prose or display text (``[0.8,\\ 1.2]``), named by a
     ``NAME =`` on its left when there is one."""
     out: list[Printed] = []
+    nested = _nested_lines(lines, least=2)
     for k, ln in enumerate(lines):
         s, i = ln.text, 0
         while len(out) < MAX_VECTORS:
             i = s.find("[", i)
             if i < 0:
                 break
+            if ln.number in nested and not _ASSIGN.search(s[:i]):
+                i += 1                    # a row of a list of rows (a matrix of its own)
+                continue
             value, end = parse_list(s, i)
             run_over = value is None and "]" not in s[i:] and _BREAK_AT_END.search(s)
             t, j = _continued(lines, k, i) if run_over else (s, i)    # on the lines it runs over

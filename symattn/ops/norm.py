@@ -151,4 +151,5 @@ LAYER_NORM = declare(
     search=Search("n d -> n d", params={"eps": ("0.00001", "0", "0.000001", "0.000000000001"),
                                         "variance": ('"biased"', '"unbiased"')},
                   words={"eps": ("eps", "epsilon", "ε", "\\epsilon", "\\varepsilon")},
-                  unless_said={"variance": ('"unbiased"', SAYS_UNBIASED, UNBIASED)}))
+                  unless_said={"variance": ('"unbiased"', SAYS_UNBIASED, UNBIASED)},
+                  by_hand={"eps": "0"}))

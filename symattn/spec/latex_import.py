@@ -419,16 +419,23 @@ def _name_before(prefix: str) -> str | None:
     such as ``\\top``."""
     tail = prefix[-300:]
     m = _NAME_BEFORE.search(tail)
-    if not m:
-        return None
     segment = tail[max((x.end() for x in _SEGMENT.finditer(tail)), default=0):]
     sides = _EQUALS.split(segment)
-    if len(sides) > 2 or (len(sides) == 2 and segment.rstrip().endswith(":")):
+    if (m or tail.rstrip().endswith("=")) and (
+            len(sides) > 2 or (len(sides) == 2 and segment.rstrip().endswith(":"))):
         # a chain, or a caption stating the formula (``Q = X W_Q:``): its left side names it
+        # (``h = ReLU(.) =`` too: what stands before the last ``=`` names nothing)
         left = _NAME_BEFORE.search(sides[0].replace("&", "") + "=")
         if left and _names_a_quantity(left.group(1), True):
             return latex_name(left.group(1))
+    if not m:
+        return None
+    if _OPERAND.search(tail[:m.start(1)]):
+        return None                  # ``n @ W1 + b1 =``: a sum's last term names no result
     return latex_name(m.group(1)) if _names_a_quantity(m.group(1), tail.rstrip().endswith("=")) else None
+
+
+_OPERAND = re.compile(r"(?:[@+*×·]|\\cdot|\\times|\s-)\s*$")
 
 
 def _names_a_quantity(sym: str, equals: bool) -> bool:
