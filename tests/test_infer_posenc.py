@@ -247,3 +247,29 @@ def test_bases_as_formulas_write_them():
     assert bases_written(r"\theta_i = 10000^{-2(i-1)/d}") == ["10000"]
     assert bases_written("100 ** (2 * i / d)") == ["100"]
     assert bases_written("2^{2i}, 10^2 k, 10000^{2/4}") == []
+
+
+def test_a_row_printed_truncated_in_half_its_entries_is_judged_wrong(tmp_path):
+    """Markdown-escaped vectors (``\\[0.1, 0.3]``) in a table; position 1's encoding printed
+    with two of its four entries truncated (0.00999, 0.9999): the row is still its row, and
+    those two are wrong, the other two right."""
+    emb = [["0.1", "0.3", "0.4", "0.5"], ["0.2", "0.1", "0.6", "0.3"], ["0.4", "0.3", "0.9", "0.1"]]
+    pe = pe_truth(3, 4)
+    printed = [["0", "1", "0", "1"], ["0.841", "0.540", "0.00999", "0.9999"],
+               [f"{float(v):.3f}" for v in pe[2]]]
+    sums = [[f"{float(mpmath.mpf(x) + v):.3f}" for x, v in zip(e, p)] for e, p in zip(emb, pe)]
+    text = "# Positional encoding by hand\n\n| Token | Embedding |\n| --- | --- |\n"
+    text += "".join(f"| {t} | \\[{', '.join(r)}] |\n" for t, r in zip("abc", emb))
+    text += ("\nPE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d)), d = 4:"
+             "\n\n| Token | Positional encoding | Sum |\n| --- | --- | --- |\n")
+    text += "".join(f"| {t} | \\[{', '.join(p)}] | \\[{', '.join(s)}] |\n"
+                    for t, p, s in zip("abc", printed, sums))
+    path = tmp_path / "pe.md"
+    path.write_text(text, encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode == 1, r.stderr
+    row = {c["printed"]: c for c in json.loads(r.stdout)["claims"] if c["line"] == 14}
+    assert {p for p, c in row.items() if c["verdict"] == "wrong"} == {"0.00999", "0.9999"}, row
+    for p, truth in zip(printed[1], pe[1]):
+        assert abs(mpmath.mpf(row[p]["exact"]) - truth) < mpmath.mpf("1e-18"), (p, row[p])
+    assert all(row[p]["verdict"] == "correct" for p in printed[1][:2])

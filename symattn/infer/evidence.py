@@ -43,8 +43,9 @@ def plain(b: Block) -> bool:
 
 
 def reprints(v, operands: tuple, target: Block | None = None) -> bool:
-    """Is the value an operand's own (a form that changes nothing: a softmax renormalised,
-    a product with the identity)? Then it derives nothing: the block prints that operand.
+    """Is the value an operand's own, or one row of it (a form that changes nothing: a softmax
+    renormalised, a product with the identity, a one-hot row times a matrix)? Then it derives
+    nothing: the block prints that operand.
     Judged at the finer of the two prints, the ``target``'s too (0.1 + 0.01 printed 0.11
     is a change of 0.1)."""
     def half(o):
@@ -54,6 +55,9 @@ def reprints(v, operands: tuple, target: Block | None = None) -> bool:
         return False
     with np.errstate(invalid="ignore"):
         for o in operands:
+            if v.ndim == 2 and v.shape[0] == 1 and o.shape[0] > 1 and o.shape[1] == v.shape[1] and \
+                    np.any(np.all(np.abs(o.floats - v) <= o.half * 1.0001 + 1e-9, axis=1)):
+                return True                   # a row of it (a one-hot row times it selects one)
             if o.shape != v.shape:
                 continue
             ok = np.abs(v - o.floats) <= half(o) * 1.0001 + 1e-9 * np.maximum(1, np.abs(o.floats))
@@ -66,7 +70,8 @@ def reprints(v, operands: tuple, target: Block | None = None) -> bool:
 
 def preference(d) -> tuple:
     """The order of preference: most entries, fewest choices, no mistake, fewest operands,
+    most entries reproduced within their own print's rounding (no operand's rounding needed),
     the latest printed ones, in the order printed (Q before K: ``Q Kᵀ`` and ``K Qᵀ`` agree
     where the scores are symmetric)."""
-    return (-d.matched, d.cost, bool(d.mistake), len(d.operands),
+    return (-d.matched, d.cost, bool(d.mistake), len(d.operands), -d.tight,
             tuple(sorted((-o.index for o in d.operands))), tuple(o.index for o in d.operands))

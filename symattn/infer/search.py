@@ -73,6 +73,8 @@ class Derivation:
                                 # reproduced entry's print, or what its operands carry
     steps: tuple = ()           # (name, expr) of unprinted steps computed before it (.heads)
     after: tuple = ()           # (name, expr, line) of steps printed after it, in no block (.program)
+    tight: int = 0              # entries reproduced within their own print's rounding, no
+                                # operand's carried in (A W₁ rather than W₁ A when W₁ is 0.1, 0.2)
 
 
 class Search:
@@ -286,7 +288,7 @@ class Search:
         known), scored as every candidate is (for the modules beside this one)."""
         v = self.value(text, operands) if value is None else value
         m, err = self.matched(v, target, operands)
-        return Derivation(target, text, operands, m, cost, form=form, error=err)
+        return Derivation(target, text, operands, m, cost, form=form, error=err, tight=_tight(v, target))
 
     @staticmethod
     def rank(d: Derivation) -> tuple:
@@ -346,7 +348,8 @@ class _Tried:
         if flip:
             v, text, cost = (None if v is None else v.T), f"({text}).T", cost + 1
         m, err = s.matched(v, target, operands)
-        cand = Derivation(target, text, operands, m, cost, form=form.template, error=err)
+        cand = Derivation(target, text, operands, m, cost, form=form.template, error=err,
+                          tight=_tight(v, target))
         if form.unsaid:                      # the value a mistake: the step is the default's
             cand = replace(cand, expr=text.replace(form.unsaid, "", 1), mistake=form.mistake)
         before = self.best
@@ -403,3 +406,12 @@ class _Tried:
                     best.form = near.form
                     break
         return best
+
+
+def _tight(v, target: Block) -> int:
+    """The entries of ``v`` that print as ``target`` prints them, within half a unit of the
+    last digit and nothing more."""
+    if v is None or v.shape != target.shape:
+        return 0
+    with np.errstate(invalid="ignore"):
+        return int(np.sum(np.abs(v - target.floats) <= target.half * 1.0001 + 1e-12))

@@ -1,0 +1,64 @@
+"""Which derivation the inference prefers when two reproduce a block (`symattn check ARTICLE`).
+
+A product whose weights are printed with one decimal (0.2, 0.1) reproduces almost anything
+within their rounding; the order of the factors that reproduces the print within its own
+last digit is the one worked. And a one-hot row times a matrix selects one of its rows: that
+derives nothing. Truths: ``fractions``, never symattn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from fractions import Fraction as F
+
+A = [[F("0.0498"), F("0.0502")], [F("0.0498"), F("0.0502")]]      # "both rows similar"
+W = [[F("0.2"), F("0.1")], [F("0.1"), F("0.2")]]
+
+
+def times(a, b):
+    return [[sum(x * y for x, y in zip(r, c)) for c in zip(*b)] for r in a]
+
+
+def code(name, m) -> str:
+    rows = [f"[{', '.join(str(float(x)) for x in r)}]" for r in m]
+    return f"{name} = {rows[0]}\n" + "".join(" " * (len(name) + 3) + r + "\n" for r in rows[1:])
+
+
+def check(tmp_path, text):
+    path = tmp_path / "post.md"
+    path.write_text(text, encoding="utf-8")
+    spec = tmp_path / "spec.toml"
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path), "-o", str(spec)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)["claims"], tomllib.loads(spec.read_text(encoding="utf-8"))
+
+
+def test_the_product_that_prints_within_its_own_digits_is_the_one_worked(tmp_path):
+    h = times(A, W)
+    assert times(W, A) != h                                  # the other order is another matrix
+    text = ("# FFN by hand\n\n**Weights:**\n```\n" + code("W1", W) + "```\n\n"   # W1 printed first
+            "**Attention output:**\n```\n" + code("attn_output", A) + "```\n\n"
+            "**FFN_hidden = attn_output × W1**\n```\n" + code("attn_output", A) + "\n" + code("W1", W)
+            + "\n" + code("FFN_hidden", [[f"{float(x):.5f}" for x in r] for r in h]) + "```\n")
+    claims, spec = check(tmp_path, text)
+    assert [s["expr"] for s in spec["steps"]] == ["attn_output @ W1"], spec["steps"]
+    got = [c for c in claims if c["step"] == "FFN_hidden"]
+    assert len(got) == 4 and all(c["verdict"] == "correct" for c in got), got
+    assert sorted(F(c["exact"]) for c in got) == sorted(x for r in h for x in r)
+
+
+def test_a_one_hot_row_times_a_matrix_derives_nothing(tmp_path):
+    text = ("# Attention by hand\n\n**Token embeddings:**\n- A = [1, 0]\n- B = [0, 1]\n\n"
+            "**Weights:**\n```\n" + code("W1", W) + "```\n\n"
+            "**Attention output (position 1):**\n```\nout = [0.0498, 0.0502]\n```\n\n"
+            "**Full attention output:**\n```\n" + code("attn_output", A) + "```\n\n"
+            "**FFN_hidden = attn_output × W1**\n```\n"
+            + code("FFN_hidden", [[f"{float(x):.5f}" for x in r] for r in times(A, W)]) + "```\n")
+    _, spec = check(tmp_path, text)
+    exprs = {s["name"]: s["expr"] for s in spec["steps"]}
+    assert "out" not in exprs, exprs                       # not [0, 1] @ attn_output
+    assert exprs.get("FFN_hidden") == "attn_output @ W1", exprs
