@@ -311,3 +311,26 @@ def test_a_list_of_rows_in_plain_text_is_one_matrix(tmp_path):
     assert ("W1", (2, 3)) in names and ("b1", (1, 3)) in names and ("h", (1, 3)) in names, names
     assert not any(n == "b1_2" for n, _ in names), names      # a sum's last term names no result
     assert sum(1 for _, s in names if s == (1, 3)) == 3, names  # W1's rows are no vectors of their own
+
+
+def test_the_mean_written_again_in_each_difference_is_no_near_miss(tmp_path):
+    z = [F("3.16"), F("0.61"), F("1.87")]
+    mean = sum(z) / 3
+    assert mean == F("1.88")
+    dev = [x - mean for x in z]
+    var = sum(d * d for d in dev) / 3
+    diffs = " + ".join(f"({x}-{mean_s})^2" for x, mean_s in zip(("3.16", "0.61", "1.87"), ["1.88"] * 3))
+    post = tmp_path / "post.md"
+    post.write_text("\n".join([
+        "# Add & Norm by hand", "", "`input = [1.8, -0.3, 0.8]`", "",
+        "`attention_output = [1.36, 0.91, 1.07]`", "", "The residual connection adds them:", "",
+        "Let's normalize `z = [3.16, 0.61, 1.87]`.", "",
+        f"$\\mu = (3.16 + 0.61 + 1.87) / 3 = 5.64 / 3 = {p(mean, 2)}$", "",
+        f"$\\sigma^2 = ({diffs}) / 3$",
+        "$\\sigma^2 = (" + " + ".join(f"({p(d, 2)})^2" for d in dev) + ") / 3 = ("
+        + " + ".join(p(d * d, 4) for d in dev) + f") / 3 = {p(var, 2)}$", ""]), encoding="utf-8")
+    got = claims(post)
+    assert not [c for c in got if c["verdict"] in ("wrong", "carried")], got
+    assert [F(c["exact"]) for c in got if c["line"] == 9] == z        # the residual: a step
+    on_diffs = [c for c in got if c["line"] == 13 and c["printed"] == "1.88"]
+    assert on_diffs and all(F(c["exact"]) == mean for c in on_diffs), on_diffs

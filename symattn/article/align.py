@@ -38,6 +38,8 @@ def align(m: Matcher, g: Group, lines: dict) -> dict | None:
         if len(cells) < 3 and any(n.integer and m.gap(n, c) > 0.1 for c, n in cells.values()):
             continue                    # [1, 1] for [0.5, 0.96]: too short to say it rounds
         misses = [(c, n) for c, n in cells.values() if not m.rounds_to(n, c, loose=True)]
+        if any(_operand_again(m, n) for _, n in misses):
+            continue
         ok = len(cells) - len(misses)
         if misses and (len(misses) > max(1, len(cells) // (2 if _hair(m, misses) else 3)) or
                        ok < min(2, len(cells) - 1) or not all(m.near_miss(n, c) for c, n in misses)):
@@ -60,6 +62,14 @@ def align(m: Matcher, g: Group, lines: dict) -> dict | None:
                 place[0] not in m.spec.inputs,  # a step equal to an input: the step
                 m.line_score(first, place[0]), -m.order[place[0]])
     return max((f for f in fits if f[0] == top), key=key)[2]
+
+
+def _operand_again(m: Matcher, n) -> bool:
+    """Is ``n`` a number its line writes several times that prints some entry right (the
+    mean in ``(3.16-1.88)^2 + (0.61-1.88)^2 + (1.87-1.88)^2``)? Then it is that operand
+    again, no near miss of another entry."""
+    return len(re.findall(r"(?<![\d.])" + re.escape(n.text) + r"(?![\d])", n.line_text)) > 1 \
+        and bool(m.correct(n))
 
 
 def _hair(m: Matcher, misses: list) -> bool:
