@@ -62,3 +62,18 @@ def test_a_one_hot_row_times_a_matrix_derives_nothing(tmp_path):
     exprs = {s["name"]: s["expr"] for s in spec["steps"]}
     assert "out" not in exprs, exprs                       # not [0, 1] @ attn_output
     assert exprs.get("FFN_hidden") == "attn_output @ W1", exprs
+
+
+def test_per_token_vectors_with_the_same_numbers_are_each_a_block(tmp_path):
+    """``k2 = [1, 1, 0]`` after ``k1 = [1, 1, 0]`` is another token's key, not a reprint; a
+    dot product ``q1 . k1 = [1, 0, 0] . [1, 1, 0]`` prints q1 and k1 again (its left side
+    names no vector)."""
+    from symattn.article.read import read_article
+    from symattn.infer.blocks import blocks
+    text = ("# Scores\n\n**Word 1:**\n- `q1 = [1, 0, 0]`\n- `k1 = [1, 1, 0]`\n\n**Word 2:**\n"
+            "- `q2 = [0, 1, 0]`\n- `k2 = [1, 1, 0]`\n\n"
+            "- `q1 . k1 = [1, 0, 0] . [1, 1, 0] = 1*1 + 0*1 + 0*0 = 1`\n")
+    path = tmp_path / "post.md"
+    path.write_text(text, encoding="utf-8")
+    got = [(b.name, b.line) for b in blocks([(str(path), read_article(str(path)))])]
+    assert got == [("q1", 4), ("k1", 5), ("q2", 8), ("k2", 9)], got

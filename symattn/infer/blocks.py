@@ -156,9 +156,16 @@ def _repeated(p: Printed, earlier: list[Printed]) -> Printed | None:
     rounded to fewer digits (``[0.501, 0.249, 0.249] ≈ [0.50, 0.25, 0.25]``: within half a
     unit of each entry's last digit); None when it repeats none."""
     for q in earlier:
+        if _indexed(p.name) and _indexed(q.name) and p.name != q.name:
+            continue                     # k2 = [1, 1, 0] after k1: another token's, the same numbers
         if q.values == p.values or (p.shape[0] == 1 and p.values[0] in q.values) or _rounds(p, q):
             return q
     return None
+
+
+def _indexed(name: str) -> bool:
+    """A per-token name, letters and the token's number (``q1``, ``k_2``, ``x3``)."""
+    return bool(re.fullmatch(r"[A-Za-z]{1,8}_?\d{1,2}", name or ""))
 
 
 def _rounds(p: Printed, q: Printed) -> bool:

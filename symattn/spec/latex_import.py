@@ -435,7 +435,7 @@ def _name_before(prefix: str) -> str | None:
     return latex_name(m.group(1)) if _names_a_quantity(m.group(1), tail.rstrip().endswith("=")) else None
 
 
-_OPERAND = re.compile(r"(?:[@+*×·]|\\cdot|\\times|\s-)\s*$")
+_OPERAND = re.compile(r"(?:[@+*×·]|\\cdot|\\times|\s[-.])\s*$")
 
 
 def _names_a_quantity(sym: str, equals: bool) -> bool:
