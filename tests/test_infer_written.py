@@ -118,7 +118,7 @@ def test_probabilities_alone_with_their_losses_are_an_example(tmp_path):
     r"$\log(8) = 3$",                         # base 2, unsaid: left alone
     r"$2 \times \sqrt{4} = 4$",               # a product: the root is no result
     r"$\sqrt{4} = 2 + 1$",                    # the result goes on
-    "[(-0.15)², (0.05)²] = [0.0225, 0.0025]",  # a list
+    "[(-0.15)², (0.05)²] = [0.0225]",         # entries that do not pair up
 ])
 def test_what_is_no_one_number_step(text):
     assert [w for w in read(text) if w.key != ARITHMETIC] == []
@@ -318,3 +318,38 @@ def test_a_dot_product_takes_its_factors_from_one_row_and_one_column():
     assert [b.name for b in owners] == ["x", "W_Q"]
     assert sum(Fraction(a) * Fraction(b) for a, b in zip(item.numbers[0::2], item.numbers[1::2])) \
         == Fraction("1.16")
+
+
+def test_a_vector_equation_is_worked_entry_by_entry(tmp_path):
+    """``[exp(0.5), exp(1.0)] ≈ [1.6487, 2.7813]``: each entry a written step, the second's
+    digits swapped (e = 2.71828…) and flagged; the quotients of the next line checked too."""
+    e = [mpmath.exp(mpmath.mpf("0.5")), mpmath.exp(mpmath.mpf("1.0"))]
+    total = mpmath.mpf("1.6487") + mpmath.mpf("2.7183")
+    post = tmp_path / "post.md"
+    post.write_text("\n".join([
+        "# Softmax by hand", "", "```python", "scores = [0.5, 1.0]", "```", "",
+        "1. Exponentiate: [exp(0.5), exp(1.0)] ≈ [1.6487, 2.7813]",
+        "2. Sum: 1.6487 + 2.7183 = 4.3670",
+        "3. Normalize: [1.6487/4.3670, 2.7183/4.3670] ≈ [0.3775, 0.6225]", ""]), encoding="utf-8")
+    got = {(c["line"], c["printed"]): c for c in claims(post)["claims"]}
+    assert got[(7, "1.6487")]["verdict"] == "correct" and close(got[(7, "1.6487")]["exact"], e[0])
+    assert got[(7, "2.7813")]["verdict"] == "wrong" and close(got[(7, "2.7813")]["exact"], e[1])
+    for printed, truth in (("0.3775", e[0] / (e[0] + e[1])), ("0.6225", e[1] / (e[0] + e[1]))):
+        assert got[(9, printed)]["verdict"] in ("correct", "carried"), got[(9, printed)]
+        assert abs(mpmath.mpf(got[(9, printed)]["exact"]) - truth) < mpmath.mpf("1e-3"), (printed, truth)
+    assert abs(total - mpmath.mpf("4.3670")) < mpmath.mpf("1e-12")
+
+
+def test_a_list_of_squares_is_a_square_an_entry():
+    got = [(w.key, w.argument, w.result) for w in read("[(-0.15)², (0.05)²] = [0.0225, 0.0025]")]
+    assert got == [("square", "-0.15", "0.0225"), ("square", "0.05", "0.0025")]
+    assert Fraction("-0.15") ** 2 == Fraction("0.0225") and Fraction("0.05") ** 2 == Fraction("0.0025")
+
+
+def test_entries_of_a_vector_equation_pair_up_in_order():
+    from symattn.infer.written import _elementwise
+    assert _elementwise("[0.9929/1.9929, 1.0/1.9929] ≈ [0.498, 0.502]") == \
+        ["0.9929/1.9929 = 0.498", "1.0/1.9929 = 0.502"]
+    assert _elementwise("[exp(-0.00707), exp(0.0)] = [0.9929, 1.0]") == \
+        ["exp(-0.00707) = 0.9929", "exp(0.0) = 1.0"]
+    assert _elementwise("[a, b] = [0.5]") == [] and _elementwise("[1, 2] + [3, 4]") == []

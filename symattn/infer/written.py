@@ -1,7 +1,8 @@
 """Arithmetic the text writes out: a function of one number (``-\\log(0.659) = 0.417``,
 ``e^{2.0} = 7.389``, ``\\sqrt{64} = 8``, ``ln(0.25) ≈ -1.386``) and expressions of several
 numbers (``0×1 + 1×0.5 = 0.5``: a dot product worked by hand; ``1 / 1.732 = 0.577``,
-``\\frac{12.182}{16.721} = 0.7285``: :mod:`.arithmetic` reads them).
+``\\frac{12.182}{16.721} = 0.7285``: :mod:`.arithmetic` reads them), also entry by entry in
+a vector equation (``[exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]``).
 
 Each is a step of one entry, the function (a declared primitive: its maths is the
 primitive's) of the number: of its entry in the nearest block before it that prints it
@@ -95,21 +96,56 @@ def written(lines) -> list[Written]:
             text = text.replace(a, b)
         if getattr(ln, "kind", "text") == "text":    # ``- e^{0.55} = 1.733``: a list's item
             text = _BULLET.sub(lambda b: " " * len(b.group()), text)
-        for m in _FUNCTION.finditer(text):
-            before = text[:m.start()]
-            if _OPEN.search(before) or _GOES_ON.match(text, m.end()) or (
-                    m.group("neg") and m.group("neg") != "-" and _BINARY.search(before)):
-                continue
-            group = next(k for k in _ARGUMENTS if m.group(k))
-            key = _key(m) if group[0] == "l" else _KINDS[group[0]]
-            form = _TEMPLATE[key].format("{0}")
-            if m.group("neg"):
-                form = f"-({form})" if " / " in form else f"-{form}"
-            out.append(Written(key, bool(m.group("neg")), m.group(group), m.group("result"),
-                               ln.number, m.group("result"), _label(before), form, (m.group(group),)))
+        out += _functions(text, ln.number)
         chain = f"{chain} {text}" if chain and re.match(r"\s*(?:=|≈)", text) else text
         out += _sums(chain, ln.number, len(chain) - len(text))
+        for entry in _elementwise(text):         # [exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]
+            out += _functions(entry, ln.number) + _sums(entry, ln.number)
     return [w for w in out if _plain(w)]
+
+
+def _functions(text: str, line: int) -> list[Written]:
+    """The functions of one number written on a line (folded) with their results."""
+    out = []
+    for m in _FUNCTION.finditer(text):
+        before = text[:m.start()]
+        if _OPEN.search(before) or _GOES_ON.match(text, m.end()) or (
+                m.group("neg") and m.group("neg") != "-" and _BINARY.search(before)):
+            continue
+        group = next(k for k in _ARGUMENTS if m.group(k))
+        key = _key(m) if group[0] == "l" else _KINDS[group[0]]
+        form = _TEMPLATE[key].format("{0}")
+        if m.group("neg"):
+            form = f"-({form})" if " / " in form else f"-{form}"
+        out.append(Written(key, bool(m.group("neg")), m.group(group), m.group("result"),
+                           line, m.group("result"), _label(before), form, (m.group(group),)))
+    return out
+
+
+_VECTORS = re.compile(rf"\[([^\[\]]+)\]\s*(?:=|≈|\\approx)\s*\[\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*\](?![\d.])")
+
+
+def _elementwise(text: str) -> list[str]:
+    """``e₁ = r₁`` for each entry of a vector equation ``[e₁, e₂] ≈ [r₁, r₂]`` (the entries
+    worked side by side: ``[0.9929/1.9929, 1.0/1.9929] ≈ [0.498, 0.502]``), of as many
+    entries on each side."""
+    out = []
+    for m in _VECTORS.finditer(text):
+        left, right = _entries(m.group(1)), [r.strip() for r in m.group(2).split(",")]
+        if len(left) == len(right):
+            out += [f"{e} = {r}" for e, r in zip(left, right)]
+    return out
+
+
+def _entries(text: str) -> list[str]:
+    """The entries of a list's text, split at its commas outside parentheses."""
+    out, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        depth += (ch in "({") - (ch in ")}")
+        if ch == "," and depth == 0:
+            out.append(text[start:k].strip())
+            start = k + 1
+    return out + [text[start:].strip()]
 
 
 def _sums(text: str, line: int, since: int = 0) -> list[Written]:
