@@ -460,9 +460,25 @@ def _row_numbers(line: Line) -> list | None:
             return None                          # prose or code around the rows
         segs.append(seg)
         end = m.end()
-    if not segs or text[end:].strip(" ,;"):
+    rest = text[end:].strip(" ,;")
+    if not segs or (rest and (len(segs) > 1 or not _TRAIL.fullmatch(rest))):
         return None
     return segs
+
+
+_TRAIL = re.compile(r"(?:(?:←|<-|#|//)\s*([^\n]{1,24})|([^\W\d][\w'.-]{0,23}|\"[^\"\n]{1,24}\"|'[^'\n]{1,24}')"
+                    r"|\([^()\n]{1,40}\))")     # a token, after an arrow or a comment mark; a note
+
+
+def _row_label(line: Line) -> str | None:
+    """The token a row printed alone on its line names after it (``[ 1  0  1  0 ]   The``,
+    ``[0.1 0.2]  ← Token A``), or None (none, or a note: ``(FFN first layer)``)."""
+    text = line.text
+    m = list(_ROW.finditer(text))
+    rest = text[m[-1].end():].strip(" ,;") if m else ""
+    t = _TRAIL.fullmatch(rest) if rest else None
+    label = t and (t.group(1) or t.group(2))
+    return label.strip("\"' ") if label else None
 
 
 def _other_layout(text: str) -> bool:
@@ -513,12 +529,14 @@ def stacked_rows(lines: list[Line]) -> tuple[list[Printed], set[int]]:
     out, used = [], set()
     for k, run in row_runs(lines):
         above = lines[k - 1].text if k and lines[k - 1].number == lines[k].number - 1 else ""
-        out += _stacked(run, _heads(above), _name(above) if above else None, lines[k].number)
+        labels = tuple(_row_label(lines[k + j]) for j in range(len(run)))
+        rows = labels if all(labels) and len(set(labels)) == len(labels) and len(run[0]) == 1 else None
+        out += _stacked(run, _heads(above), _name(above) if above else None, lines[k].number, rows)
         used |= {lines[k + j].number for j in range(len(run))}
     return out, used
 
 
-def _stacked(run: list, heads, caption: str | None, line: int) -> list[Printed]:
+def _stacked(run: list, heads, caption: str | None, line: int, rows: tuple | None = None) -> list[Printed]:
     cols = len(run[0])
     names = [s[1] for s in run[0]]
     if heads and len(heads) == cols:
@@ -530,7 +548,7 @@ def _stacked(run: list, heads, caption: str | None, line: int) -> list[Printed]:
         nums = [r[j][2] for r in run]
         values = tuple(tuple(v for v, _ in row) for row in nums)
         texts = tuple(tuple(t for _, t in row) for row in nums)
-        out.append(Printed(names[j] or "", line, values, texts, None, "table"))
+        out.append(Printed(names[j] or "", line, values, texts, rows, "table"))
     return out
 
 

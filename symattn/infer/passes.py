@@ -1,6 +1,7 @@
 """The passes of one inference, in order: the search over the declared operations
 (:mod:`.search`), with per-token vectors stacked before it (:mod:`.stacks`), and after it
-the blocks printed side by side (:mod:`.concats`), the rows a computed matrix prints
+the blocks computed from the right values behind a print with a slip (:mod:`.mended`), the
+blocks printed side by side (:mod:`.concats`), the rows a computed matrix prints
 (:mod:`.order`), the attention heads through their chain (:mod:`.heads`), the weights
 applied to the values (:mod:`.weighted`), what the article's program states it prints
 (:mod:`.program`) and last the blocks too small for the search's margin (:mod:`.small`).
@@ -11,6 +12,7 @@ from __future__ import annotations
 from .blocks import Block
 from .concats import concat_runs
 from .heads import attention_heads
+from .mended import mended
 from .order import inputs_as_rows, rows_again
 from .program import program_derivations
 from .search import Search
@@ -27,6 +29,7 @@ def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[
     stack_inputs(search)             # x_1, x_2, …: the rows of one input matrix, added to ``found``
     stack_rows(search)               # per-token vectors stacked into a matrix: added to ``found``
     search.run()
+    mended(search)                   # and from the right values behind a print with a slip
     concat_runs(search)              # blocks printed one after another, then side by side
     stack_computed(search)           # and those a computed block's product prints (appended)
     rows_again(search)               # a vector that a computed matrix's row prints: that row

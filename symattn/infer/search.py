@@ -110,6 +110,15 @@ class Search:
             self._env[b.name] = matrix([list(r) for r in b.printed.values])
         return self._env[b.name]
 
+    def derived_value(self, d: Derivation):
+        """The exact value of derivation ``d`` over its operands' prints (a tensor), or None."""
+        from ..spec.build import build
+        env = {(o.parent or o).name: self.tensor(o.parent or o) for o in d.operands}
+        try:
+            return build(E.parse(d.expr), env)
+        except (SymattnError, ValueError, TypeError, ZeroDivisionError, ArithmeticError):
+            return None
+
     def value(self, text: str, operands: tuple, slots: bool = False):
         """The float value of ``text`` over the operands' printed values, or None.
         ``slots``: the operands are named ``_0``, ``_1``… in ``text`` (parsed once)."""
