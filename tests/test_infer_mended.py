@@ -67,3 +67,37 @@ def test_a_matrix_printed_a_row_a_line_with_its_tokens_on_the_right(tmp_path):
     assert ("X", (2, 2), ("Token A", "Token B")) in got or ("X", (2, 2), None) in got, got
     assert ("E", (2, 2), ("The", "cat")) in got, got
     assert not any(s == (1, 2) for _, s, _ in got), got       # prose around a row: no matrix
+
+
+def test_a_table_the_spec_says_prints_a_step_is_that_step_row_by_row(tmp_path):
+    """Two tables with the same token labels (scaled scores, then weights): the weights'
+    rows worked without 1/√2 agree with no step, yet the inferred step says the second table
+    prints the weights: each of those cells is judged there, wrong (mpmath truths)."""
+    import mpmath
+    mpmath.mp.dps = 30
+    q, k, tokens = [[0, 1], [2, 1], [2, 2]], [[2, 1], [0, 1], [1, 1]], ("we", "go", "now")
+
+    def softmax(r):
+        e = [mpmath.exp(x) for x in r]
+        return [x / mpmath.fsum(e) for x in e]
+    raw = [[mpmath.mpf(sum(x * y for x, y in zip(a, b))) for b in k] for a in q]
+    scaled = [[x / mpmath.sqrt(2) for x in r] for r in raw]
+    right = [softmax(r) for r in scaled]
+    printed = [right[0], softmax(raw[1]), softmax(raw[2])]
+
+    def table(m):
+        return "| | we | go | now |\n|---|---|---|---|\n" + "".join(
+            f"| **{t}** | " + " | ".join(f"{float(x):.3f}" for x in r) + " |\n" for t, r in zip(tokens, m))
+    text = ("# Attention by hand\n\n| token | q | k |\n|---|---|---|\n" + "".join(
+        f"| {t} | [{a[0]:.1f}, {a[1]:.1f}] | [{b[0]:.1f}, {b[1]:.1f}] |\n" for t, a, b in zip(tokens, q, k))
+        + "\nScaled scores q·k / √2:\n\n" + table(scaled) + "\nSoftmax over each row:\n\n" + table(printed))
+    post = tmp_path / "post.md"
+    post.write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(post)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stderr
+    claims = [c for c in json.loads(r.stdout)["claims"] if c["line"] in (22, 23)]
+    assert len(claims) == 6 and all(c["verdict"] == "wrong" for c in claims), claims
+    for c in claims:
+        i, j = tokens.index(c["at"][0]), tokens.index(c["at"][1])
+        assert abs(mpmath.mpf(c["exact"]) - right[i][j]) < mpmath.mpf("1e-18")

@@ -353,3 +353,29 @@ def test_entries_of_a_vector_equation_pair_up_in_order():
     assert _elementwise("[exp(-0.00707), exp(0.0)] = [0.9929, 1.0]") == \
         ["exp(-0.00707) = 0.9929", "exp(0.0) = 1.0"]
     assert _elementwise("[a, b] = [0.5]") == [] and _elementwise("[1, 2] + [3, 4]") == []
+
+
+def test_a_wrong_exponential_in_a_list_of_them_is_judged_at_its_entry(tmp_path):
+    """Each ``e^{z_j} = …`` of a list that a chain's ``exp(z)`` computes whole: the one
+    whose digits are swapped is flagged at its entry, not left unverified."""
+    z = ["0.55", "-1.25", "0.45", "2.50", "-0.05"]
+    e = [mpmath.exp(mpmath.mpf(x)) for x in z]
+    printed = [f"{float(x):.3f}" for x in e]
+    assert printed[2] == "1.568"
+    printed[2] = "1.586"
+    post = tmp_path / "post.md"
+    probs = [x / mpmath.fsum(e) for x in e]
+    total = sum(mpmath.mpf(p) for p in printed[:2] + [f"{float(e[2]):.3f}"] + printed[3:])
+    post.write_text("\n".join(
+        ["# Softmax by hand", "", "```python", f"logits = [[{', '.join(z)}]]", "print(softmax(logits))",
+         "```", "", "```output", f"[[{', '.join(f'{float(p):.4f}' for p in probs)}]]", "```", "",
+         "Three decimals for the exponentials:", ""]
+        + [f"- e^{{{x}}} = {p}" for x, p in zip(z, printed)]
+        + ["", f"$$\\text{{sum}} = {float(total):.3f}$$", "",
+           f"$$p_3 = \\frac{{{printed[3]}}}{{{float(total):.3f}}} = {float(mpmath.mpf(printed[3]) / total):.4f}$$",
+           ""]), encoding="utf-8")
+    got = {(c["line"], c["printed"]): c for c in claims(post)["claims"]}
+    c = got[(16, "1.586")]
+    assert c["verdict"] == "wrong" and close(c["exact"], e[2]), c
+    assert c["at"] == ["0", "2"] or c["step"].endswith("_3"), c
+    assert all(got[(14 + k, p)]["verdict"] == "correct" for k, p in enumerate(printed) if k != 2)

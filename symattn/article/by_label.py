@@ -83,7 +83,8 @@ def _by_headers(m: Matcher, g):
     """A table's cells placed by their row's first cell and their column's header when
     these are the row and column labels of a step (``| A | ML | love |`` over rows ``ML``,
     ``love``: in the table's order, whatever the step's); among steps with those labels
-    the values choose, and when they agree with none of several, Unsure."""
+    the values choose, and when they agree with none of several, Unsure; but the step the
+    spec says the table prints (its ``line``, a row a line) is the one.""" 
     keys = []
     for n in g.numbers:
         row, col = _cell_text(_first_cell(n.line_text)), _cell_text(m.header(n, n.line_text))
@@ -108,10 +109,20 @@ def _by_headers(m: Matcher, g):
     fits = [f for f in fits if f[1] not in m.spec.inputs]
     if not fits:
         return None
+    said = [f for f in fits if f[0][1] and _printed_here(m, f[1], f[2])]
+    if len(said) == 1:
+        return said[0][2]                 # the step the spec says this table prints, row by row
     key, name, cells = max(fits, key=lambda f: f[0])
     if 2 * key[0] <= len(cells) and len({f[1] for f in fits}) > 1:
         return Unsure({id(n): [f[2][id(n)][0] for f in fits] for n in g.numbers})
     return cells
+
+
+def _printed_here(m: Matcher, name: str, cells: dict) -> bool:
+    """Does the spec say step ``name`` is printed from the line its first row is on (its
+    ``line``), each cell on the line of its row?"""
+    hint = m.hints.get(name)
+    return hint is not None and all(n.line - hint == c.i for c, n in cells.values())
 
 
 def _by_columns(m: Matcher, g):

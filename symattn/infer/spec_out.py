@@ -187,9 +187,9 @@ def _step(name: str, expr: str, line: int | None = None) -> list[str]:
 
 def _claims(chain) -> list[str]:
     """A result the text writes on its step's line: which number there the step's claim is."""
-    return [t for name, printed, line in chain.claims for t in
+    return [t for name, printed, line, *at in chain.claims for t in
             ("", "[[claims]]", f"step = {toml_string(name)}", f"printed = {toml_string(printed)}",
-             f"line = {line}")]
+             f"line = {line}") + tuple(f"at = [{a[0]}, {a[1]}]" for a in at)]
 
 
 def relative(path: str, folder: str) -> str:

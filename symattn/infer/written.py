@@ -253,10 +253,11 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
     from .stated import fresh
     lone = Chain((), [], 0, (), NO_END)
     covered = {expr for c in shown.values() for _, expr, _ in c.steps} | set(derived_exprs)
-    worked = {(line, key) for c in shown.values() for _, expr, line in c.steps
+    worked = {(line, key): (c, name, expr) for c in list(shown.values()) for name, expr, line in c.steps
               for key, form in _TEMPLATE.items()
               if form.endswith(")") and expr.lstrip("-").startswith(form.split("{")[0])}   # a call
     chained = {line for c in shown.values() for _, _, line in c.steps}
+    by_expr = {expr: (c, name, expr) for c in list(shown.values()) for name, expr, _ in c.steps}
     results: dict = {}                       # a result as printed -> (its step, its chain's block
                                              # or None: the lone chain)
     for path, lines in parts:
@@ -265,11 +266,14 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
         for w in written(lines):
             before = [b for b in here if b.line + b.shape[0] <= w.line + 1 and b.line <= w.line]
             if (w.line, w.key) in worked or (w.key == ARITHMETIC and w.line in chained):
+                _entry_claim(w, worked.get((w.line, w.key)), before)
                 continue                     # √0.1325 = 0.364 where a chain's sqrt(variance) is,
                                              # 2.034 + 1 + 2.034 ≈ 5.068 where its sum of exps is
-            if w.key != ARITHMETIC and any(_expr(w, (b.name,)) in covered for b in before
-                                      if _entry(b, w.argument) is not None):
-                continue                     # e^{2.0} = 7.389 of exp(z), a step already
+            whole = [b for b in before if w.key != ARITHMETIC and _entry(b, w.argument) is not None
+                     and _expr(w, (b.name,)) in covered]
+            if whole:                        # e^{2.0} = 7.389 of exp(z), a step already
+                _entry_claim(w, by_expr.get(_expr(w, (whole[-1].name,))), before)
+                continue
             for as_written in _forms(w):     # a result of the chain the step joins, no other's
                 owners = _owners(as_written, before)
                 owner = max(owners, key=lambda b: b.index) if owners else \
@@ -294,6 +298,22 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
             results.setdefault(w.result, (step[0], key))   # exp(0.357) of the loss -log(0.70) = 0.357
             chain.end = max(chain.end, w.line)
     return lone
+
+
+def _entry_claim(w: Written, call, before: list[Block]) -> None:
+    """The result of ``e^{0.45} = 1.586`` where a chain's step computes ``exp(z)`` entry by
+    entry and 0.45 prints one entry of ``z`` (once): a claim on that entry of the step, so a
+    wrong result is judged there, not left unverified."""
+    if call is None or w.negated:
+        return
+    chain, name, expr = call
+    blocks = [b for b in before if re.search(rf"\b{re.escape(b.name)}\b", expr)]
+    x = Fraction(w.argument)
+    places = [(b, i, j) for b in blocks for i, row in enumerate(b.printed.values)
+              for j, v in enumerate(row) if v == x]
+    if len(places) == 1 and expr == _TEMPLATE[w.key].format(places[0][0].name):
+        _, i, j = places[0]
+        chain.claims.append((name, w.printed, w.line, (i, j)))
 
 
 _VECTOR = re.compile(r"\[([-+\d.,\s]*)\]")
