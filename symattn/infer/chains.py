@@ -410,13 +410,14 @@ def _prints(o: Block, v: np.ndarray) -> bool:
 def _pick(entries: list, window: list, taken: set, last: int) -> list:
     """The window's numbers (indices, none ``taken``) that print ``entries`` (row, value,
     spread): each within the print's rounding plus the spread, and within :data:`GAP`
-    numbers of the last one explained (``last`` before these)."""
+    numbers of the last one explained (``last`` before these), the first after it where one
+    is (the text works on: 1.22 printed after the mean, not its operand 1.2 restated before)."""
     picked: list = []
     for _, x, e in entries:
         after = max(picked + [last])
         fits = [i for i, n in enumerate(window[:after + GAP]) if i not in taken and i not in picked
                 and abs(n.value - x) < n.half * (1 - 1e-9) + e]   # a tie: no evidence
-        k = next((i for i in fits if i > after), fits[0] if fits else None)   # the text works on
+        k = next((i for i in fits if i > after), fits[0] if fits else None)
         if k is not None:
             picked.append(k)
     return picked
