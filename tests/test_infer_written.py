@@ -379,3 +379,26 @@ def test_a_wrong_exponential_in_a_list_of_them_is_judged_at_its_entry(tmp_path):
     assert c["verdict"] == "wrong" and close(c["exact"], e[2]), c
     assert c["at"] == ["0", "2"] or c["step"].endswith("_3"), c
     assert all(got[(14 + k, p)]["verdict"] == "correct" for k, p in enumerate(printed) if k != 2)
+
+
+def test_a_vector_of_results_written_above_is_those_results(tmp_path):
+    """``softmax([0.577, 0.577, 0])`` after ``1 / 1.732 = 0.577`` (twice) and ``0 / 1.732 =
+    0``: the vector is those steps side by side, so the exponentials and weights are judged
+    from e^{1/√3}, not e^{0.577}; the weight printed 0.40 for 0.3904 is wrong."""
+    s = 1 / mpmath.sqrt(3)
+    e = [mpmath.exp(s), mpmath.exp(s), mpmath.mpf(1)]
+    w = [x / mpmath.fsum(e) for x in e]
+    post = tmp_path / "post.md"
+    post.write_text("\n".join([
+        "# Scores by hand", "", "We divide by `sqrt(3) ≈ 1.732`.", "",
+        "- `1 / 1.732 = 0.577`", "- `1 / 1.732 = 0.577`", "- `0 / 1.732 = 0`", "",
+        "`softmax([0.577, 0.577, 0])`", "",
+        f"- `e^0.577 = {float(e[0]):.2f}`", f"- `e^0.577 = {float(e[1]):.2f}`", "- `e^0 = 1`", "",
+        f"Sum = `{float(e[0]):.2f} + {float(e[1]):.2f} + 1 = {float(sum(e)):.2f}`", "",
+        f"- weight of the first: `{float(e[0]):.2f} / {float(sum(e)):.2f} = 0.40`",
+        f"- weight of the third: `1 / {float(sum(e)):.2f} = {float(w[2]):.2f}`", ""]), encoding="utf-8")
+    got = {(c["line"], c["printed"]): c for c in claims(post)["claims"]}
+    assert close(got[(11, f"{float(e[0]):.2f}")]["exact"], e[0]), got          # e^{1/√3}
+    first = got[(17, "0.40")]
+    assert first["verdict"] == "wrong" and close(first["exact"], w[0]), first
+    assert got[(18, f"{float(w[2]):.2f}")]["verdict"] == "correct" and close(got[(18, "0.22")]["exact"], w[2])

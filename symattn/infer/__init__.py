@@ -77,6 +77,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     from .blocks import blocks
     from .chains import chains
     from .passes import infer_derivations
+    from .restated import restated
     from .search import Search
     from .stated import code_names, with_stated
     from .spec_out import (examples, identifier, in_examples, line_ranges, relative, spec_text,
@@ -93,6 +94,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     taken = {i: c.prints + c.operands for i, c in shown.items()}
     lone = written_steps(found, parts, shown, in_examples(derived, reprints, taken),
                          _names(found, derived, shown), [d.expr for d in derived.values()])
+    moved = restated(found, derived, reprints, lone)    # softmax([0.577, …]) of 1 / 1.732 = 0.577
     groups = examples(found, derived, reprints, {i: c.prints + c.operands for i, c in shown.items()})
     folder = folder or str(Path(files[0]).parent)
     sources = [relative(f, folder) for f in files]
@@ -109,6 +111,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     ends = {i: c.end for c in shown.values() for i in c.operands + c.prints
             if i not in c.prints or by_index[i].shape[0] < 2}   # a table of the chain's rows: its own text
     ranges = line_ranges(groups, found, last, ends) if len(files) == 1 and groups else [None] * len(groups)
+    ranges = [r if r is None else _with_moved(r, g, moved) for g, r in zip(groups, ranges)]
     n = len(groups) + bool(lone.steps)      # arithmetic on no block's numbers (e^{2.0} = 7.389
     out = [Inferred(identifier(files[0], k, n), files,    # in prose): an example too
                     spec_text(g, derived, sources, identifier(files[0], k, n), r, shown), folder)
@@ -118,6 +121,21 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
         out.append(Inferred(identifier(files[0], n - 1, n), files,
                             written_text(lone, sources, identifier(files[0], n - 1, n), lines), folder))
     return out
+
+
+def _with_moved(ranges: tuple, group: list, moved: dict) -> tuple:
+    """An example's line ranges with the lines of the written steps moved into it."""
+    extra = [moved[b.index] for b in group if b.index in moved]
+    if not extra:
+        return ranges
+    spans = sorted([list(r) for r in ranges] + [list(e) for e in extra])
+    out = [spans[0]]
+    for a, b in spans[1:]:
+        if a <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return tuple(tuple(r) for r in out)
 
 
 def _names(found: list, derived: dict, shown: dict) -> set:
