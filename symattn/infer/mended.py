@@ -42,27 +42,16 @@ def _derive(search: Search, slipped: list, b):
     reproduces every entry of ``b`` (all but one of four or more: a slip of its own) and takes
     one of them; else None."""
     names = {d.block.name for d in slipped}
+    values = {d.block.name: search.derived_value(d) for d in slipped}
+    if any(v is None for v in values.values()):
+        return None
     try:
-        _forget(search, names)
-        for d in slipped:
-            exact = search.derived_value(d)
-            if exact is None:
-                return None
-            search._env[d.block.name] = exact
+        search.taking(values)
         got = search.derive(b)
     finally:
-        _forget(search, names)
+        search.taking(dict.fromkeys(names))
     if got is None or got.mistake or got.matched < b.floats.size - (b.floats.size >= 4) or \
             not any(o.name in names or (o.parent is not None and o.parent.name in names)
                     for o in got.operands):
         return None
     return got
-
-
-def _forget(search: Search, names: set) -> None:
-    """Drop what the search computed on the blocks ``names`` (their tensors, the values of
-    forms over them)."""
-    for n in names:
-        search._env.pop(n, None)
-    for key in [k for k in search._values if names & set(k[1])]:
-        del search._values[key]

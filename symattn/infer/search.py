@@ -110,6 +110,17 @@ class Search:
             self._env[b.name] = matrix([list(r) for r in b.printed.values])
         return self._env[b.name]
 
+    def taking(self, values: dict) -> None:
+        """Evaluate from now on the blocks named in ``values`` (name -> tensor) at those
+        values instead of their prints; ``{name: None}``: at their prints again. What was
+        computed on them is forgotten either way."""
+        for name, v in values.items():
+            self._env.pop(name, None)
+            if v is not None:
+                self._env[name] = v
+        for key in [k for k in self._values if set(values) & set(k[1])]:
+            del self._values[key]
+
     def derived_value(self, d: Derivation):
         """The exact value of derivation ``d`` over its operands' prints (a tensor), or None."""
         from ..spec.build import build
