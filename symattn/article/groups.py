@@ -317,9 +317,9 @@ def _stacked(out: list) -> list:
 
 def _row_lines(out: list, lines: list[Line]) -> list:
     """``out`` with the rows of a matrix printed one a line (``[ 1.0  0.5 ]`` under ``Q =``,
-    several matrices side by side) as one block each (:func:`.matrices.row_runs` finds
+    several matrices side by side) as one block each (:func:`.rows.row_runs` finds
     them), so a wrong entry is a miss of that block rather than a row that fits nowhere."""
-    from .matrices import row_runs
+    from .rows import row_runs
     runs = row_runs(lines)
     if not runs:
         return out

@@ -308,9 +308,7 @@ def _entry_claim(w: Written, call, before: list[Block]) -> None:
         return
     chain, name, expr = call
     blocks = [b for b in before if re.search(rf"\b{re.escape(b.name)}\b", expr)]
-    x = Fraction(w.argument)
-    places = [(b, i, j) for b in blocks for i, row in enumerate(b.printed.values)
-              for j, v in enumerate(row) if v == x]
+    places = [(b, i, j) for b in blocks for i, j in _places(b, w.argument)]
     if len(places) == 1 and expr == _TEMPLATE[w.key].format(places[0][0].name):
         _, i, j = places[0]
         chain.claims.append((name, w.printed, w.line, (i, j)))
@@ -410,9 +408,10 @@ def _expr(w: Written, operands: tuple) -> str:
 
 def _entry(b: Block, argument: str) -> tuple[int, int] | None:
     """The (row, column) of ``b``'s first entry printed as the number ``argument``."""
+    return next(_places(b, argument), None)
+
+
+def _places(b: Block, argument: str):
+    """The (row, column) of each of ``b``'s entries printed as the number ``argument``."""
     x = Fraction(argument)
-    for i, row in enumerate(b.printed.values):
-        for j, v in enumerate(row):
-            if v == x:
-                return i, j
-    return None
+    return ((i, j) for i, row in enumerate(b.printed.values) for j, v in enumerate(row) if v == x)

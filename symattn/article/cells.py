@@ -1,0 +1,49 @@
+"""One printed matrix and one printed number, as the article reading takes them
+(:mod:`.matrices`, :mod:`.rows`): nothing is evaluated, a number goes through
+:func:`symattn.spec.latex_import.cell_value`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import SymattnError
+from ..spec.latex_import import cell_value, _name_before
+
+
+@dataclass(frozen=True)
+class Printed:
+    """A matrix the article prints: name ('' when none), article line, exact values and
+    their TOML texts (rows of equal length), row labels or None, and how it was written."""
+    name: str
+    line: int
+    values: tuple
+    texts: tuple
+    rows: tuple | None = None
+    form: str = "latex"          # latex | list | table
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.values), len(self.values[0]))
+
+
+MINUS_INF = re.compile(r"[\-−]\s*(?:(?:torch|np|numpy|math)\.)?(?:inf|∞)(?![\w.])")
+
+
+def number(text: str):
+    """(exact value, TOML text) of a cell that is one number (``-inf`` too: a mask's
+    entry), else None."""
+    t = text.strip().strip("`*$ ").strip()
+    if MINUS_INF.fullmatch(t):
+        return cell_value("-∞")
+    if not t or len(t) > 200 or not re.fullmatch(r"[+\-−]?[\d.]+(?:[eE][+\-]?\d+)?|.*\\frac.*|\d+/\d+", t):
+        return None
+    try:
+        return cell_value(t)
+    except SymattnError:
+        return None
+
+
+def name_above(caption: str) -> str | None:
+    """``X =`` or ``X:`` (or ``X：``) ending the line above a table."""
+    return _name_before(caption.rstrip().replace("：", ":"))
