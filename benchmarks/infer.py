@@ -76,7 +76,7 @@ def seed_keys() -> dict[tuple, list[dict]]:
     for c in json.loads(r.stdout)["claims"]:
         key = "incorrect" if c["verdict"] in ("wrong", "carried") else c["verdict"]
         out[(str(SEEDS / Path(c["source"]).name),)].append(
-            {"printed": c["printed"], "exact": c["exact"], "key": key, "what": f"{c['step']} {c.get('at')}"})
+            {"printed": c["printed"], "exact": c["exact"], "key": key, "what": f"line {c.get('line', '?')}: {c['step']} {c.get('at')}"})
     return out
 
 
