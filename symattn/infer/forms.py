@@ -96,6 +96,10 @@ def forms(text: str, near: str = "") -> list[Form]:
             most = s.most or MOST
             out.append(Form(template, ops, result, cost, name, sizes, most=most, within=s.within,
                             scales=s.scales, unsaid=unsaid, mistake=mistake))
+            if s.absent:                      # without the operands an example may not have
+                fewer, kept = _without(op, s.absent, len(ops), sizes, kw)
+                out.append(Form(fewer, tuple(ops[i] for i in kept), result, cost, name, sizes, most=most,
+                                within=s.within, scales=s.scales, unsaid=unsaid, mistake=mistake))
             if not ops:                       # a table of its own (positional encodings): added to a block
                 out.append(Form(f"{{0}} + {template}", (result,), result, cost + 1, name, sizes,
                                 most=most, onto=s.onto))
@@ -103,6 +107,16 @@ def forms(text: str, near: str = "") -> list[Form]:
                 scaled = template.replace("{0}", "{0} / sqrt({k})", 1)
                 out.append(Form(scaled, ops, result, cost + 1, name, sizes, True))
     return sorted(out, key=lambda f: not f.sizes)   # the tables first: a few tries, none starved
+
+
+def _without(op, absent: dict, n: int, sizes: tuple, kw: str) -> tuple[str, list[int]]:
+    """(the template of ``op`` with its ``absent`` operands written as their texts, the
+    indices of the operands it keeps): ``ffn({0}, {1}, 0, {2}, 0)``."""
+    names = [p.name for p in op.params][:n]
+    kept = [i for i, name in enumerate(names) if name not in absent]
+    slot = {i: f"{{{k}}}" for k, i in enumerate(kept)}
+    args = ", ".join([slot.get(i) or absent[names[i]] for i in range(n)] + [f"{{{p}}}" for p, _ in sizes])
+    return f"{op.name}({args}{kw})", kept
 
 
 def _unsaid(s, combo: tuple, text: str) -> tuple[str, str]:

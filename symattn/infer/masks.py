@@ -81,7 +81,7 @@ def zero_masked(form, text: str, target) -> str | None:
     n, m = f.shape
     if form.op != CAUSAL_MASK.name or n != m or n < 2 or not text.endswith(f"causal_mask({n})"):
         return None
-    upper = _future(n)
+    upper = future(n)
     return text if np.all(f[upper] == 0) and np.count_nonzero(f[~upper]) >= 2 else None
 
 
@@ -104,10 +104,10 @@ def zero_filled(search, text: str, operands: tuple, target, cost: int):
 def _causal(f: np.ndarray) -> bool:
     """−∞ exactly above the diagonal of a square block, finite on and below it."""
     n, m = f.shape
-    return n == m and n >= 2 and bool(np.all(np.isneginf(f) == _future(n)))
+    return n == m and n >= 2 and bool(np.all(np.isneginf(f) == future(n)))
 
 
-def _future(n: int) -> np.ndarray:
+def future(n: int) -> np.ndarray:
     """The entries an n×n causal mask hides: those above the diagonal."""
     return np.triu(np.ones((n, n), dtype=bool), 1)
 
@@ -140,7 +140,7 @@ def unmasked(b, index: int, earlier: list = (), roots: tuple = ()):
 
 
 def is_unmasked(b) -> bool:
-    """A block split from a masked print: an input, never derived."""
+    """A block split from a masked print (an input unless :func:`.scores.scores_behind` derives it)."""
     return b.printed.form == UNMASKED
 
 

@@ -249,9 +249,10 @@ class Search:
         farthest."""
         n = target.floats.size
         from .masks import is_unmasked, row_sums
-        if is_unmasked(target):                   # scores split from their masked print: an input
-            return None
+        from .scores import scores_behind
         everything, rows = pool(self.blocks, target, self.widths)
+        if is_unmasked(target):                   # scores split from their masked print
+            return scores_behind(self, target, [b for b in everything if b.index > after] + list(later))
         earlier = [b for b in everything if b.index > after] + list(later)
         rows = [r for r in rows if r.parent.index > after]
         if len(np.unique(target.floats)) < 2:

@@ -90,5 +90,5 @@ def _residual_formula(show, a, f):
 LINEAR = declare("linear", linear, latex=Presentation("Linear", formula=_linear_formula),
                  search=Search("n d, d h, 1 h -> n h"))
 FFN = declare("ffn", ffn, steps=ffn_steps, latex=Presentation("FFN", _show, rows="first"),
-              search=Search("n d, d h, 1 h, h d, 1 d -> n d"))
+              search=Search("n d, d h, 1 h, h d, 1 d -> n d", absent={"b1": "0", "b2": "0"}))
 RESIDUAL = declare("residual", residual, latex=Presentation("Residual", formula=_residual_formula))
