@@ -31,6 +31,7 @@ from ..errors import LimitError, SymattnError
 from ..spec.latex_import import MATRIX_ENVS, latex_name, read_matrices
 from .cells import MINUS_INF as _MINUS_INF, Printed, name_above, number
 from .rows import stacked_rows
+from .side import side_by_side
 from .source import Line
 
 MAX_MATRICES = 1000
@@ -398,7 +399,8 @@ def find(lines: list[Line]) -> list[Printed]:
     code = [l for l in code if l.number not in used]
     prose = [l for l in lines if l.kind == "text" and l.number in nested]
     rest = [l for l in lines if l.kind not in ("code", "output") and l.number not in used]
-    found = sorted(latex(rest) + bracket_lists(code) + _nested_lists(prose) + tables(rest) + stacked,
+    lists = [p for column in side_by_side(code) for p in bracket_lists(column)]
+    found = sorted(latex(rest) + lists + _nested_lists(prose) + tables(rest) + stacked,
                    key=lambda p: p.line)
     if len(found) > MAX_MATRICES:                # all of them, or a refusal: never some
         raise LimitError(f"more than {MAX_MATRICES} matrices (the next at line "

@@ -10,6 +10,7 @@ are counted apart, the nearest :data:`MAX_PROSE` of them joining it (those a sta
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from .blocks import Block, heads_of, rows_of
@@ -49,10 +50,30 @@ def operands(blocks: list[Block], target: Block, widths: tuple = ()) -> tuple[li
     several = sorted([b for b in nearest if b.shape[0] > 1][:MAX_ROW_BLOCKS] + again,
                      key=lambda b: -at.get(b.index, b.index))
     rows = [r for b in several for r in rows_of(b)]
+    last = max((b.line for b in before if b.path == target.path), default=0)
+    written = [r for r in rows if r.parent.line < last and writes_row(target.stating, r)]
+    if written:                               # ``softmax([0.485, 0.344, …])`` just before it
+        rows = written + [r for r in rows if r not in written]
+        earlier = written + earlier
     if widths:
         heads = {b.index: [h for w in widths for h in heads_of(b, w)] for b in several}
         earlier = [x for b in earlier for x in [b] + heads.get(b.index, [])]
     return earlier, rows
+
+
+MIN_WRITTEN = 3             # entries of a row written out before a block that make it its operand
+
+
+def writes_row(text: str, row: Block) -> bool:
+    """Does ``text`` (what precedes a block) write out the row ``row`` as printed, its
+    entries in order, :data:`MIN_WRITTEN` or more of them (the operand a hand computation
+    shows: ``softmax([0.485, 0.344, 0.212, 0.020])``)? Then it is the nearest operand (a
+    row of a block printed in that text, the block just before, is only its own print)."""
+    texts = [t.strip() for t in row.printed.texts[0]]
+    if len(texts) < MIN_WRITTEN or not all(texts):
+        return False
+    sep = r"\s*[,;&]?\s*"
+    return re.search(r"(?<![\d.])" + sep.join(re.escape(t) for t in texts) + r"(?![\d])", text) is not None
 
 
 def _printed_at(before: list[Block], target: Block, line: int) -> float:
