@@ -22,7 +22,8 @@ from .source import Line
 
 _STATEMENT = re.compile(r"^\s*(?:[A-Za-z_][\w.\[\], ]*\s*[-+*/@]?=(?!=)|import\s|from\s|def\s|class\s|"
                         r"for\s|while\s|if\s|return\b|print\(|#|//|>>>)")
-_PRINTED_COMMENT = re.compile(r"^\s*#+\s*(?:tensor\(|array\(|\[|\(?-?\d[\d.,e+\- ]*\]|-?\d+\.\d*\s*$)")
+_PRINTED_COMMENT = re.compile(r"^\s*#+\s*(?:[^\W\d][\w '()-]{0,40}:\s*(?=tensor\(|array\(|\[))?"   # ``# Raw scores: [[…``
+                              r"(?:tensor\(|array\(|\[|\(?-?\d[\d.,e+\- ]*\]|-?\d+\.\d*\s*$)")
 _EMPHASIS = re.compile(r"\*\*[^*\s][^*]*\*\*")
 _TRAILING_COMMENT = re.compile(r"(?<=[\])0-9,.])\s+#(?!\w*\[).*$")
 

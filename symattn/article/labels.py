@@ -369,9 +369,9 @@ def named_in(text: str, spec) -> list[str]:
     them, or its operation's words), in the spec's order."""
     rows = {str(r).lower() for t in spec.tensors.values() for r in (t.rows or ())}
     words = set(_WORD.findall(text.lower().replace("_", " "))) - rows
-    return [step.name for step in spec.steps
-            if any(_caption_score(words, w, says)[0] for says in (_forms, _abbreviates)
-                   for w in _phrases(step))]
+    return [step.name for step in spec.steps       # a number in a name (``…_2``) names nothing alone
+            if any(_caption_score(words, [p for p in w if not p.isdigit()], says)[0]
+                   for says in (_forms, _abbreviates) for w in _phrases(step))]
 
 
 def _phrases(step) -> list:
