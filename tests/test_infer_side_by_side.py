@@ -106,3 +106,13 @@ def test_a_softmax_worked_row_by_row_takes_the_row_the_text_writes(tmp_path):
 def _table(steps: dict) -> str:
     """The name the scaled scores table got (the step computed as Q Kᵀ/√2)."""
     return next(name for name, expr in steps.items() if expr.endswith("/ sqrt(2)"))
+
+
+def test_lists_abreast_each_named_where_it_begins():
+    text = ("Q = [ [1, 0, 1, 0],      K = [ [1, 1, 0, 0],      V = [ [2, 1, 0, 1],\n"
+            "      [0, 1, 0, 1],            [0, 1, 1, 0],            [1, 2, 1, 0],\n"
+            "      [1, 1, 0, 0] ]           [1, 0, 0, 1] ]           [0, 1, 2, 1] ]\n")
+    got = {p.name: p.values for p in find(lines(text))}
+    assert got == {"Q": ((1, 0, 1, 0), (0, 1, 0, 1), (1, 1, 0, 0)),
+                   "K": ((1, 1, 0, 0), (0, 1, 1, 0), (1, 0, 0, 1)),
+                   "V": ((2, 1, 0, 1), (1, 2, 1, 0), (0, 1, 2, 1))}

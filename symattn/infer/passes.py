@@ -4,7 +4,7 @@ the blocks computed from the right values behind a print with a slip (:mod:`.men
 blocks printed side by side (:mod:`.concats`), the rows a computed matrix prints
 (:mod:`.order`), the attention heads through their chain (:mod:`.heads`), the weights
 applied to the values (:mod:`.weighted`), what the article's program states it prints
-(:mod:`.program`) and last the blocks too small for the search's margin (:mod:`.small`).
+(:mod:`.program`), the blocks a formula labels (:mod:`.formulas`) and last the blocks too small for the search's margin (:mod:`.small`).
 Each pass reads and extends the one :class:`~.search.Search`."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from .concats import concat_runs
 from .heads import attention_heads
 from .mended import mended
 from .order import inputs_as_rows, rows_again
+from .formulas import labelled
 from .program import program_derivations
 from .search import Search
 from .small import small_blocks
@@ -37,6 +38,7 @@ def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[
     attention_heads(search)
     weighted_values(search, parts)
     program_derivations(search, parts, printed)   # what the article's program prints: as it states
+    labelled(search)                 # a block labelled with a formula (QK^T = …): as it writes
     small_blocks(search)             # 1×2 blocks, weights shown after their product
     return search.derived, search.reprints
 

@@ -1,0 +1,233 @@
+"""Blocks the text labels with a formula: ``QK^T = \\begin{bmatrix}…``.
+
+A worked example often writes what a matrix is on its left: ``QK^T =``,
+``\\text{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right) =``, ``X W_Q =``. The label is read
+as an expression over the blocks printed before it (matched by name: ``QK^T`` is the block
+printed as ``QK^T`` before, else ``Q`` times ``K`` transposed when both are blocks) and the parameters the text states (``d_k = 4``);
+a block no pass derived is then derived as the text says, whatever its numbers, as a
+program's print is (:mod:`.program`), when the expression's value has the block's shape and
+reproduces at least :data:`~.search.PARTLY` of its entries (the label is read as meant, not
+some other formula): the article check judges every number, wrong ones included.
+
+Read: names of blocks (letters with a subscript, adjacent ones multiplied: ``QK``), numbers,
+``^T``/``^\\top``/``ᵀ``, ``\\frac{a}{b}``, ``\\sqrt{…}``, ``/``, ``\\cdot``/``×``/``*``,
+``+``/``-``, parentheses (``\\left(…\\right)``) and the functions of :data:`FUNCTIONS`.
+Anything else: no formula, nothing derived.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .blocks import Block, spec_name, stated
+from .search import PARTLY, Derivation, Search
+
+FUNCTIONS = ("softmax", "relu", "exp", "sqrt", "layer_norm")
+PARAMETERS = ("d_k", "d_{k}", "d_model", "d_{model}", "d_v", "d_{v}")
+MAX_LABEL = 120             # characters of a label read as a formula
+
+_BEGIN = re.compile(r"\\begin\s*\{(?:[a-zA-Z]*matrix\*?|array)\}")
+_WRAPPERS = re.compile(r"\\(?:text|operatorname|mathrm|mathbf|boldsymbol|mathit)\s*\{([^{}]*)\}")
+_SIZING = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)\b|\\[,;:! ]")
+_TRANSPOSE = re.compile(r"\^\s*(?:\{\s*(?:T|\\top|\\intercal|\\mathsf\{T\})\s*\}|T\b|\\top\b|\\intercal\b)|ᵀ")
+_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
+_SQRT = re.compile(r"\\sqrt\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}|√\s*(\w+(?:_\{?\w+\}?)?)")
+_SCRIPT = re.compile(r"([_^])\{\s*([A-Za-z0-9]+)\s*\}")       # ``_{pe}``: ``_pe``
+_TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z]+(?:_[A-Za-z0-9]+)?(?:\^[A-Za-z])?)"
+                    r"|(?P<op>\.T|[()+\-/*@]|\\cdot|\\times|×|·))")
+
+
+def labelled(search: Search) -> None:
+    """Derive each block no pass derived whose label is a formula over earlier blocks."""
+    for b in search.blocks:
+        if b.index in search.derived or b.index in search.reprints or b.given or b.parent is not None:
+            continue
+        beside = sum(x.path == b.path and x.line == b.line and x.index < b.index and x.parent is None
+                     for x in search.blocks)     # the blocks opened on its line before it
+        label = _label(b.before, beside)
+        if label is None:
+            continue
+        earlier = {x.name: x for x in search.blocks if x.index < b.index and x.parent is None}
+        expr = formula(label, earlier, search.text)
+        if expr is None:
+            continue
+        text, names = expr
+        operands = tuple(earlier[n] for n in names)
+        v = search.value(text, operands)
+        if v is None or v.shape != b.shape:
+            continue
+        got, err = search.matched(v, b, operands)
+        if got >= PARTLY * b.floats.size:
+            search.derived[b.index] = Derivation(b, text, operands, got, 0, form="stated", error=err)
+
+
+def _label(before: str, beside: int = 0) -> str | None:
+    """The text between the last ``=`` (or the line's start) and the ``= \\begin{…}`` that
+    opens the block (the ``beside``-th opened on its line, from 0), or None when the block
+    is not opened so."""
+    line = before.rstrip().rsplit("\n", 1)[-1]
+    opened = list(_BEGIN.finditer(line))
+    if len(opened) <= beside:
+        return None
+    left = line[:opened[beside].start()].rstrip()
+    if not left.endswith("="):
+        return None
+    left = re.split(r"(?<!\\)=|\$|\\end\s*\{[^{}]*\}", left[:-1])[-1].strip()
+    return left if 0 < len(left) <= MAX_LABEL else None
+
+
+def formula(label: str, blocks: dict, text: str) -> tuple[str, list[str]] | None:
+    """(the spec-language expression ``label`` writes, the block names it takes) or None:
+    a label that is one name is no formula."""
+    s = _normalise(label)
+    tokens = _tokens(s)
+    if tokens is None:
+        return None
+    params = {spec_name(p): v for p in PARAMETERS for v in stated(text, (p,))[:1]}
+    p = _Parser(tokens, blocks, params)
+    try:
+        out = p.expr()
+    except ValueError:
+        return None
+    if p.k != len(tokens) or not p.names or not p.operations:
+        return None
+    return out, list(dict.fromkeys(p.names))
+
+
+def _normalise(s: str) -> str:
+    s = _SIZING.sub(" ", s)
+    for _ in range(3):
+        s = _WRAPPERS.sub(r"\1", s)
+        s = _FRAC.sub(r"((\1)/(\2))", s)
+        s = _SQRT.sub(lambda m: f"sqrt({m.group(1) or m.group(2)})", s)
+    s = _SCRIPT.sub(r"\1\2", _TRANSPOSE.sub(".T", s))
+    return s.replace("{", "(").replace("}", ")")
+
+
+def _tokens(s: str) -> list[tuple[str, str]] | None:
+    out, i = [], 0
+    s = s.strip()
+    while i < len(s):
+        m = _TOKEN.match(s, i)
+        if m is None or m.end() == i:
+            return None
+        kind = m.lastgroup
+        out.append((kind, m.group(kind)))
+        i = m.end()
+        while i < len(s) and s[i].isspace():
+            i += 1
+    return out
+
+
+class _Parser:
+    """expr := term (± term)*; term := factor ((/ | * | adjacent) factor)*; factor := atom .T?"""
+
+    def __init__(self, tokens: list, blocks: dict, params: dict):
+        self.t, self.k, self.blocks, self.params = tokens, 0, blocks, params
+        self.names: list[str] = []
+        self.operations = 0
+
+    def peek(self):
+        return self.t[self.k] if self.k < len(self.t) else (None, None)
+
+    def take(self):
+        tok = self.peek()
+        self.k += 1
+        return tok
+
+    def expr(self) -> str:
+        out = self.term()
+        while self.peek()[1] in ("+", "-"):
+            op = self.take()[1]
+            out = f"{out} {op} {self.term()}"
+            self.operations += 1
+        return out
+
+    def term(self) -> str:
+        out, scalar = self.factor()
+        while True:
+            kind, tok = self.peek()
+            if tok in ("/", "*", "\\cdot", "\\times", "×", "·", "@"):
+                self.take()
+                right, right_scalar = self.factor()
+                op = "/" if tok == "/" else "*" if scalar or right_scalar else "@"
+            elif kind in ("name", "num") or tok == "(":
+                right, right_scalar = self.factor()
+                op = "*" if scalar or right_scalar else "@"
+            else:
+                return out
+            out, scalar = f"{out} {op} {right}", scalar and right_scalar
+            self.operations += 1
+
+    def factor(self) -> tuple[str, bool]:
+        kind, tok = self.take()
+        if kind == "num":
+            out, scalar = tok, True
+        elif tok == "(":
+            inner = self.expr()
+            if self.take()[1] != ")":
+                raise ValueError
+            out = inner if " " not in inner or _wrapped(inner) else f"({inner})"   # no parentheses
+            scalar = all(n not in inner for n in self.blocks)                       # around one term
+        elif kind == "name" and tok in FUNCTIONS and self.peek()[1] == "(":
+            self.take()
+            inner = self.expr()
+            if self.take()[1] != ")":
+                raise ValueError
+            inner = inner[1:-1] if _wrapped(inner) else inner
+            out, scalar = f"{tok}({inner})", tok == "sqrt" and all(n not in inner for n in self.blocks)
+            self.operations += 1
+        elif kind == "name" and self.peek()[1] == ".T" and spec_name(f"{tok}_T") in self.blocks:
+            self.take()                                 # ``QK^T`` where a block is named so
+            out, scalar = spec_name(f"{tok}_T"), False
+            self.names.append(out)
+        elif kind == "name":
+            out, scalar = self._name(tok)
+        else:
+            raise ValueError
+        if self.peek()[1] == ".T":                     # ``QK^T``: the last of the letters
+            self.take()
+            out = f"{out}.T" if " @ " not in out or out.startswith("(") else \
+                " @ ".join(out.split(" @ ")[:-1] + [out.split(" @ ")[-1] + ".T"])
+            self.operations += 1
+        return out, scalar
+
+    def _name(self, tok: str) -> tuple[str, bool]:
+        name = spec_name(tok.replace("^", "_"))
+        if name in self.params:
+            return self.params[name], True
+        if name in self.blocks:
+            self.names.append(name)
+            return name, False
+        parts = _split(tok, self.blocks)                    # ``QK``, ``XW_Q``: a product of blocks
+        if not parts:
+            raise ValueError
+        self.names += parts
+        self.operations += len(parts) - 1
+        return " @ ".join(parts), False
+
+
+def _wrapped(text: str) -> bool:
+    """Is ``text`` one parenthesised whole (``(a / b)``)?"""
+    if not text.startswith("("):
+        return False
+    depth = 0
+    for k, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            return k == len(text) - 1
+    return False
+
+
+def _split(tok: str, blocks: dict) -> list[str]:
+    """``tok`` as adjacent block names, the longest first from the left (``XW_Q``: X, W_Q),
+    or []."""
+    if not tok:
+        return []
+    for i in range(len(tok), 0, -1):
+        head = spec_name(tok[:i].replace("^", "_"))
+        if head in blocks and not tok[i:i + 1] in ("_", "^"):
+            rest = _split(tok[i:], blocks) if i < len(tok) else []
+            if i == len(tok) or rest:
+                return [head] + rest
+    return []

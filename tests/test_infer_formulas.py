@@ -1,0 +1,83 @@
+"""A matrix the text labels with a formula (``QK^T = \\begin{bmatrix}…``), checked with no
+spec: derived as the label writes it, whatever its numbers, so whole-number scores with
+slips (which no search can tell from chance) are judged, and a softmax labelled
+``softmax(QK^T/√d_k)`` is judged from them.
+
+Truths: worked out here with ``fractions`` and ``mpmath`` at 30 digits, never by symattn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction as F
+
+import mpmath
+import pytest
+
+from symattn.infer.formulas import formula
+
+mpmath.mp.dps = 30
+
+
+@pytest.mark.parametrize("label, expected", [
+    ("QK^T", ("Q @ K.T", ["Q", "K"])),
+    ("Q K^{\\top}", ("Q @ K.T", ["Q", "K"])),
+    ("XW_Q", ("X @ W_Q", ["X", "W_Q"])),
+    ("X_{pe} W_Q", ("X_pe @ W_Q", ["X_pe", "W_Q"])),
+    ("\\frac{QK^T}{\\sqrt{d_k}}", ("((Q @ K.T) / sqrt(4))", ["Q", "K"])),
+    ("\\text{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right)V", ("softmax((Q @ K.T) / sqrt(4)) @ V", ["Q", "K", "V"])),
+    ("\\frac{1}{2} \\times", None),           # a factor before a matrix: no formula
+    ("Q", None),                              # one name: no formula
+    ("QZ^T", None),                           # Z is no block
+])
+def test_a_label_read_as_a_formula_over_the_blocks_before_it(label, expected):
+    blocks = dict.fromkeys(["Q", "K", "V", "X", "X_pe", "W_Q"])
+    assert formula(label, blocks, "with $d_k = 4$ here") == expected
+
+
+def test_a_block_printed_as_the_label_says_is_that_block():
+    assert formula("\\text{softmax}(QK^T / 2)", dict.fromkeys(["Q", "K", "QK_T"]), "") == \
+        ("softmax(QK_T / 2)", ["QK_T"])
+
+
+def bm(rows):
+    return "\\begin{bmatrix} " + " \\\\ ".join(" & ".join(str(x) for x in r) for r in rows) + " \\end{bmatrix}"
+
+
+def test_whole_scores_labelled_qkt_with_four_slips_are_judged_and_so_is_their_softmax(tmp_path):
+    Q = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]]
+    K = [[1, 1, 0, 0], [0, 1, 1, 0], [1, 0, 0, 1]]
+    S = [[sum(a * b for a, b in zip(q, k)) for k in K] for q in Q]   # [[1,1,1],[1,1,1],[2,1,1]]
+    shown = [r[:] for r in S]
+    shown[0][1], shown[1][1], shown[1][2], shown[2][0] = 0, 2, 0, 1   # four slips: no search
+                                                                      # takes 5 of 9 for a product
+    e = [[mpmath.exp(mpmath.mpf(x) / 2) for x in r] for r in shown]   # the author's softmax
+    W = [[x / mpmath.fsum(r) for x in r] for r in e]
+    post = "\n".join([
+        "# Attention, by hand", "", f"$$Q = {bm(Q)}, \\quad K = {bm(K)}$$", "", "With $d_k = 4$:", "",
+        "$$", f"QK^T = {bm(shown)}", "$$", "", "$$",
+        "\\text{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right) = "
+        + bm([[f"{float(x):.2f}" for x in r] for r in W]), "$$", ""])
+    path = tmp_path / "post.md"
+    path.write_text(post, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
+    out = json.loads(r.stdout)
+    steps = {d["name"]: d["expr"] for e in out["inferred"] for d in e["steps"]}
+    assert steps["QK_T"] == "Q @ K.T"
+    scores = [c for c in out["claims"] if c["step"] == "QK_T"]
+    assert len(scores) == 9
+    wrong = {(int(c["at"][0]), int(c["at"][1])) for c in scores if c["verdict"] == "wrong"}
+    assert wrong == {(0, 1), (1, 1), (1, 2), (2, 0)}
+    assert all(F(c["exact"]) == S[int(c["at"][0])][int(c["at"][1])] for c in scores)
+    soft = [c for c in out["claims"] if c["step"] != "QK_T"]
+    true = [[mpmath.exp(mpmath.mpf(x) / 2) for x in r] for r in S]
+    true = [[x / mpmath.fsum(r) for x in r] for r in true]
+    assert len(soft) == 9
+    for c in soft:
+        i, j = int(c["at"][0]), int(c["at"][1])
+        assert abs(float(c["exact"]) - float(true[i][j])) < 1e-15
+        assert (c["verdict"] == "correct") == (f"{float(true[i][j]):.2f}" == c["printed"])
