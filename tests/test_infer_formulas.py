@@ -22,12 +22,12 @@ mpmath.mp.dps = 30
 
 
 @pytest.mark.parametrize("label, expected", [
-    ("QK^T", ("Q @ K.T", ["Q", "K"])),
-    ("Q K^{\\top}", ("Q @ K.T", ["Q", "K"])),
-    ("XW_Q", ("X @ W_Q", ["X", "W_Q"])),
-    ("X_{pe} W_Q", ("X_pe @ W_Q", ["X_pe", "W_Q"])),
-    ("\\frac{QK^T}{\\sqrt{d_k}}", ("((Q @ K.T) / sqrt(4))", ["Q", "K"])),
-    ("\\text{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right)V", ("softmax((Q @ K.T) / sqrt(4)) @ V", ["Q", "K", "V"])),
+    ("QK^T", ("Q @ K.T", ["Q", "K"], 1)),          # QK read as Q times K: a guess
+    ("Q K^{\\top}", ("Q @ K.T", ["Q", "K"], 0)),
+    ("XW_Q", ("X @ W_Q", ["X", "W_Q"], 1)),
+    ("X_{pe} W_Q", ("X_pe @ W_Q", ["X_pe", "W_Q"], 0)),
+    ("\\frac{QK^T}{\\sqrt{d_k}}", ("((Q @ K.T) / sqrt(4))", ["Q", "K"], 1)),
+    ("\\text{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right)V", ("softmax((Q @ K.T) / sqrt(4)) @ V", ["Q", "K", "V"], 1)),
     ("\\frac{1}{2} \\times", None),           # a factor before a matrix: no formula
     ("Q", None),                              # one name: no formula
     ("QZ^T", None),                           # Z is no block
@@ -39,7 +39,7 @@ def test_a_label_read_as_a_formula_over_the_blocks_before_it(label, expected):
 
 def test_a_block_printed_as_the_label_says_is_that_block():
     assert formula("\\text{softmax}(QK^T / 2)", dict.fromkeys(["Q", "K", "QK_T"]), "") == \
-        ("softmax(QK_T / 2)", ["QK_T"])
+        ("softmax(QK_T / 2)", ["QK_T"], 0)
 
 
 def bm(rows):
@@ -81,3 +81,28 @@ def test_whole_scores_labelled_qkt_with_four_slips_are_judged_and_so_is_their_so
         i, j = int(c["at"][0]), int(c["at"][1])
         assert abs(float(c["exact"]) - float(true[i][j])) < 1e-15
         assert (c["verdict"] == "correct") == (f"{float(true[i][j]):.2f}" == c["printed"])
+
+
+def test_a_code_line_that_writes_the_formula_of_its_list_is_derived_so(tmp_path):
+    """``q₁ = x₁ × W^Q = [0.31, 0.33, 0.29]``: all three wrong (no search could take it),
+    each flagged against x₁ W^Q; a later vector captioned "… for q₁" is no print of q₁."""
+    x = [F("0.2"), F("0.5"), F("0.1"), F("0.3")]
+    W = [[F("0.2"), F("0.3"), F("0.1")], [F("0.4"), F("0.2"), F("0.5")],
+         [F("0.1"), F("0.6"), F("0.3")], [F("0.3"), F("0.1"), F("0.4")]]
+    q = [sum(x[i] * W[i][j] for i in range(4)) for j in range(3)]       # 0.34, 0.25, 0.42
+    printed = ["0.31", "0.33", "0.29"]
+    assert all(f"{float(v):.2f}" != p for v, p in zip(q, printed))
+    rows = ",\n       ".join("[" + ", ".join(str(float(v)) for v in r) + "]" for r in W)
+    post = "\n".join(["# Queries", "", "```", f"W^Q = [{rows}]", "",
+                      "For x₁ = [0.2, 0.5, 0.1, 0.3]:", f"q₁ = x₁ × W^Q = [{', '.join(printed)}]", "```", "",
+                      "```", "Attention weights for q₁: [0.332, 0.337, 0.331]", "```", ""])
+    path = tmp_path / "post.md"
+    path.write_text(post, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
+    out = json.loads(r.stdout)
+    got = {c["printed"]: c for c in out["claims"]}
+    for p, v in zip(printed, q):
+        assert got[p]["verdict"] == "wrong" and F(got[p]["exact"]) == v
+    assert not any(c["printed"] in ("0.332", "0.337", "0.331") for c in out["claims"])

@@ -331,6 +331,9 @@ def caption_above(lines: dict, line: int) -> str | None:
 _DELIMITER = re.compile(r"\$\$|\\\[|\\begin\{(?:equation|align|gather)\*?\}")
 
 
+_FOR = re.compile(r"\s+for\s+", re.I)        # what a caption is for (a token, a query) names no step
+
+
 def by_caption(caption: str, spec, after: int | None = None) -> list[Target]:
     """The steps a caption names in words (``Original stds per token`` → ``code_stds``;
     ``After RMSNorm`` → the step computed by ``rms_norm``): those whose name's words, or
@@ -339,8 +342,10 @@ def by_caption(caption: str, spec, after: int | None = None) -> list[Target]:
     step that comes next in order after the step of position ``after`` (the one whose
     result the article printed last), those naming the words themselves first; else, of
     the steps naming the words themselves (failing those, by abbreviation), the ones with
-    the fewest words the caption does not use."""
+    the fewest words the caption does not use. Words after "for" say whose it is, not what.
+    """
     rows = {str(r).lower() for t in spec.tensors.values() for r in (t.rows or ())}
+    caption = _FOR.split(caption)[0] or caption     # ``Attention weights for q₁``: the weights
     words = set(_WORD.findall(caption.lower().replace("_", " "))) - rows   # 'Hello' is a row
     order = {n: k for k, n in enumerate(spec.tensors)}
     first = None

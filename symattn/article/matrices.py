@@ -161,7 +161,8 @@ def _one_by_one(text: str) -> list:
 
 
 _CALL = re.compile(r"(?:(?:torch|np|numpy|jnp)\.)?(?:tensor|array|asarray|Tensor|FloatTensor)\s*\(\s*$")
-_ASSIGN = re.compile(r"([A-Za-z_]\w*)\s*=\s*(?:(?:torch|np|numpy|jnp)\.\w+\s*\(\s*)?$")
+_FIRST = re.compile(r"\s*([A-Za-z_]\w*(?:\^\{?\w+\}?)?)\s*=(?!=)")    # ``q = x × W^Q = [``: q
+_ASSIGN = re.compile(r"((?<![\w^])[A-Za-z_]\w*(?:\^\{?\w+\}?)?)\s*=\s*(?:(?:torch|np|numpy|jnp)\.\w+\s*\(\s*)?$")
 
 
 def bracket_lists(lines: list[Line]) -> list[Printed]:
@@ -177,7 +178,7 @@ def bracket_lists(lines: list[Line]) -> list[Printed]:
             i = max(end, i + 1)
             continue
         left = text[text.rfind("\n", 0, i) + 1:i]
-        name = _ASSIGN.search(left)
+        name = (_FIRST.match(left) if left.count("=") > 1 else None) or _ASSIGN.search(left)
         wrapped = _CALL.search(left)
         mat = as_matrix(value)
         if mat and (isinstance(value[0], list) or name or wrapped):

@@ -6,8 +6,9 @@ as an expression over the blocks printed before it (matched by name: ``QK^T`` is
 printed as ``QK^T`` before, else ``Q`` times ``K`` transposed when both are blocks) and the parameters the text states (``d_k = 4``);
 a block no pass derived is then derived as the text says, whatever its numbers, as a
 program's print is (:mod:`.program`), when the expression's value has the block's shape and
-reproduces at least :data:`~.search.PARTLY` of its entries (the label is read as meant, not
-some other formula): the article check judges every number, wrong ones included.
+reproduces at least :data:`~.search.PARTLY` of its entries where a name was read as
+adjacent blocks (``QK``: the label is then read as meant, not some other formula): the
+article check judges every number, wrong ones included.
 
 Read: names of blocks (letters with a subscript, adjacent ones multiplied: ``QK``), numbers,
 ``^T``/``^\\top``/``ᵀ``, ``\\frac{a}{b}``, ``\\sqrt{…}``, ``/``, ``\\cdot``/``×``/``*``,
@@ -27,58 +28,61 @@ PARAMETERS = ("d_k", "d_{k}", "d_model", "d_{model}", "d_v", "d_{v}")
 MAX_LABEL = 120             # characters of a label read as a formula
 
 _BEGIN = re.compile(r"\\begin\s*\{(?:[a-zA-Z]*matrix\*?|array)\}")
+_LIST = re.compile(r"(?<![\[\w])(?:(?:torch|np|numpy)\.\w+\(\s*)?\[")      # a list opens
 _WRAPPERS = re.compile(r"\\(?:text|operatorname|mathrm|mathbf|boldsymbol|mathit)\s*\{([^{}]*)\}")
 _SIZING = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)\b|\\[,;:! ]")
 _TRANSPOSE = re.compile(r"\^\s*(?:\{\s*(?:T|\\top|\\intercal|\\mathsf\{T\})\s*\}|T\b|\\top\b|\\intercal\b)|ᵀ")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
 _SQRT = re.compile(r"\\sqrt\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}|√\s*(\w+(?:_\{?\w+\}?)?)")
 _SCRIPT = re.compile(r"([_^])\{\s*([A-Za-z0-9]+)\s*\}")       # ``_{pe}``: ``_pe``
-_TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z]+(?:_[A-Za-z0-9]+)?(?:\^[A-Za-z])?)"
+_TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z]+[₀-₉]*(?:_[A-Za-z0-9]+)?(?:\^[A-Za-z])?)"
                     r"|(?P<op>\.T|[()+\-/*@]|\\cdot|\\times|×|·))")
 
 
-def labelled(search: Search) -> None:
-    """Derive each block no pass derived whose label is a formula over earlier blocks."""
+def labelled(search: Search, parts: list) -> None:
+    """Derive each block no pass derived whose label is a formula over earlier blocks
+    (``parts``: the article's (path, lines))."""
+    texts = {(path, ln.number): ln.text for path, lines in parts for ln in lines}
     for b in search.blocks:
         if b.index in search.derived or b.index in search.reprints or b.given or b.parent is not None:
             continue
         beside = sum(x.path == b.path and x.line == b.line and x.index < b.index and x.parent is None
                      for x in search.blocks)     # the blocks opened on its line before it
-        label = _label(b.before, beside)
+        label = _label(texts.get((b.path, b.line), ""), beside)
         if label is None:
             continue
         earlier = {x.name: x for x in search.blocks if x.index < b.index and x.parent is None}
         expr = formula(label, earlier, search.text)
         if expr is None:
             continue
-        text, names = expr
+        text, names, _ = expr
         operands = tuple(earlier[n] for n in names)
         v = search.value(text, operands)
         if v is None or v.shape != b.shape:
             continue
         got, err = search.matched(v, b, operands)
-        if got >= PARTLY * b.floats.size:
+        if got >= PARTLY * b.floats.size * expr[2]:
             search.derived[b.index] = Derivation(b, text, operands, got, 0, form="stated", error=err)
 
 
-def _label(before: str, beside: int = 0) -> str | None:
-    """The text between the last ``=`` (or the line's start) and the ``= \\begin{…}`` that
-    opens the block (the ``beside``-th opened on its line, from 0), or None when the block
-    is not opened so."""
-    line = before.rstrip().rsplit("\n", 1)[-1]
-    opened = list(_BEGIN.finditer(line))
+def _label(line: str, beside: int = 0) -> str | None:
+    """The text between the last ``=`` before the block (or the line's start) and the ``=``
+    that opens it (``QK^T = \\begin{…}``, ``q = x × W^Q = [0.31, …]``; ``beside``: how many
+    blocks open on ``line`` before it), or None when the block is not opened so."""
+    opened = list(_BEGIN.finditer(line)) or list(_LIST.finditer(line))
     if len(opened) <= beside:
         return None
     left = line[:opened[beside].start()].rstrip()
     if not left.endswith("="):
         return None
-    left = re.split(r"(?<!\\)=|\$|\\end\s*\{[^{}]*\}", left[:-1])[-1].strip()
+    left = re.split(r"(?<!\\)=|\$|\\end\s*\{[^{}]*\}|`", left[:-1])[-1].strip()
     return left if 0 < len(left) <= MAX_LABEL else None
 
 
-def formula(label: str, blocks: dict, text: str) -> tuple[str, list[str]] | None:
-    """(the spec-language expression ``label`` writes, the block names it takes) or None:
-    a label that is one name is no formula."""
+def formula(label: str, blocks: dict, text: str) -> tuple[str, list[str], int] | None:
+    """(the spec-language expression ``label`` writes, the block names it takes, 1 when a
+    name was split into blocks (``QK``: a guess) else 0) or None: a label that is one name
+    is no formula."""
     s = _normalise(label)
     tokens = _tokens(s)
     if tokens is None:
@@ -91,7 +95,7 @@ def formula(label: str, blocks: dict, text: str) -> tuple[str, list[str]] | None
         return None
     if p.k != len(tokens) or not p.names or not p.operations:
         return None
-    return out, list(dict.fromkeys(p.names))
+    return out, list(dict.fromkeys(p.names)), int(p.split)
 
 
 def _normalise(s: str) -> str:
@@ -126,6 +130,7 @@ class _Parser:
         self.t, self.k, self.blocks, self.params = tokens, 0, blocks, params
         self.names: list[str] = []
         self.operations = 0
+        self.split = False                  # a name read as adjacent blocks
 
     def peek(self):
         return self.t[self.k] if self.k < len(self.t) else (None, None)
@@ -193,7 +198,7 @@ class _Parser:
         return out, scalar
 
     def _name(self, tok: str) -> tuple[str, bool]:
-        name = spec_name(tok.replace("^", "_"))
+        name = spec_name(tok.replace("^", "_")) or tok
         if name in self.params:
             return self.params[name], True
         if name in self.blocks:
@@ -204,6 +209,7 @@ class _Parser:
             raise ValueError
         self.names += parts
         self.operations += len(parts) - 1
+        self.split = True
         return " @ ".join(parts), False
 
 

@@ -38,7 +38,7 @@ def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[
     attention_heads(search)
     weighted_values(search, parts)
     program_derivations(search, parts, printed)   # what the article's program prints: as it states
-    labelled(search)                 # a block labelled with a formula (QK^T = …): as it writes
+    labelled(search, parts)          # a block labelled with a formula (QK^T = …): as it writes
     small_blocks(search)             # 1×2 blocks, weights shown after their product
     return search.derived, search.reprints
 
