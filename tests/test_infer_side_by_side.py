@@ -116,3 +116,9 @@ def test_lists_abreast_each_named_where_it_begins():
     assert got == {"Q": ((1, 0, 1, 0), (0, 1, 0, 1), (1, 1, 0, 0)),
                    "K": ((1, 1, 0, 0), (0, 1, 1, 0), (1, 0, 0, 1)),
                    "V": ((2, 1, 0, 1), (1, 2, 1, 0), (0, 1, 2, 1))}
+
+
+def test_a_result_printed_right_of_the_arithmetic_that_makes_it():
+    text = ("Q · Kᵀ = [[1×1+0×1, 1×0+0×0],   [[1, 0],\n"
+            "           [0×1+1×1, 0×0+1×1],  = [1, 1]]\n")
+    assert [p.values for p in find(lines(text))] == [((1, 0), (1, 1))]

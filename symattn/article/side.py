@@ -7,7 +7,8 @@ A plain-text post lays two weights beside each other::
      [0.20, 0.50]]                       [0.10, 0.40]]
 
 or names each list where it begins (``Q = [ [1, 0, 1],      K = [ [1, 1, 0],``). Read line
-by line, the first row of ``Wq`` runs into ``Wk``'s and neither list parses. A
+by line, the first row of ``Wq`` runs into ``Wk``'s and neither list parses (and a result
+printed to the right of the arithmetic that makes it: ``…],  = [1, 1, 0],``). A
 paragraph of code lines (up to a blank line) in which a line closes a bracket and, after
 :data:`GAP` spaces or more, opens another is cut there on every line: the left parts stay
 the paragraph, the right parts (on the same article lines, at their own source columns)
@@ -21,11 +22,11 @@ from dataclasses import replace
 
 from .source import Line
 
-GAP = 4                     # spaces between two matrices printed side by side, at least
+GAP = 3                     # spaces between two matrices printed side by side, at least
 MAX_COLUMNS = 6
 ALIGN = 6                   # columns two cuts may differ by and still be one column's edge
-_BESIDE = re.compile(r"[\]:]\s*,?(\s{%d,})(?:[A-Za-z_]\w*\s*=\s*)?\[" % GAP)   # a list (or its
-                                        # caption) ends, another (``K = [``) begins
+_BESIDE = re.compile(r"[\]:]\s*,?(\s{%d,}|\s{2,}=\s*)(?:[A-Za-z_]\w*\s*=\s*)?\[" % GAP)   # a list
+                                        # (or its caption) ends, another (``K = [``, ``= [``) begins
 _CAPTION = re.compile(r":(\s{%d,})\S" % GAP)            # ``Wq (…):    Wk (…):``
 
 
