@@ -122,3 +122,10 @@ def test_a_result_printed_right_of_the_arithmetic_that_makes_it():
     text = ("Q · Kᵀ = [[1×1+0×1, 1×0+0×0],   [[1, 0],\n"
             "           [0×1+1×1, 0×0+1×1],  = [1, 1]]\n")
     assert [p.values for p in find(lines(text))] == [((1, 0), (1, 1))]
+
+
+def test_a_note_after_a_row_is_no_number_of_it():
+    text = ("Weights = [[0.27, 0.27, 0.45],    ← \"The\" attends most to \"sat\"\n"
+            "           [0.38, 0.38, 0.23]]    <- the second row\n")
+    assert [p.values for p in find(lines(text))] == [((F("0.27"), F("0.27"), F("0.45")),
+                                                      (F("0.38"), F("0.38"), F("0.23")))]

@@ -402,3 +402,25 @@ def test_a_vector_of_results_written_above_is_those_results(tmp_path):
     first = got[(17, "0.40")]
     assert first["verdict"] == "wrong" and close(first["exact"], w[0]), first
     assert got[(18, f"{float(w[2]):.2f}")]["verdict"] == "correct" and close(got[(18, "0.22")]["exact"], w[2])
+
+
+def test_equations_listed_on_one_line_are_each_read(tmp_path):
+    """``e^2.0 = 7.39    e^1.0 = 2.72    …``: each equation ends before the next begins (a
+    gap or a comma), so each exponential is a step; the sum and the quotient after them are
+    worked from those steps, and the one slip (e^0.5 printed 1.66) is the one flagged."""
+    z = ["2.0", "1.0", "0.5", "0.0"]
+    e = [mpmath.exp(mpmath.mpf(x)) for x in z]
+    printed = ["7.39", "2.72", "1.66", "1.00"]
+    assert [f"{float(x):.2f}" for x in e] == ["7.39", "2.72", "1.65", "1.00"]
+    total = mpmath.fsum(e)
+    path = tmp_path / "p.md"
+    path.write_text("# Softmax by hand\n\n```\n  " + "    ".join(f"e^{x} = {p}" for x, p in zip(z, printed))
+                    + f"\n  sum = {' + '.join(printed)} = {float(total):.2f}\n"
+                    + f"  P(on) = 7.39 / {float(total):.2f} = {float(e[0] / total):.2f}\n```\n", encoding="utf-8")
+    out = claims(path)["claims"]
+    by = {c["printed"]: c for c in out}
+    for x, p in zip(e, printed):
+        assert close(by[p]["exact"], x)
+        assert by[p]["verdict"] == ("wrong" if p == "1.66" else "correct")
+    assert close(by[f"{float(total):.2f}"]["exact"], total)
+    assert close(by[f"{float(e[0] / total):.2f}"]["exact"], e[0] / total)

@@ -160,6 +160,7 @@ def _one_by_one(text: str) -> list:
     return out
 
 
+_ARROW_NOTE = re.compile(r"(?<=[\],])[ \t]+(?:←|⟵|<-+)[^\n]*")   # a note after a row, not a number of it
 _CALL = re.compile(r"(?:(?:torch|np|numpy|jnp)\.)?(?:tensor|array|asarray|Tensor|FloatTensor)\s*\(\s*$")
 _FIRST = re.compile(r"\s*([A-Za-z_]\w*(?:\^\{?\w+\}?)?)\s*=(?!=)")    # ``q = x × W^Q = [``: q
 _ASSIGN = re.compile(r"((?<![\w^])[A-Za-z_]\w*(?:\^\{?\w+\}?)?)\s*=\s*(?:(?:torch|np|numpy|jnp)\.\w+\s*\(\s*)?$")
@@ -168,6 +169,7 @@ _ASSIGN = re.compile(r"((?<![\w^])[A-Za-z_]\w*(?:\^\{?\w+\}?)?)\s*=\s*(?:(?:torc
 def bracket_lists(lines: list[Line]) -> list[Printed]:
     """Bracket lists in code and output lines (several lines may hold one list)."""
     text, numbers = _blob(lines)
+    text = _ARROW_NOTE.sub("", text)                 # ``[0.27, 0.45],    ← "The" attends …``
     out, i, at = [], 0, _line_counter(text)
     while len(out) <= MAX_MATRICES:
         i = text.find("[", i)

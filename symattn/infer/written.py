@@ -53,6 +53,8 @@ _FUNCTION = re.compile(
     rf"|(?:\((?P<qp>{_NUM})\)|(?<![\w.])(?P<qs>\d+(?:\.\d+)?))\s*(?:²|\^\{{?2\}}?(?![\d.])))"
     rf"\s*(?:=|≈|\\approx|\\simeq|≃)\s*(?P<result>{_NUM}(?:[eE][-+]?\d+)?)")
 _OPEN = re.compile(r"(?:[-+*/×·^_{}()\[\]\d]|\\cdot|\\times|\\frac)\s*$")   # an operand before it
+_ENDED = re.compile(rf"(?:=|≈|\\approx)\s*{_NUM}(?:\s{{2,}}|\s*[,;]\s*)$")   # ``e^2.0 = 7.39    e^1.0 = …``:
+                                                 # the equation before it ended: no operand
 _BINARY = re.compile(r"[\w)\]}]\s*$")             # ``x - log(…)``: a minus between two operands
 _LABEL = re.compile(r"(?<![\w\\])(?:\\(?:mathcal|mathrm|text)\{(\w+)\}|\\?([A-Za-z]\w*))(_\{?\w+\}?)?\s*=\s*$")
 _OF = re.compile(r"(?:\\?(?:log|ln|exp|sqrt)|[-+*/^_(√])\s*$")
@@ -109,7 +111,7 @@ def _functions(text: str, line: int) -> list[Written]:
     out = []
     for m in _FUNCTION.finditer(text):
         before = text[:m.start()]
-        if _OPEN.search(before) or _GOES_ON.match(text, m.end()) or (
+        if (_OPEN.search(before) and not _ENDED.search(before)) or _GOES_ON.match(text, m.end()) or (
                 m.group("neg") and m.group("neg") != "-" and _BINARY.search(before)):
             continue
         group = next(k for k in _ARGUMENTS if m.group(k))
