@@ -9,3 +9,17 @@ from pathlib import Path
 
 ROOT = str(Path(__file__).resolve().parent.parent)
 os.environ["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+
+
+def check_post(folder, text: str, name: str = "post.md") -> dict:
+    """``symattn check --json`` of an article written into ``folder`` (no spec: inferred),
+    its JSON; an exit status other than 0 or 1 fails the test with the error line."""
+    import json
+    import subprocess
+    import sys
+    path = Path(folder) / name
+    path.write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)

@@ -10,12 +10,10 @@ Truths: worked out here with ``fractions`` and ``mpmath`` at 30 digits, never by
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from fractions import Fraction as F
 
 import mpmath
+from conftest import check_post
 
 from symattn.article.code import program
 from symattn.article.labels import named_in
@@ -57,12 +55,7 @@ def test_scores_wrong_from_the_first_step_are_flagged_with_all_that_follows(tmp_
         "# Scaled scores: [[0.43, 1.105, 0.145]]", "```", "",
         "```python", "weights = np.exp(scaled) / np.sum(np.exp(scaled))", 'print("Weights:", weights)',
         "# Weights: [[0.269, 0.529, 0.202]]", "```", ""])
-    path = tmp_path / "post.md"
-    path.write_text(post, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode in (0, 1), r.stderr
-    claims = json.loads(r.stdout)["claims"]
+    claims = check_post(tmp_path, post)["claims"]
     by_printed = {c["printed"]: c for c in claims}
     for p, s in zip(printed, scores):
         assert by_printed[p]["verdict"] == "wrong" and F(by_printed[p]["exact"]) == s

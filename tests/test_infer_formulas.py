@@ -8,12 +8,10 @@ Truths: worked out here with ``fractions`` and ``mpmath`` at 30 digits, never by
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from fractions import Fraction as F
 
 import mpmath
+from conftest import check_post
 import pytest
 
 from symattn.infer.formulas import formula
@@ -60,12 +58,7 @@ def test_whole_scores_labelled_qkt_with_four_slips_are_judged_and_so_is_their_so
         "$$", f"QK^T = {bm(shown)}", "$$", "", "$$",
         "\\text{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right) = "
         + bm([[f"{float(x):.2f}" for x in r] for r in W]), "$$", ""])
-    path = tmp_path / "post.md"
-    path.write_text(post, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode in (0, 1), r.stderr
-    out = json.loads(r.stdout)
+    out = check_post(tmp_path, post)
     steps = {d["name"]: d["expr"] for e in out["inferred"] for d in e["steps"]}
     assert steps["QK_T"] == "Q @ K.T"
     scores = [c for c in out["claims"] if c["step"] == "QK_T"]
@@ -96,12 +89,7 @@ def test_a_code_line_that_writes_the_formula_of_its_list_is_derived_so(tmp_path)
     post = "\n".join(["# Queries", "", "```", f"W^Q = [{rows}]", "",
                       "For x₁ = [0.2, 0.5, 0.1, 0.3]:", f"q₁ = x₁ × W^Q = [{', '.join(printed)}]", "```", "",
                       "```", "Attention weights for q₁: [0.332, 0.337, 0.331]", "```", ""])
-    path = tmp_path / "post.md"
-    path.write_text(post, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode in (0, 1), r.stderr
-    out = json.loads(r.stdout)
+    out = check_post(tmp_path, post)
     got = {c["printed"]: c for c in out["claims"]}
     for p, v in zip(printed, q):
         assert got[p]["verdict"] == "wrong" and F(got[p]["exact"]) == v

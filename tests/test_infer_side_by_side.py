@@ -8,12 +8,10 @@ Truths: worked out here with ``fractions`` and ``mpmath`` at 30 digits, never by
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from fractions import Fraction as F
 
 import mpmath
+from conftest import check_post
 
 from symattn.article.matrices import find
 from symattn.article.source import Line
@@ -86,12 +84,7 @@ def test_a_softmax_worked_row_by_row_takes_the_row_the_text_writes(tmp_path):
         w = [x / mpmath.fsum(e) for x in e]
         weights.append(w)
         body += ["", f"Row ({t}): softmax({vec(r)})", "```", f"A_{t} = {vec(w)}", "```"]
-    path = tmp_path / "post.md"
-    path.write_text("\n".join(body) + "\n", encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode in (0, 1), r.stderr
-    out = json.loads(r.stdout)
+    out = check_post(tmp_path, "\n".join(body) + "\n")
     steps = {d["name"]: d["expr"] for e in out["inferred"] for d in e["steps"]}
     table = _table(steps)
     assert [steps.get(f"A_{t}") for t in TOKENS] == [f"softmax({table}[{i}])" for i in range(4)]

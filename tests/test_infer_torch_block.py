@@ -10,22 +10,15 @@ Truths: worked out here with ``fractions`` and ``mpmath`` at 30 digits, never by
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from fractions import Fraction
 
 import mpmath
+from conftest import check_post
 
 mpmath.mp.dps = 30
 
 
-def check(tmp_path, text):
-    path = tmp_path / "post.md"
-    path.write_text(text, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)
+check = check_post
 
 
 def tensor(rows, places=4):
