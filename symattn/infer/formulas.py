@@ -3,7 +3,8 @@
 A worked example often writes what a matrix is on its left: ``QK^T =``,
 ``\\text{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right) =``, ``X W_Q =``. The label is read
 as an expression over the blocks printed before it (matched by name: ``QK^T`` is the block
-printed as ``QK^T`` before, else ``Q`` times ``K`` transposed when both are blocks) and the parameters the text states (``d_k = 4``);
+printed as ``QK^T`` before, else ``Q`` times ``K`` transposed when both are blocks) and the
+parameters the text states (``d_k = 4``);
 a block no pass derived is then derived as the text says, whatever its numbers, as a
 program's print is (:mod:`.program`), when the expression's value has the block's shape and
 reproduces at least :data:`~.search.PARTLY` of its entries where a name was read as
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from .blocks import Block, spec_name, stated
+from .blocks import spec_name, stated
 from .search import PARTLY, Derivation, Search
 
 FUNCTIONS = ("softmax", "relu", "exp", "sqrt", "layer_norm")
@@ -55,13 +56,13 @@ def labelled(search: Search, parts: list) -> None:
         expr = formula(label, earlier, search.text)
         if expr is None:
             continue
-        text, names, _ = expr
+        text, names, split = expr
         operands = tuple(earlier[n] for n in names)
         v = search.value(text, operands)
         if v is None or v.shape != b.shape:
             continue
         got, err = search.matched(v, b, operands)
-        if got >= PARTLY * b.floats.size * expr[2]:
+        if got >= PARTLY * b.floats.size * split:
             search.derived[b.index] = Derivation(b, text, operands, got, 0, form="stated", error=err)
 
 
@@ -169,18 +170,20 @@ class _Parser:
         if kind == "num":
             out, scalar = tok, True
         elif tok == "(":
+            named = len(self.names)
             inner = self.expr()
             if self.take()[1] != ")":
                 raise ValueError
             out = inner if " " not in inner or _wrapped(inner) else f"({inner})"   # no parentheses
-            scalar = all(n not in inner for n in self.blocks)                       # around one term
+            scalar = len(self.names) == named                                       # around one term
         elif kind == "name" and tok in FUNCTIONS and self.peek()[1] == "(":
             self.take()
+            named = len(self.names)
             inner = self.expr()
             if self.take()[1] != ")":
                 raise ValueError
             inner = inner[1:-1] if _wrapped(inner) else inner
-            out, scalar = f"{tok}({inner})", tok == "sqrt" and all(n not in inner for n in self.blocks)
+            out, scalar = f"{tok}({inner})", tok == "sqrt" and len(self.names) == named
             self.operations += 1
         elif kind == "name" and self.peek()[1] == ".T" and spec_name(f"{tok}_T") in self.blocks:
             self.take()                                 # ``QK^T`` where a block is named so

@@ -251,9 +251,9 @@ class Search:
         from .masks import is_unmasked, row_sums
         from .scores import scores_behind
         everything, rows = pool(self.blocks, target, self.widths)
-        if is_unmasked(target):                   # scores split from their masked print
-            return scores_behind(self, target, [b for b in everything if b.index > after] + list(later))
         earlier = [b for b in everything if b.index > after] + list(later)
+        if is_unmasked(target):                   # scores split from their masked print
+            return scores_behind(self, target, earlier)
         rows = [r for r in rows if r.parent.index > after]
         if len(np.unique(target.floats)) < 2:
             return row_sums(self, target, earlier)  # ones: the row sums of computed weights
