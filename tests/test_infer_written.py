@@ -424,3 +424,25 @@ def test_equations_listed_on_one_line_are_each_read(tmp_path):
         assert by[p]["verdict"] == ("wrong" if p == "1.66" else "correct")
     assert close(by[f"{float(total):.2f}"]["exact"], total)
     assert close(by[f"{float(e[0] / total):.2f}"]["exact"], e[0] / total)
+
+
+def test_the_terms_of_a_dot_product_written_out_are_each_a_claim(tmp_path):
+    """``s = 0.900*0.650 + 1.150*0.900 = 0.585 + 1.035 = 1.620``: each written term is its
+    product's (a term after a minus, its magnitude), so a slipped term is flagged on its
+    own; the sum is judged as before."""
+    q, k1, k2 = ["0.900", "1.150"], ["0.650", "0.900"], ["0.112", "-0.134"]
+    prod = lambda a, b: [Fraction(x) * Fraction(y) for x, y in zip(a, b)]
+    p1, p2 = prod(q, k1), prod(q, k2)                       # 0.585, 1.035; 0.1008, -0.1541
+    assert [f"{float(x):.3f}" for x in p1 + p2] == ["0.585", "1.035", "0.101", "-0.154"]
+    path = tmp_path / "t.md"
+    path.write_text("# Scores\n\n$$Q = \\begin{bmatrix} 0.900 & 1.150 \\end{bmatrix}, K = \\begin{bmatrix} "
+                    "0.650 & 0.900 \\\\ 0.112 & -0.134 \\end{bmatrix}$$\n\n```\n"
+                    "s_1 = 0.900*0.650 + 1.150*0.900 = 0.585 + 1.036 = 1.620\n"
+                    "s_2 = 0.900*0.112 + 1.150*(-0.134) = 0.101 - 0.154 = -0.053\n```\n", encoding="utf-8")
+    out = claims(path)["claims"]
+    by = {(c["line"], c["printed"]): c for c in out}
+    assert Fraction(by[(6, "0.585")]["exact"]) == p1[0] and by[(6, "0.585")]["verdict"] == "correct"
+    assert Fraction(by[(6, "1.036")]["exact"]) == p1[1] and by[(6, "1.036")]["verdict"] == "wrong"
+    assert Fraction(by[(7, "0.101")]["exact"]) == p2[0] and by[(7, "0.101")]["verdict"] == "correct"
+    assert Fraction(by[(7, "0.154")]["exact"]) == -p2[1] and by[(7, "0.154")]["verdict"] == "correct"
+    assert Fraction(by[(6, "1.620")]["exact"]) == sum(p1) and by[(6, "1.620")]["verdict"] == "correct"

@@ -276,6 +276,7 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
             if whole:                        # e^{2.0} = 7.389 of exp(z), a step already
                 _entry_claim(w, by_expr.get(_expr(w, (whole[-1].name,))), before)
                 continue
+            first = w
             for as_written in _forms(w):     # a result of the chain the step joins, no other's
                 owners = _owners(as_written, before)
                 owner = max(owners, key=lambda b: b.index) if owners else \
@@ -297,9 +298,42 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
             chain.operands += tuple(b.index for b in owners if b.index not in chain.operands)
             chain.steps.append(step)
             chain.claims.append((step[0], w.printed, w.line))    # which number on the line it is
+            for term in _terms(first, w, operands, used):   # a*b + c*d = 0.585 + 1.035 = …: 0.585
+                chain.steps.append(term[:3])
+                chain.claims.append((term[0], term[3], w.line))
             results.setdefault(w.result, (step[0], key))   # exp(0.357) of the loss -log(0.70) = 0.357
             chain.end = max(chain.end, w.line)
     return lone
+
+
+_PRODUCT = re.compile(r"(?:\(\s*)?\{\d+\}(?:\s*\))?\s*\*\s*(?:\(\s*)?\{\d+\}(?:\s*\))?")
+_SUM = re.compile(r"\{0\}(?: [+-] \{\d+\})+")
+
+
+def _terms(written_as: Written, w: Written, operands: tuple, used: set) -> list[tuple]:
+    """(name, expr, line, printed) of each product of a sum of products ``w`` is (the form
+    the step takes of ``written_as``'s chain of expressions) whose terms the text writes as
+    the next expression of the chain (``0.9*0.65 + 1.15*0.9 = 0.585 + 1.035 = 1.620``: 0.585
+    is the first product's; a term written after a minus, its magnitude: ``0.101 - 0.154``
+    of ``a*b + c*(-d)``). None where the two do not pair up."""
+    from .stated import fresh
+    parts = [t.strip() for t in w.form.split(" + ")]
+    forms = _forms(written_as)
+    k = next((i for i, f in enumerate(forms) if f.form == w.form and f.numbers == w.numbers), None)
+    if w.key != ARITHMETIC or k is None or k + 1 >= len(forms) or len(parts) < 2 or \
+            not all(_PRODUCT.fullmatch(t) for t in parts):
+        return []
+    nxt = forms[k + 1]
+    signs = ["+"] + re.findall(r" ([+-]) ", nxt.form)
+    if not _SUM.fullmatch(nxt.form) or len(nxt.numbers) != len(parts):
+        return []
+    shown = [f"({o})" if o.startswith("-") else o for o in operands]
+    out = []
+    for t, sign, printed in zip(parts, signs, nxt.numbers):
+        expr = t.format(*shown)
+        out.append((fresh(f"{w.label or 'written'}_term", used),
+                    f"-({expr})" if sign == "-" else expr, w.line, printed))
+    return out
 
 
 def _entry_claim(w: Written, call, before: list[Block]) -> None:
