@@ -304,7 +304,7 @@ def test_a_dot_product_takes_its_factors_from_one_row_and_one_column():
     """0.6×0.5 + 0.4×0.2 + 1.0×0.7: the embedding's row times a column of W_Q, not the
     first entry anywhere that prints 0.2 (the embedding's own last entry)."""
     from types import SimpleNamespace as NS
-    from symattn.infer.written import _operands
+    from symattn.infer.written_steps import _operands
 
     def block(name, rows):
         values = tuple(tuple(Fraction(x) for x in r) for r in rows)

@@ -37,7 +37,7 @@ _NAME = re.compile(r"""
     (?P<idx>\[[^\[\]]*\]|\([^()]*\))?
     (?P<t>""" + TRANSPOSE + r""")?
     \s*$""", re.X)
-_WRAP = re.compile(r"\\(?:text|mathrm|mathbf|boldsymbol|mathit|operatorname|bm)\s*\{([^{}]*)\}")
+WRAP = re.compile(r"\\(?:text|mathrm|mathbf|boldsymbol|mathit|operatorname|bm)\s*\{([^{}]*)\}")
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "sigma": "σ", "mu": "μ", "theta": "θ",
           "epsilon": "ε", "varepsilon": "ε", "lambda": "λ", "tau": "τ"}
 _FREE = {"i", "j", "k", "t", "n", "m", "pos", "p"}
@@ -154,7 +154,7 @@ _FOR_ROW = re.compile(r"^(?P<name>[^\W\d_]\w*)\s+(?:for|of)\s+(?:the\s+)?" + _RO
 def parse(lhs: str) -> Name | None:
     """The name a left-hand side writes last (``we get Q`` → ``Q``), its subscript parts
     and transpose, or None."""
-    s = _WRAP.sub(r"\1", lhs.strip().rstrip(":").strip())
+    s = WRAP.sub(r"\1", lhs.strip().rstrip(":").strip())
     s = s.replace("\\,", " ").replace("{}", "")
     m = _FOR_ROW.match(s)
     if m:

@@ -82,7 +82,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     from .stated import code_names, with_stated
     from .spec_out import (examples, identifier, in_examples, line_ranges, relative, spec_text,
                            written_text)
-    from .written import written_steps
+    from .written_steps import written_steps
     parts = [(f, read_article(f)) for f in files]
     found = code_names(with_stated(blocks(parts), parts), parts)
     text = "\n".join(ln.text for _, lines in parts for ln in lines)   # code states parameters too (eps=0)

@@ -31,7 +31,7 @@ deviations (:func:`.carried.carried`), right or wrong: then the standard deviati
 the article check flags the wrong ones and the rows that follow from them. A one-number step
 between two shown ones (the variance between the deviations and the standard deviation) that
 no number prints within its rounding takes the nearest number printed between them, within
-:data:`NEAR` (a mistyped variance): the check judges it, and it is no evidence.
+:data:`.chain_numbers.NEAR` (a mistyped variance): the check judges it, and it is no evidence.
 
 The kept steps join the inferred spec; the article check then judges every number
 printed for them, wrong ones included, as for a hand-written spec.
@@ -39,13 +39,14 @@ printed for them, wrong ones included, as for a hand-written spec.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .blocks import Block
 from .carried import carried as rows_carried
+from .chain_numbers import (MOST, Step, WindowNumber, line_of, match_steps, near_print,
+                            printed_numbers)
 from .evidence import reprints
 
 # Each chain: (key, expression) in order; ``{x}``: the block (or the concatenation of
@@ -71,10 +72,8 @@ CHAINS = (STATISTICS, LOG_LIKELIHOOD, SOFTMAX)
 ELEMENTWISE = ("deviations", "squared_deviations", "normalised", "log", "neg_log", "exp",
                "softmax")                           # a number per entry of X
 DDOF = ("0", "1")          # the biased divisor d, then d − 1 (one more choice)
-MOST = 3 / 4               # share of a step's non-zero entries printed
 MIN_BEYOND = 3             # numbers explained beyond the chain's freedom
 MIN_COLS = 3               # a row of two is too easily matched by chance
-GAP = 48                   # a step's numbers begin this many numbers after the last one explained
 ROUNDED = 1e-3             # half a unit at most this share of an entry: a computed printout
 SLACK = 10                 # lines after a chain's last number that are still its part
 MAX_NEXT = 2               # blocks after a block's part tried as its normalised rows
@@ -91,13 +90,6 @@ class Chain:
     prints: tuple = ()      # the later blocks a step of it is (their indices)
     end: int = 0            # the last line of its part: SLACK after the last number it explains
     claims: list = field(default_factory=list)   # (step, printed, line) the text states (.written)
-
-
-@dataclass
-class _Printed:
-    value: float
-    half: float
-    line: int
 
 
 @dataclass
@@ -118,7 +110,7 @@ def chains(found: list[Block], parts: list, search, derived=()) -> dict[int, Cha
     the article's (path, lines); ``search``: the :class:`.search.Search` whose ``value``
     evaluates; ``derived``: the blocks the search derives, no step of a chain unless it is
     a statistic of the chain's block alone: then the chain's step, :func:`_of`)."""
-    numbers = {path: _numbers(lines) for path, lines in parts}
+    numbers = {path: printed_numbers(lines) for path, lines in parts}
     texts = {path: [(ln.number, ln.text) for ln in lines] for path, lines in parts}
     used = {b.name for b in found}
     out, taken_blocks = {}, set()
@@ -174,21 +166,7 @@ def _of(d, run: list) -> bool:
     return len(run) == 1 and tuple(o.index for o in d.operands) == (run[0].index,) and not d.mistake
 
 
-def _numbers(lines) -> list[_Printed]:
-    from ..article.tokens import numbers_in
-    out = []
-    for ln in lines:
-        for n in numbers_in(ln):
-            if n.neg_inf or n.exponent:
-                continue
-            d = len(n.printed.split("e")[0].partition(".")[2]) if "e" not in n.printed else None
-            if not d or n.value == 0:     # a printed 0, a whole number: no evidence (too common)
-                continue
-            out.append(_Printed(float(n.value), 0.5 * 10.0 ** -d, n.line))
-    return out
-
-
-def _own(n: _Printed, b: Block) -> bool:
+def _own(n: WindowNumber, b: Block) -> bool:
     """A number of the block's own print (its entries on its lines)."""
     return n.line < b.line + b.shape[0] + 1 and bool(np.any(np.abs(b.floats - n.value) <= 1e-12))
 
@@ -212,22 +190,6 @@ def _wrapped(text: str) -> str:
         text.startswith("-") else text
 
 
-@dataclass
-class _Step:
-    """One step of a chain as tried: its expression with every earlier step written out
-    (``text``), its value, the later block that prints it (or None), its entries that can
-    be evidence, (row, value, how far the operands' rounding moves it), and the window's
-    numbers it explains (``picked``)."""
-    key: str
-    template: str
-    text: str
-    value: np.ndarray
-    block: Block | None
-    entries: list
-    picked: list
-    partial: list = field(default_factory=list)   # the numbers of a step that explains too few
-
-
 def _steps(cand: _Candidate, chain: tuple, search, ddof: str) -> tuple[list, dict]:
     """The steps of ``chain`` that evaluate on ``cand`` (and change it), and each step's
     expression written out."""
@@ -248,7 +210,7 @@ def _steps(cand: _Candidate, chain: tuple, search, ddof: str) -> tuple[list, dic
                    for j in range(v.shape[1]) if np.isfinite(v[i, j]) and abs(v[i, j]) > 1e-12]
         if block is not None:
             prints.add(block.index)
-        out.append(_Step(key, template, inline[key], v, block, entries, []))
+        out.append(Step(key, template, inline[key], v, block, entries, []))
     return out, inline
 
 
@@ -264,65 +226,11 @@ def _chain(cand: _Candidate, chain: tuple, search, used: set, ddof: str, freedom
             window += cand.parts.get(st.block.index, [])
     best = None
     for by_rows in (False, True):
-        taken = _match(steps, window, starts, by_rows)
+        taken = match_steps(steps, window, starts, by_rows)
         c = _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chain)
         if c is not None and (best is None or c.explained > best.explained):
             best = c
     return best
-
-
-def _match(steps: list, window: list, starts: dict, by_rows: bool) -> set:
-    """Match each step's entries to the window's numbers (``picked``), step after step or
-    row after row; a step that explains too few of its entries gives them back."""
-    taken: set = set()
-    last = -1                                # the window's last number explained so far
-    for st in steps:
-        st.picked, st.partial = [], []
-    rows = max((st.value.shape[0] for st in steps), default=0)
-    order = [(st, None) for st in steps] if not by_rows else \
-        [(st, i) for i in range(rows) for st in steps]
-    by_key = {st.key: st for st in steps}
-    for st, row in order:
-        if st.block is not None:
-            last = starts[st.block.index] - 1 if row is None else last
-            continue
-        carry = _carried(st, by_key, window)
-        entries = [(i, x, e + carry) for i, x, e in st.entries if row is None or i == row]
-        picks = _pick(entries, window, taken, last)
-        st.picked += picks
-        taken.update(picks)
-        if row is None and _few(st, window):
-            taken -= set(st.picked)
-            st.picked, st.partial = [], st.picked
-        last = max(taken, default=last)
-    for st in steps:
-        if st.block is None and st.picked and _few(st, window):
-            taken -= set(st.picked)
-            st.picked, st.partial = [], st.picked
-    return taken
-
-
-_AGGREGATE = re.compile(r"(sum|mean)\(\{(\w+)\}\)")
-
-
-def _carried(st: _Step, by_key: dict, window: list) -> float:
-    """How far a sum (a mean) of an earlier step's printed entries may be from the exact
-    one: the text adds the numbers it printed (``2.718 + 2.718 + 7.389 = 12.825``), each
-    off by up to half a unit of its last digit."""
-    m = _AGGREGATE.fullmatch(st.template)
-    term = by_key.get(m.group(2)) if m else None
-    if term is None or not term.picked:
-        return 0.0
-    half = max(window[k].half for k in term.picked)
-    return half * (term.value.shape[1] if m.group(1) == "sum" else 1)
-
-
-def _few(st: _Step, window: list) -> bool:
-    """Does a step explain less than :data:`MOST` of its entries? A whole entry (e^0 = 1)
-    counts only when a number prints it (a whole number printed is no evidence)."""
-    whole = sum(1 for _, x, _ in st.entries if x == round(x))
-    matched_whole = sum(1 for k in st.picked if window[k].value == round(window[k].value))
-    return len(st.picked) < MOST * (len(st.entries) - whole + matched_whole) or not st.picked
 
 
 def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chain) -> Chain | None:
@@ -336,8 +244,8 @@ def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chai
     for k, st in enumerate(steps):
         got = counts[k]
         if not got and kept and kept[0] < k < kept[-1] and not st.partial:
-            st.partial = _near(st, window, taken, _line(steps[max(j for j in kept if j < k)], window),
-                               _line(steps[min(j for j in kept if j > k)], window))
+            st.partial = near_print(st, window, taken, line_of(steps[max(j for j in kept if j < k)], window),
+                               line_of(steps[min(j for j in kept if j > k)], window))
         if not got and not (st.partial and kept and kept[0] < k < kept[-1]):
             continue
         st.picked = st.picked or st.partial
@@ -364,25 +272,6 @@ def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chai
     return Chain(tuple(o.index for o in cand.operands), shown, explained, prints, end)
 
 
-NEAR = 0.05                # a wrong print of a one-number step between two shown ones: this close
-
-
-def _line(st: _Step, window: list) -> int:
-    return st.block.line if st.block is not None else max(window[k].line for k in st.picked)
-
-
-def _near(st: _Step, window: list, taken: set, first: int, last: int) -> list:
-    """The number printed between two shown steps' lines that a one-number step (a
-    variance, a sum) between them is nearest, within :data:`NEAR` of its value: its print,
-    wrong (``var = … = 1.4852`` for 1.4825); the check judges it, no evidence."""
-    if len(st.entries) != 1:
-        return []
-    x = st.entries[0][1]
-    fits = [k for k, n in enumerate(window) if k not in taken and first <= n.line <= last
-            and abs(n.value - x) <= NEAR * abs(x)]
-    return sorted(fits, key=lambda k: abs(window[k].value - x))[:1]
-
-
 def _with_carried(cand: _Candidate, window: list, search, used: set, ddof: str, taken: set,
                   names: dict, inline: dict, shown: list):
     """The standard deviation (unless shown already) and a later block of normalised rows
@@ -405,22 +294,6 @@ def _with_carried(cand: _Candidate, window: list, search, used: set, ddof: str, 
 def _prints(o: Block, v: np.ndarray) -> bool:
     """Is block ``o`` the print of ``v`` (every entry within its rounding)?"""
     return o.shape == v.shape and bool(np.all(np.abs(o.floats - v) <= o.half * (1 + 1e-9) + 1e-12))
-
-
-def _pick(entries: list, window: list, taken: set, last: int) -> list:
-    """The window's numbers (indices, none ``taken``) that print ``entries`` (row, value,
-    spread): each within the print's rounding plus the spread, and within :data:`GAP`
-    numbers of the last one explained (``last`` before these), the first after it where one
-    is (the text works on: 1.22 printed after the mean, not its operand 1.2 restated before)."""
-    picked: list = []
-    for _, x, e in entries:
-        after = max(picked + [last])
-        fits = [i for i, n in enumerate(window[:after + GAP]) if i not in taken and i not in picked
-                and abs(n.value - x) < n.half * (1 - 1e-9) + e]   # a tie: no evidence
-        k = next((i for i in fits if i > after), fits[0] if fits else None)
-        if k is not None:
-            picked.append(k)
-    return picked
 
 
 def _computed(b: Block) -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from ..article.labels import TRANSPOSE, WRAP
 from .blocks import spec_name, stated
 from .search import PARTLY, Derivation, Search
 
@@ -30,9 +31,8 @@ MAX_LABEL = 120             # characters of a label read as a formula
 
 _BEGIN = re.compile(r"\\begin\s*\{(?:[a-zA-Z]*matrix\*?|array)\}")
 _LIST = re.compile(r"(?<![\[\w])(?:(?:torch|np|numpy)\.\w+\(\s*)?\[")      # a list opens
-_WRAPPERS = re.compile(r"\\(?:text|operatorname|mathrm|mathbf|boldsymbol|mathit)\s*\{([^{}]*)\}")
 _SIZING = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)\b|\\[,;:! ]")
-_TRANSPOSE = re.compile(r"\^\s*(?:\{\s*(?:T|\\top|\\intercal|\\mathsf\{T\})\s*\}|T\b|\\top\b|\\intercal\b)|ᵀ")
+_TRANSPOSE = re.compile(TRANSPOSE)         # the article reading's transpose mark
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}")
 _SQRT = re.compile(r"\\sqrt\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}|√\s*(\w+(?:_\{?\w+\}?)?)")
 _SCRIPT = re.compile(r"([_^])\{\s*([A-Za-z0-9]+)\s*\}")       # ``_{pe}``: ``_pe``
@@ -102,7 +102,7 @@ def formula(label: str, blocks: dict, text: str) -> tuple[str, list[str], int] |
 def _normalise(s: str) -> str:
     s = _SIZING.sub(" ", s)
     for _ in range(3):
-        s = _WRAPPERS.sub(r"\1", s)
+        s = WRAP.sub(r"\1", s)
         s = _FRAC.sub(r"((\1)/(\2))", s)
         s = _SQRT.sub(lambda m: f"sqrt({m.group(1) or m.group(2)})", s)
     s = _SCRIPT.sub(r"\1\2", _TRANSPOSE.sub(".T", s))
