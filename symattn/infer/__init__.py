@@ -80,7 +80,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     from .restated import restated
     from .search import Search
     from .stated import code_names, with_stated
-    from .spec_out import (examples, identifier, in_examples, line_ranges, relative, spec_text,
+    from .spec_out import (echoed, examples, identifier, in_examples, line_ranges, relative, spec_text,
                            written_text)
     from .written_steps import written_steps
     parts = [(f, read_article(f)) for f in files]
@@ -113,8 +113,9 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     ranges = line_ranges(groups, found, last, ends) if len(files) == 1 and groups else [None] * len(groups)
     ranges = [r if r is None else _with_moved(r, g, moved) for g, r in zip(groups, ranges)]
     n = len(groups) + bool(lone.steps)      # arithmetic on no block's numbers (e^{2.0} = 7.389
-    out = [Inferred(identifier(files[0], k, n), files,    # in prose): an example too
-                    spec_text(g, derived, sources, identifier(files[0], k, n), r, shown), folder)
+    again = echoed(found, parts)            # in prose): an example too
+    out = [Inferred(identifier(files[0], k, n), files,
+                    spec_text(g, derived, sources, identifier(files[0], k, n), r, shown, again), folder)
            for k, (g, r) in enumerate(zip(groups, ranges))]
     if lone.steps:
         lines = ((min(s[2] for s in lone.steps), max(s[2] for s in lone.steps)),) if len(files) == 1 else None

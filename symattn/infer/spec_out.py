@@ -4,7 +4,8 @@ One spec per worked example: the blocks that derivations connect (operands and r
 are one example; examples whose lines interleave are one. Each has ``[inputs]`` (the
 blocks its derivations use and nothing derives, with their article ``line``), ``[[steps]]``
 (the derived blocks in reading order, each with the derivation's expression and its
-``line``), ``source`` (the article's files, relative to the spec) and, when an article
+``line``), ``[[claims]]`` (a result written on a step's line, a block printed again whole),
+``source`` (the article's files, relative to the spec) and, when an article
 holds several examples, ``lines`` (its part of the article).
 """
 
@@ -119,9 +120,10 @@ def line_ranges(groups: list[list[Block]], found: list[Block], end: int,
 
 
 def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[str],
-              ident: str, lines: tuple | None, chained: dict | None = None) -> str:
+              ident: str, lines: tuple | None, chained: dict | None = None,
+              echoed: dict | None = None) -> str:
     """The TOML of one example (``chained``: block index -> the :class:`.chains.Chain` of
-    its statistics, steps after the block's own)."""
+    its statistics, steps after the block's own; ``echoed``: :func:`echoed`)."""
     chained = chained or {}
     steps = dependency_order([b for b in group if b.index in derived or b.index in chained], derived)
     taken = {o.index for b in steps if b.index in derived for o in derived[b.index].operands}
@@ -156,7 +158,45 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
             out += _step(name, expr, line)
     for b in steps:                         # a result the text writes on its step's line
         out += _claims(chained[b.index]) if b.index in chained else []
+    for b in steps:                         # its numbers printed again
+        out += [t for name, at, printed, line in (echoed or {}).get(b.index, ()) if b.index in derived
+                and (lines is None or any(lo <= line <= hi for lo, hi in lines))
+                for t in ("", "[[claims]]", f"step = {toml_string(name)}", f"at = {at}",
+                          f"printed = {toml_string(printed)}", f"line = {line}")]
     return "\n".join(out) + "\n"
+
+
+ROWS_APART = 2              # lines between the rows of a block printed again, at most
+
+
+def echoed(found: list[Block], parts: list) -> dict:
+    """Block index -> (name, row, printed, line) of each row of the block printed again whole
+    as first printed (``q₁ = [0.31, 0.33, 0.29]`` restated below its derivation), on the line
+    that prints the row: claims on its step there, so a wrong number printed again is judged
+    as the step's, not left unverified. (One row of it printed alone may be another
+    computation's that prints the same numbers, a recomputation for one token: no claim.)"""
+    from collections import Counter
+    from ..article.tokens import numbers_in
+    lines = {path: {ln.number: Counter(n.value for n in numbers_in(ln)) for ln in ls} for path, ls in parts}
+    out: dict = {}
+    for b in found:
+        texts = list(b.printed.texts)
+        for path, p in b.echoes:
+            if path != b.path or p.line <= b.line:
+                continue
+            if list(p.texts) != texts:
+                continue
+            rows = list(enumerate(texts))
+            line, left = p.line, {}              # the numbers of each line not yet claimed
+            for i, row in rows:
+                want = Counter(b.printed.values[i])
+                line = next((n for n in range(line, line + ROWS_APART + 1) if want <= left.setdefault(
+                    n, Counter(lines[path].get(n, ())))), None)
+                if line is None:
+                    break
+                left[line] -= want
+                out.setdefault(b.index, []).append((b.name, i, "[" + ", ".join(row) + "]", line))
+    return out
 
 
 def written_text(chain, sources: list[str], ident: str, lines: tuple) -> str:

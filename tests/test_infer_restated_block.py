@@ -1,0 +1,62 @@
+"""A computed block printed again as first printed (a result restated further down): its
+numbers are claims on the same step there, so a wrong result restated is flagged at both
+prints, not left unverified the second time.
+
+Truths: worked out here with ``fractions``, never by symattn.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction as F
+
+from conftest import check_post
+
+
+def bm(rows):
+    return "\\begin{bmatrix} " + " \\\\ ".join(" & ".join(str(x) for x in r) for r in rows) + " \\end{bmatrix}"
+
+
+X = [["0.5", "1.5"], ["2", "-1"], ["1", "0.25"]]
+W = [["0.2", "0.4", "-0.3"], ["0.6", "0.1", "0.7"]]
+Q = [[sum(F(x) * F(w) for x, w in zip(r, c)) for c in zip(*W)] for r in X]
+
+
+def two(q: F) -> str:
+    """``q`` to two decimals, half up (exact: the fraction's decimal expansion)."""
+    return str((Decimal(q.numerator) / Decimal(q.denominator)).quantize(Decimal("0.01"), ROUND_HALF_UP))
+
+
+def _post(shown, again_line):
+    return "\n".join([
+        "# Queries by hand", "", f"$$X = {bm(X)}$$", "", f"$$W_Q = {bm(W)}$$", "",
+        f"$$Q = X W_Q = {bm(shown)}$$", "", "Some words about what the queries mean.", "",
+        again_line, ""])
+
+
+def test_a_wrong_result_restated_is_flagged_where_it_is_restated(tmp_path):
+    shown = [[two(q) for q in r] for r in Q]
+    shown[1][2] = "-1.20"                      # a slip: -1.30 is right
+    assert two(Q[1][2]) == "-1.30"
+    post = _post(shown, f"So the queries are, once more: $$Q = {bm(shown)}$$")
+    out = check_post(tmp_path, post)
+    again = [c for c in out["claims"] if c["line"] == 11]
+    assert len(again) == 9
+    for c in again:
+        i, j = int(c["at"][0]), int(c["at"][1])
+        assert F(c["exact"]) == Q[i][j]
+        assert c["verdict"] == ("wrong" if (i, j) == (1, 2) else "correct")
+    first = [c for c in out["claims"] if c["line"] == 7 and c["verdict"] == "wrong"]
+    assert [(int(c["at"][0]), int(c["at"][1])) for c in first] == [(1, 2)]
+
+
+def test_a_restatement_on_lines_of_their_own_is_claimed_row_by_row(tmp_path):
+    shown = [[two(q) for q in r] for r in Q]
+    shown[0][0] = "1.20"                       # 1.00 is right
+    rows = "\n".join("    [" + ", ".join(r) + "]" for r in shown)
+    post = _post(shown, "Restated as a list:\n\n```\nQ =\n" + rows + "\n```")
+    out = check_post(tmp_path, post)
+    again = [c for c in out["claims"] if c["line"] > 11]
+    assert sorted({c["line"] for c in again}) == [15, 16, 17]
+    wrong = [(int(c["at"][0]), int(c["at"][1])) for c in again if c["verdict"] == "wrong"]
+    assert wrong == [(0, 0)] and all(F(c["exact"]) == Q[int(c["at"][0])][int(c["at"][1])] for c in again)
