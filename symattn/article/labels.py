@@ -374,9 +374,8 @@ def named_in(text: str, spec) -> list[str]:
     them, or its operation's words), in the spec's order."""
     rows = {str(r).lower() for t in spec.tensors.values() for r in (t.rows or ())}
     words = set(_WORD.findall(text.lower().replace("_", " "))) - rows
-    return [step.name for step in spec.steps       # a number in a name (``…_2``) names nothing alone
-            if any(_caption_score(words, [p for p in w if not p.isdigit()], says)[0]
-                   for says in (_forms, _abbreviates) for w in _phrases(step))]
+    return [step.name for step in spec.steps
+            if any(_caption_score(words, w, says)[0] for says in (_forms, _abbreviates) for w in _phrases(step))]
 
 
 def _phrases(step) -> list:
@@ -391,9 +390,14 @@ def _phrases(step) -> list:
 
 
 def _caption_score(words: set, phrase: list, says) -> tuple:
-    hit = sum(any(w in says(p) for w in words) if says is _forms else
-              any(says(w, p) for w in words) for p in phrase)
-    return (hit, hit - len(phrase)) if hit else (0, 0)
+    """(the words of a name's ``phrase`` the caption says, less the words it leaves out);
+    (0, 0) when it says none but numbers: a number in a name (``exp_3``) names nothing
+    alone (``Row 3:`` is no caption of ``exp_3``)."""
+    hits = [p for p in phrase if (any(w in says(p) for w in words) if says is _forms else
+                                  any(says(w, p) for w in words))]
+    if all(p.isdigit() for p in hits):
+        return (0, 0)
+    return (len(hits), len(hits) - len(phrase))
 
 
 # A name written after the block it labels: ``[2.0, 7.0, 1.5] (dark green) is Output 1``.

@@ -164,10 +164,13 @@ _ARROW_NOTE = re.compile(r"(?<=[\],])[ \t]+(?:←|⟵|<-+)[^\n]*")   # a note af
 _CALL = re.compile(r"(?:(?:torch|np|numpy|jnp)\.)?(?:tensor|array|asarray|Tensor|FloatTensor)\s*\(\s*$")
 _FIRST = re.compile(r"\s*([A-Za-z_]\w*(?:\^\{?\w+\}?)?)\s*=(?!=)")    # ``q = x × W^Q = [``: q
 _ASSIGN = re.compile(r"((?<![\w^])[A-Za-z_]\w*(?:\^\{?\w+\}?)?)\s*=\s*(?:(?:torch|np|numpy|jnp)\.\w+\s*\(\s*)?$")
+_CAPTION = re.compile(r"^\s*([A-Za-z_]\w*)\s*:\s*$")          # ``exp: [3.145, 2.489]`` opening its line
 
 
 def bracket_lists(lines: list[Line]) -> list[Printed]:
-    """Bracket lists in code and output lines (several lines may hold one list)."""
+    """Bracket lists in code and output lines (several lines may hold one list): a matrix,
+    or a vector that a name assigns (``q = [..]``), a call wraps (``tensor([..])``) or a
+    one-word caption opens its line with (``exp: [3.145, 2.489]``)."""
     text, numbers = _blob(lines)
     text = _ARROW_NOTE.sub("", text)                 # ``[0.27, 0.45],    ← "The" attends …``
     out, i, at = [], 0, _line_counter(text)
@@ -180,7 +183,8 @@ def bracket_lists(lines: list[Line]) -> list[Printed]:
             i = max(end, i + 1)
             continue
         left = text[text.rfind("\n", 0, i) + 1:i]
-        name = (_FIRST.match(left) if left.count("=") > 1 else None) or _ASSIGN.search(left)
+        name = (_FIRST.match(left) if left.count("=") > 1 else None) or _ASSIGN.search(left) or \
+            _CAPTION.match(left)
         wrapped = _CALL.search(left)
         mat = as_matrix(value)
         if mat and (isinstance(value[0], list) or name or wrapped):
