@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
@@ -85,6 +85,8 @@ class Written:
     numbers: tuple = ()
     earlier: tuple = ()      # (form, numbers) of the expressions it equals before it, first first
                              # (``(0.3 × 0.4) + (0.6 × 0.7) = 0.12 + 0.42 = 0.54``)
+    strict: bool = False     # each decimal a print of a block's entry or a written result, none
+                             # a given of the arithmetic (an entry of lists worked together)
 
 
 def written(lines) -> list[Written]:
@@ -100,8 +102,8 @@ def written(lines) -> list[Written]:
         out += _functions(text, ln.number)
         chain = f"{chain} {text}" if chain and re.match(r"\s*(?:=|≈)", text) else text
         out += _sums(chain, ln.number, len(chain) - len(text))
-        for entry in _elementwise(text):         # [exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]
-            out += _functions(entry, ln.number) + _sums(entry, ln.number)
+        for entry, strict in _elementwise(text):  # [exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]
+            out += [replace(w, strict=strict) for w in _functions(entry, ln.number) + _sums(entry, ln.number)]
     return [w for w in out if _plain(w)]
 
 
@@ -123,18 +125,36 @@ def _functions(text: str, line: int) -> list[Written]:
     return out
 
 
-_VECTORS = re.compile(rf"\[([^\[\]]+)\]\s*(?:=|≈|\\approx)\s*\[\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*\](?![\d.])")
+_RESULTS = re.compile(rf"(?:=|≈|\\approx)\s*\[\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*\](?![\d.])")
+_LIST = re.compile(r"\[([^\[\]]*)\]")
+_SIDE = re.compile(r".*(?:=|≈|\\approx|:)", re.S)      # where the left side of an equation starts
 
 
-def _elementwise(text: str) -> list[str]:
-    """``e₁ = r₁`` for each entry of a vector equation ``[e₁, e₂] ≈ [r₁, r₂]`` (the entries
-    worked side by side: ``[0.9929/1.9929, 1.0/1.9929] ≈ [0.498, 0.502]``), of as many
-    entries on each side."""
+def _elementwise(text: str) -> list[tuple[str, bool]]:
+    """``e₁ = r₁`` for each entry of a vector equation ``… = [r₁, r₂]`` whose left side is
+    written over lists as long as its result: the entries worked side by side
+    (``[0.9929/1.9929, 1.0/1.9929] ≈ [0.498, 0.502]``), a number times a list
+    (``0.4×[0.3, 0.2] = [0.12, 0.08]``: ``0.4×0.3 = 0.12``), lists added (``[1.000, 1.500] +
+    [0.959, 0.679] = [1.959, 2.179]``); each list's entry put in its place. With each: whether
+    the left side is more than one list (then its numbers must be prints of the example's, not
+    givens: ``0.5 * [2, 8, 0]`` of a weight rounded in a list before is no arithmetic to judge
+    as written)."""
     out = []
-    for m in _VECTORS.finditer(text):
-        left, right = _entries(m.group(1)), [r.strip() for r in m.group(2).split(",")]
-        if len(left) == len(right):
-            out += [f"{e} = {r}" for e, r in zip(left, right)]
+    for m in _RESULTS.finditer(text):
+        right = [r.strip() for r in m.group(1).split(",")]
+        left = text[:m.start()]
+        side = _SIDE.match(left)
+        left = left[side.end():] if side else left
+        lists = list(_LIST.finditer(left))
+        if not lists or any(len(_entries(x.group(1))) != len(right) for x in lists):
+            continue
+        for k, r in enumerate(right):
+            entry, at = "", 0
+            for x in lists:
+                e = _entries(x.group(1))[k]
+                entry += left[at:x.start()] + (f"({e})" if e.startswith("-") and len(lists) > 1 else e)
+                at = x.end()
+            out.append((f"{(entry + left[at:]).strip()} = {r}", left.strip() != lists[0].group(0)))
     return out
 
 

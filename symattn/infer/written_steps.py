@@ -44,7 +44,9 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
         here = [b for b in found if b.path == path and b.parent is None and b.again < 0]
         listed = _listed(lines)
         for w in written(lines):
-            before = [b for b in here if b.line + b.shape[0] <= w.line + 1 and b.line <= w.line]
+            before = [b for b in here if b.line + b.shape[0] <= w.line + 1 and b.line <= w.line
+                      and not (w.strict and b.line == w.line)]     # lists worked together: their
+                                                                   # own prints are no origin
             if (w.line, w.key) in worked or (w.key == ARITHMETIC and w.line in chained):
                 _entry_claim(w, worked.get((w.line, w.key)), before)
                 continue                     # √0.1325 = 0.364 where a chain's sqrt(variance) is,
@@ -175,13 +177,15 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
     operands, owners, loose = [], [], False
     for x in w.numbers:
         owner = _owner(x, before)
+        if owner is not None and w.strict and Fraction(x).denominator == 1:
+            return None, None                 # 0.0 of lists worked together: any 0 prints it
         if owner is not None:
             i, j = _entry(owner, x)
             operands.append(f"{owner.name}[{i}, {j}]")
             owners += [owner] if owner not in owners else []
         else:                                 # a whole number: as written (2 is no result)
             operands.append(results.get(x, x) if "." in x else x)
-            loose |= "." in x and x not in results and listed.get(x, w.line) >= w.line
+            loose |= "." in x and x not in results and (w.strict or listed.get(x, w.line) >= w.line)
     if w.key == ARITHMETIC and loose:
         return None, None
     return tuple(operands), owners
