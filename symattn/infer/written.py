@@ -2,7 +2,8 @@
 ``e^{2.0} = 7.389``, ``\\sqrt{64} = 8``, ``ln(0.25) ≈ -1.386``) and expressions of several
 numbers (``0×1 + 1×0.5 = 0.5``: a dot product worked by hand; ``1 / 1.732 = 0.577``,
 ``\\frac{12.182}{16.721} = 0.7285``: :mod:`.arithmetic` reads them), also entry by entry in
-a vector equation (``[exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]``).
+a vector equation (``[exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]``, ``0.4×[0.3, 0.2] = [0.12,
+0.08]``, ``[1.0, 1.5] + [0.9, 0.6] = [1.9, 2.1]``).
 
 Each becomes a step of one entry (:mod:`.written_steps`), the function (a declared primitive: its maths is the
 primitive's) of the number: of its entry in the nearest block before it that prints it
