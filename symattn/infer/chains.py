@@ -75,7 +75,7 @@ DDOF = ("0", "1")          # the biased divisor d, then d − 1 (one more choice
 MIN_BEYOND = 3             # numbers explained beyond the chain's freedom
 MIN_COLS = 3               # a row of two is too easily matched by chance
 ROUNDED = 1e-3             # half a unit at most this share of an entry: a computed printout
-SLACK = 10                 # lines after a chain's last number that are still its part
+SLACK = 10                 # lines after a chain's last number (or a restatement of one: restated_to) still its part
 MAX_NEXT = 2               # blocks after a block's part tried as its normalised rows
 
 
@@ -237,7 +237,7 @@ def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chai
     """The chain of the steps that explain their numbers, if it explains enough; a step
     between two of them that some of its numbers print is one too (the chain computes it:
     the check judges its other prints), though no evidence."""
-    shown, explained, several, prints, names = [], 0, False, (), {}
+    shown, explained, several, prints, names, values = [], 0, False, (), {}, []
     counts = [int(np.count_nonzero(st.block.floats)) if st.block is not None else len(st.picked)
               for st in steps]
     kept = [k for k, n in enumerate(counts) if n]
@@ -253,6 +253,7 @@ def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chai
         expr = st.template.format(x=_wrapped(cand.text), ddof=ddof, eps=cand.eps, **{
             k: names.get(k) or _wrapped(v) for k, v in inline.items() if k != st.key})
         names[st.key] = name
+        values += [float(v) for v in np.ravel(st.value)]
         line = st.block.line if st.block is not None else min(window[k].line for k in st.picked)
         shown.append((name, expr, line))                  # where it is printed first
         explained += got
@@ -269,7 +270,18 @@ def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chai
         return None                          # one step alone is a derivation, the search's
     end = max([window[k].line for st in steps for k in st.picked] +
               [b.line + b.shape[0] + 1 for b in cand.nexts if b.index in prints]) + SLACK
-    return Chain(tuple(o.index for o in cand.operands), shown, explained, prints, end)
+    return Chain(tuple(o.index for o in cand.operands), shown, explained, prints, restated_to(end, window, values))
+
+
+def restated_to(end: int, window: list, values: list) -> int:
+    """The end of a chain's part, moved :data:`SLACK` lines past each number of its part
+    after it that prints a value of its steps again (``P("on")=0.58`` restated under a
+    heading further down); a number of two significant digits or more, not 0."""
+    for n in sorted(window, key=lambda n: n.line):
+        if end - SLACK < n.line <= end and n.value and n.half and abs(n.value) >= 20 * n.half and \
+                any(abs(n.value - v) <= n.half * 1.0001 + 1e-12 for v in values):
+            end = max(end, n.line + SLACK)
+    return end
 
 
 def _with_carried(cand: _Candidate, window: list, search, used: set, ddof: str, taken: set,
