@@ -1,6 +1,7 @@
-"""A computed block printed again as first printed (a result restated further down): its
-numbers are claims on the same step there, so a wrong result restated is flagged at both
-prints, not left unverified the second time.
+"""A computed block printed again as first printed (a result restated further down, whole
+or one row of it alone): its numbers are claims on the same step there, so a wrong result
+restated is flagged at both prints, not left unverified the second time; not a row printed
+after the text took that row's operands up again (its recomputation's).
 
 Truths: worked out here with ``fractions``, never by symattn.
 """
@@ -60,3 +61,29 @@ def test_a_restatement_on_lines_of_their_own_is_claimed_row_by_row(tmp_path):
     assert sorted({c["line"] for c in again}) == [15, 16, 17]
     wrong = [(int(c["at"][0]), int(c["at"][1])) for c in again if c["verdict"] == "wrong"]
     assert wrong == [(0, 0)] and all(F(c["exact"]) == Q[int(c["at"][0])][int(c["at"][1])] for c in again)
+
+
+def test_one_row_restated_alone_is_claimed_as_that_row(tmp_path):
+    shown = [[two(q) for q in r] for r in Q]
+    shown[2][0] = "0.53"                       # 0.35 is right: a digit swap
+    row = "[" + ", ".join(shown[2]) + "]"
+    out = check_post(tmp_path, _post(shown, f"The third query alone, once more: $q_3 = {row}$"))
+    again = [c for c in out["claims"] if c["line"] == 11]
+    assert sorted(int(c["at"][1]) for c in again) == [0, 1, 2]
+    for c in again:
+        assert int(c["at"][0]) == 2 and F(c["exact"]) == Q[2][int(c["at"][1])]
+        assert c["verdict"] == ("wrong" if int(c["at"][1]) == 0 else "correct")
+
+
+def test_a_row_after_the_same_operands_row_taken_up_again_is_not_claimed():
+    from types import SimpleNamespace as N
+    from symattn.infer.spec_out import _recomputed
+    x = N(index=0, line=1, shape=(3, 2), parent=None)
+    y = N(index=1, line=5, shape=(3, 2), parent=None)          # y derived from x
+    again = N(index=2, line=9, shape=(1, 2), parent=None)      # x's first row, derived anew
+    other = N(index=3, line=9, shape=(1, 2), parent=None)      # a row of something else
+    derived = {1: N(block=y, operands=(x,)), 2: N(block=again, operands=(x,))}
+    assert _recomputed(y, 12, derived)                          # y's row printed at 12: the recomputation's
+    assert not _recomputed(y, 8, derived)                       # before it: y's own
+    derived[2] = N(block=other, operands=(N(index=7, line=0, shape=(2, 2), parent=None),))
+    assert not _recomputed(y, 12, derived)

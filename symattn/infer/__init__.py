@@ -113,7 +113,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     ranges = line_ranges(groups, found, last, ends) if len(files) == 1 and groups else [None] * len(groups)
     ranges = [r if r is None else _with_moved(r, g, moved) for g, r in zip(groups, ranges)]
     n = len(groups) + bool(lone.steps)      # arithmetic on no block's numbers (e^{2.0} = 7.389
-    again = echoed(found, parts)            # in prose): an example too
+    again = echoed(found, parts, derived)            # in prose): an example too
     out = [Inferred(identifier(files[0], k, n), files,
                     spec_text(g, derived, sources, identifier(files[0], k, n), r, shown, again), folder)
            for k, (g, r) in enumerate(zip(groups, ranges))]

@@ -169,12 +169,14 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
 ROWS_APART = 2              # lines between the rows of a block printed again, at most
 
 
-def echoed(found: list[Block], parts: list) -> dict:
-    """Block index -> (name, row, printed, line) of each row of the block printed again whole
-    as first printed (``q₁ = [0.31, 0.33, 0.29]`` restated below its derivation), on the line
-    that prints the row: claims on its step there, so a wrong number printed again is judged
-    as the step's, not left unverified. (One row of it printed alone may be another
-    computation's that prints the same numbers, a recomputation for one token: no claim.)"""
+def echoed(found: list[Block], parts: list, derived: dict) -> dict:
+    """Block index -> (name, row, printed, line) of each row of a derived block printed again
+    as first printed, whole (``q₁ = [0.31, 0.33, 0.29]`` restated below its derivation) or
+    one row alone (``Row 2 (sat query q=[0.793, 0.836])``), on the line that prints the row:
+    claims on its step there, so a wrong number printed again is judged as the step's, not
+    left unverified. Not a row printed alone after a row derived from the same operands: the
+    text computes that token's row again, and its prints are that recomputation's (a
+    LayerNorm worked again for 'Hello')."""
     from collections import Counter
     from ..article.tokens import numbers_in
     lines = {path: {ln.number: Counter(n.value for n in numbers_in(ln)) for ln in ls} for path, ls in parts}
@@ -184,9 +186,13 @@ def echoed(found: list[Block], parts: list) -> dict:
         for path, p in b.echoes:
             if path != b.path or p.line <= b.line:
                 continue
-            if list(p.texts) != texts:
+            if list(p.texts) == texts:
+                rows = list(enumerate(texts))
+            elif len(p.texts) == 1 and texts.count(p.texts[0]) == 1 and \
+                    not _recomputed(b, p.line, derived):
+                rows = [(texts.index(p.texts[0]), p.texts[0])]
+            else:
                 continue
-            rows = list(enumerate(texts))
             line, left = p.line, {}              # the numbers of each line not yet claimed
             for i, row in rows:
                 want = Counter(b.printed.values[i])
@@ -197,6 +203,17 @@ def echoed(found: list[Block], parts: list) -> dict:
                 left[line] -= want
                 out.setdefault(b.index, []).append((b.name, i, "[" + ", ".join(row) + "]", line))
     return out
+
+
+def _recomputed(b: Block, line: int, derived: dict) -> bool:
+    """Is a one-row block printed between ``b`` and ``line`` derived from one of the operands
+    of ``b``'s derivation (a token's row taken up again: ``embeddings[0]``)?"""
+    d = derived.get(b.index)
+    if d is None:
+        return True
+    sources = {(o.parent or o).index for o in d.operands}
+    return any(b.line < c.block.line < line and c.block.shape[0] == 1 and
+               any((o.parent or o).index in sources for o in c.operands) for c in derived.values())
 
 
 def written_text(chain, sources: list[str], ident: str, lines: tuple) -> str:
