@@ -169,7 +169,9 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
     decimal: √2 of d_k = 2 is no entry; else an earlier written result it is, else the
     number), and the blocks taken, the nearest first; (None, None) for an expression with a
     decimal that no block, result or earlier vector (``listed``: number -> its first line;
-    ``→ [0.3, 0.6]``, a given of the arithmetic) prints."""
+    ``→ [0.3, 0.6]``, a given of the arithmetic) prints. For ``w.strict`` (an entry of lists
+    worked together) a given does not count, nor a block's whole entry (0.0: any zero prints
+    it)."""
     listed = listed or {}
     dot = _dot(w, before) if w.key == ARITHMETIC else None
     if dot is not None:
