@@ -30,6 +30,11 @@ class WindowNumber:
     half: float
     line: int
 
+    def prints(self, x: float, spread: float = 0.0) -> bool:
+        """Does it print ``x`` (within its rounding, plus ``spread``: what the operands'
+        rounding moves ``x``)? A tie is no evidence."""
+        return abs(self.value - x) < self.half * (1 - 1e-9) + spread
+
 
 def printed_numbers(lines) -> list[WindowNumber]:
     from ..article.tokens import numbers_in
@@ -143,7 +148,7 @@ def _pick(entries: list, window: list, taken: set, last: int) -> list:
     for _, x, e in entries:
         after = max(picked + [last])
         fits = [i for i, n in enumerate(window[:after + GAP]) if i not in taken and i not in picked
-                and abs(n.value - x) < n.half * (1 - 1e-9) + e]   # a tie: no evidence
+                and n.prints(x, e)]
         k = next((i for i in fits if i > after), fits[0] if fits else None)
         if k is not None:
             picked.append(k)

@@ -279,7 +279,7 @@ def restated_to(end: int, window: list, values: list) -> int:
     heading further down); a number of two significant digits or more, not 0."""
     for n in sorted(window, key=lambda n: n.line):
         if end - SLACK < n.line <= end and n.value and n.half and abs(n.value) >= 20 * n.half and \
-                any(abs(n.value - v) <= n.half * 1.0001 + 1e-12 for v in values):
+                any(n.prints(v) for v in values):
             end = max(end, n.line + SLACK)
     return end
 
