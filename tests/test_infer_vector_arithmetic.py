@@ -18,9 +18,9 @@ from symattn.infer.written import _elementwise
 
 def test_lists_worked_together_are_read_entry_by_entry():
     assert _elementwise("cat: [1.000, 1.500] + [0.959, 0.679] = [1.959, 2.179]") == [
-        ("1.000 + 0.959 = 1.959", True), ("1.500 + 0.679 = 2.179", True)]
-    assert _elementwise("≈0.4×[0.3,-0.2] = [0.12, -0.08]") == [("0.4×0.3 = 0.12", True),
-                                                             ("0.4×-0.2 = -0.08", True)]
+        ("1.000 + 0.959 = 1.959", True, 0), ("1.500 + 0.679 = 2.179", True, 1)]
+    assert _elementwise("≈0.4×[0.3,-0.2] = [0.12, -0.08]") == [("0.4×0.3 = 0.12", True, 0),
+                                                             ("0.4×-0.2 = -0.08", True, 1)]
     assert _elementwise("[1, 2] + [3, 4, 5] = [4, 6]") == []          # lists of other lengths
 
 

@@ -349,9 +349,9 @@ def test_a_list_of_squares_is_a_square_an_entry():
 def test_entries_of_a_vector_equation_pair_up_in_order():
     from symattn.infer.written import _elementwise
     assert _elementwise("[0.9929/1.9929, 1.0/1.9929] ≈ [0.498, 0.502]") == \
-        [("0.9929/1.9929 = 0.498", False), ("1.0/1.9929 = 0.502", False)]
+        [("0.9929/1.9929 = 0.498", False, 0), ("1.0/1.9929 = 0.502", False, 1)]
     assert _elementwise("[exp(-0.00707), exp(0.0)] = [0.9929, 1.0]") == \
-        [("exp(-0.00707) = 0.9929", False), ("exp(0.0) = 1.0", False)]
+        [("exp(-0.00707) = 0.9929", False, 0), ("exp(0.0) = 1.0", False, 1)]
     assert _elementwise("[a, b] = [0.5]") == [] and _elementwise("[1, 2] + [3, 4]") == []
 
 

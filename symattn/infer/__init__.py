@@ -93,7 +93,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
             derived.pop(i, None)
     taken = {i: c.prints + c.operands for i, c in shown.items()}
     lone = written_steps(found, parts, shown, in_examples(derived, reprints, taken),
-                         _names(found, derived, shown), [d.expr for d in derived.values()])
+                         _names(found, derived, shown), [d.expr for d in derived.values()], set(reprints))
     moved = restated(found, derived, reprints, lone)    # softmax([0.577, …]) of 1 / 1.732 = 0.577
     groups = examples(found, derived, reprints, {i: c.prints + c.operands for i, c in shown.items()})
     folder = folder or str(Path(files[0]).parent)

@@ -88,6 +88,7 @@ class Written:
                              # (``(0.3 × 0.4) + (0.6 × 0.7) = 0.12 + 0.42 = 0.54``)
     strict: bool = False     # each decimal a print of a block's entry or a written result, none
                              # a given of the arithmetic (an entry of lists worked together)
+    place: int = -1          # which entry of a vector equation it is (-1: none)
 
 
 def written(lines) -> list[Written]:
@@ -101,11 +102,16 @@ def written(lines) -> list[Written]:
         if getattr(ln, "kind", "text") == "text":    # ``- e^{0.55} = 1.733``: a list's item
             text = _BULLET.sub(lambda b: " " * len(b.group()), text)
         out += _functions(text, ln.number)
-        chain = f"{chain} {text}" if chain and re.match(r"\s*(?:=|≈)", text) else text
+        chain = f"{chain} {text}" if chain and continues(text) else text
         out += _sums(chain, ln.number, len(chain) - len(text))
-        for entry, strict in _elementwise(text):  # [exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]
-            out += [replace(w, strict=strict) for w in _functions(entry, ln.number) + _sums(entry, ln.number)]
+        for entry, strict, k in _elementwise(chain, len(chain) - len(text)):  # [exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]
+            out += [replace(w, strict=strict, place=k) for w in _functions(entry, ln.number) + _sums(entry, ln.number)]
     return [w for w in out if _plain(w)]
+
+
+def continues(text: str) -> bool:
+    """Whether a line (folded) goes on with the equation of the line above (opens with ``=``)."""
+    return re.match(r"\s*(?:=|≈)", text) is not None
 
 
 def _functions(text: str, line: int) -> list[Written]:
@@ -128,35 +134,57 @@ def _functions(text: str, line: int) -> list[Written]:
 
 _RESULTS = re.compile(rf"(?:=|≈|\\approx)\s*\[\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*\](?![\d.])")
 _LIST = re.compile(r"\[([^\[\]]*)\]")
-_SIDE = re.compile(r".*(?:=|≈|\\approx|:)", re.S)      # where the left side of an equation starts
+_SIDES = re.compile(r"=|≈|\\approx|:")          # where a side of an equation starts
 
 
-def _elementwise(text: str) -> list[tuple[str, bool]]:
-    """``e₁ = r₁`` for each entry of a vector equation ``… = [r₁, r₂]`` whose left side is
-    written over lists as long as its result: the entries worked side by side
-    (``[0.9929/1.9929, 1.0/1.9929] ≈ [0.498, 0.502]``), a number times a list
-    (``0.4×[0.3, 0.2] = [0.12, 0.08]``: ``0.4×0.3 = 0.12``), lists added (``[1.000, 1.500] +
-    [0.959, 0.679] = [1.959, 2.179]``); each list's entry put in its place. With each: whether
-    the left side is more than one list (then its numbers must be prints of the example's, not
-    givens: ``0.5 * [2, 8, 0]`` of a weight rounded in a list before is no arithmetic to judge
-    as written)."""
+def _elementwise(text: str, since: int = 0) -> list[tuple[str, bool, int]]:
+    """``e₁ = r₁`` for each entry of a vector equation ``… = [r₁, r₂]`` (its result at
+    ``since`` or after) whose left side is written over lists as long as its result: the
+    entries worked side by side (``[0.9929/1.9929, 1.0/1.9929] ≈ [0.498, 0.502]``), a number
+    times a list (``0.4×[0.3, 0.2] = [0.12, 0.08]``: ``0.4×0.3 = 0.12``), lists added
+    (``[1.000, 1.500] + [0.959, 0.679] = [1.959, 2.179]``); each list's entry put in its
+    place, and the sides written before it so too, the first first (``= 0.38×[2, 1] +
+    0.23×[1, 2]`` then ``= [0.76+0.23, 0.38+0.46] = [0.99, 0.84]``: ``0.38×2 + 0.23×1 =
+    0.76+0.23 = 0.99``). With each: whether a side is more than one list (then its numbers
+    must be prints of the example's, not givens: ``0.5 * [2, 8, 0]`` of a weight rounded in
+    a list before is no arithmetic to judge as written), and which entry it is."""
     out = []
-    for m in _RESULTS.finditer(text):
+    for m in _RESULTS.finditer(text, since):
+        if _GOES_ON.match(text, m.end()):
+            continue                         # ``= [0.42, 0] + [0, 0.32]``: a term, not the result
         right = [r.strip() for r in m.group(1).split(",")]
-        left = text[:m.start()]
-        side = _SIDE.match(left)
-        left = left[side.end():] if side else left
-        lists = list(_LIST.finditer(left))
-        if not lists or any(len(_entries(x.group(1))) != len(right) for x in lists):
+        sides = _sides(text[:m.start()], len(right))
+        if not sides:
             continue
         for k, r in enumerate(right):
-            entry, at = "", 0
-            for x in lists:
-                e = _entries(x.group(1))[k]
-                entry += left[at:x.start()] + (f"({e})" if e.startswith("-") and len(lists) > 1 else e)
-                at = x.end()
-            out.append((f"{(entry + left[at:]).strip()} = {r}", left.strip() != lists[0].group(0)))
+            entries = [_entry_of(side, lists, k) for side, lists in sides]
+            out.append((" = ".join(entries + [r]),
+                        any(side.strip() != lists[0].group(0) for side, lists in sides), k))
     return out
+
+
+def _sides(left: str, n: int) -> list[tuple[str, list]]:
+    """The sides of an equation before its result (``left``) written over lists of ``n``
+    entries, each with its lists, the first first: back to the first side that is not."""
+    seps = list(_SIDES.finditer(left))
+    bounds = zip([0] + [c.end() for c in seps], [c.start() for c in seps] + [len(left)])
+    out = []
+    for a, b in reversed(list(bounds)):
+        lists = list(_LIST.finditer(left[a:b]))
+        if not lists or any(len(_entries(x.group(1))) != n for x in lists):
+            break
+        out.insert(0, (left[a:b], lists))
+    return out
+
+
+def _entry_of(side: str, lists: list, k: int) -> str:
+    """``side`` with each of its ``lists`` replaced by its ``k``-th entry."""
+    entry, at = "", 0
+    for x in lists:
+        e = _entries(x.group(1))[k]
+        entry += side[at:x.start()] + (f"({e})" if e.startswith("-") and len(lists) > 1 else e)
+        at = x.end()
+    return (entry + side[at:]).strip()
 
 
 def _entries(text: str) -> list[str]:

@@ -11,23 +11,26 @@ printed is the step's claim: the check judges it, right or wrong.
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from dataclasses import replace
 from fractions import Fraction
 
 from ..article.tokens import fold
 from .blocks import Block
 from .chains import Chain
-from .written import ARITHMETIC, NO_END, NUMBER, TEMPLATE, Written, written
+from .written import ARITHMETIC, NO_END, NUMBER, TEMPLATE, Written, continues, written
 
 def written_steps(found: list[Block], parts: list, shown: dict, in_example: set, used: set,
-                  derived_exprs=()) -> Chain:
+                  derived_exprs=(), reprinted=frozenset()) -> Chain:
     """Add the arithmetic written in the article (``parts``: (path, lines)) to ``shown``
     (block index -> :class:`.chains.Chain`) as steps of the nearest block before it that
     prints one of its decimals (those blocks operands), or, with its numbers as written, of
     the nearest block before it in an example (``in_example``: indices); ``used``: the names
     taken. Arithmetic on an entry of a block that a step (``derived_exprs``, the chains')
-    computes whole (``exp(z)``) is that step's already. Returns the chain of the arithmetic
+    computes whole (``exp(z)``) is that step's already. A block that prints another's numbers
+    again (``reprinted``: indices) is no operand: taken, its print would be an input. Returns the chain of the arithmetic
     on numbers as written before any block of an example (``e^{2.0} = 7.389`` in an article
     that prints no block): the article's example when it has no other."""
     from .stated import fresh
@@ -41,7 +44,8 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
     results: dict = {}                       # a result as printed -> (its step, its chain's block
                                              # or None: the lone chain)
     for path, lines in parts:
-        here = [b for b in found if b.path == path and b.parent is None and b.again < 0]
+        here = [b for b in found if b.path == path and b.parent is None and b.again < 0
+                and b.index not in reprinted]
         listed = _listed(lines)
         for w in written(lines):
             before = [b for b in here if b.line + b.shape[0] <= w.line + 1 and b.line <= w.line
@@ -58,7 +62,7 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
                 continue
             first = w
             for as_written in _forms(w):     # a result of the chain the step joins, no other's
-                owners = _owners(as_written, before)
+                owners = _owners(as_written, before, results)
                 owner = max(owners, key=lambda b: b.index) if owners else \
                     next((b for b in reversed(before) if b.index in in_example), None)
                 key = None if owner is None else owner.index
@@ -71,16 +75,19 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
                 continue
             in_example.update(b.index for b in owners)
             base = owner.name if owners and w.key != ARITHMETIC else "written"
-            name = w.label if w.label and w.label not in used else f"{base}_{'neg_' if w.negated else ''}{w.key}"
+            named = w.label and w.label not in used and not _relabelled(lines, w)
+            name = w.label if named else f"{base}_{'neg_' if w.negated else ''}{w.key}"
             step = (fresh(name, used), _expr(w, operands), w.line)
             chain = lone if owner is None else shown.setdefault(
                 owner.index, Chain(tuple(b.index for b in owners), [], 0, (), NO_END))
             chain.operands += tuple(b.index for b in owners if b.index not in chain.operands)
             chain.steps.append(step)
             chain.claims.append((step[0], w.printed, w.line))    # which number on the line it is
-            for term in _terms(first, w, operands, used):   # a*b + c*d = 0.585 + 1.035 = …: 0.585
+            terms = _terms(first, w, operands, used)   # a*b + c*d = 0.585 + 1.035 = …: 0.585
+            at = _printing(lines, w.line, [t[3] for t in terms])
+            for term in terms if at else ():
                 chain.steps.append(term[:3])
-                chain.claims.append((term[0], term[3], w.line))
+                chain.claims.append((term[0], term[3], at))
             results.setdefault(w.result, (step[0], key))   # exp(0.357) of the loss -log(0.70) = 0.357
             chain.end = max(chain.end, w.line)
     return lone
@@ -116,6 +123,30 @@ def _terms(written_as: Written, w: Written, operands: tuple, used: set) -> list[
     return out
 
 
+def _relabelled(lines, w: Written) -> bool:
+    """Whether the text gives the name of ``w``'s result to something else too: ``d_scaled =``
+    on another line that does not print its result (the same name again in the next chunk
+    of a worked loop). Then it names no step: the article check would claim that line's
+    numbers as the step's."""
+    name = re.compile(rf"(?<![\w\\]){re.escape(w.label)}\s*=")
+    return any(ln.number != w.line and name.search(t := fold(ln.text)) and w.result not in NUMBER.findall(t)
+               for ln in lines)
+
+
+def _printing(lines, last: int, numbers: list) -> int | None:
+    """The line, of an equation that ends on line ``last`` (and the lines before it that it
+    goes on from), the last first, that prints all of ``numbers``; None if none does."""
+    by_number = {ln.number: fold(ln.text) for ln in lines}
+    line = last
+    while line in by_number:
+        if not Counter(numbers) - Counter(NUMBER.findall(by_number[line])):
+            return line
+        if not continues(by_number[line]):
+            return None
+        line -= 1
+    return None
+
+
 def _entry_claim(w: Written, call, before: list[Block]) -> None:
     """The result of ``e^{0.45} = 1.586`` where a chain's step computes ``exp(z)`` entry by
     entry and 0.45 prints one entry of ``z`` (once): a claim on that entry of the step, so a
@@ -144,16 +175,21 @@ def _listed(lines) -> dict:
     return out
 
 
-def _owner(x: str, before: list[Block]) -> Block | None:
+def _owner(x: str, before: list[Block], results=()) -> Block | None:
     """The nearest block before that prints the decimal ``x`` (a whole number: none, √2 of
-    d_k = 2 is no entry)."""
-    return next((b for b in reversed(before) if _entry(b, x) is not None), None) if "." in x else None
+    d_k = 2 is no entry); none where a written result (``results``: as printed) is ``x`` and
+    the block prints it to other digits (0.280 of a result, not the given 0.28)."""
+    if "." not in x:
+        return None
+    b = next((b for b in reversed(before) if _entry(b, x) is not None), None)
+    return None if b is not None and x in results and not _at_digits(b, x) else b
 
 
-def _owners(w: Written, before: list[Block]) -> list[Block]:
-    """The blocks whose entries the decimals of ``w`` print (the nearest for each)."""
+def _owners(w: Written, before: list[Block], results=()) -> list[Block]:
+    """The blocks whose entries the decimals of ``w`` print (the nearest for each; not for a
+    decimal that a written result prints to more digits than the block: ``results``)."""
     out = []
-    for b in (_owner(x, before) for x in w.numbers):
+    for b in (_owner(x, before, results) for x in w.numbers):
         out += [b] if b is not None and b not in out else []
     return out
 
@@ -178,7 +214,7 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
         return dot
     operands, owners, loose = [], [], False
     for x in w.numbers:
-        owner = _owner(x, before)
+        owner = _owner(x, before, results)
         if owner is not None and w.strict and Fraction(x).denominator == 1:
             return None, None                 # 0.0 of lists worked together: any 0 prints it
         if owner is not None:
@@ -193,13 +229,20 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
     return tuple(operands), owners
 
 
+def _at_digits(b: Block, x: str) -> bool:
+    """Whether ``b``'s entry that prints the number ``x`` prints it to as many decimals."""
+    i, j = _entry(b, x)
+    return math.isclose(float(b.half[i, j]), 0.5 * 10.0 ** -len(x.partition(".")[2]))
+
+
 _PRODUCTS = re.compile(r"\{0\} \* \{1\}(?: \+ \{\d+\} \* \{\d+\})+")
 
 
 def _dot(w: Written, before: list[Block]) -> tuple[tuple, list] | None:
     """The operands of a dot product worked by hand (``0.6×0.5 + 0.4×0.2 + 1.0×0.7``) whose
     left factors are a row of an earlier block and right factors a column (or a row: a key)
-    of one, the nearest first: each factor that block's entry there, not the first entry
+    of one, the nearest first (for entry ``k`` of a vector equation, column ``k`` first:
+    that of a row times a matrix): each factor that block's entry there, not the first entry
     anywhere that prints the same number. None when no such pair of blocks prints them."""
     if not _PRODUCTS.fullmatch(w.form):
         return None
@@ -211,13 +254,13 @@ def _dot(w: Written, before: list[Block]) -> tuple[tuple, list] | None:
     n = len(left)
     rows = [(b, f"{b.name}[{i}, {{}}]") for b in reversed(before) if b.shape[1] == n
             for i, r in enumerate(b.printed.values) if tuple(r) == left]
-    cols = [(b, f"{b.name}[{{}}, {j}]") for b in reversed(before) if b.shape[0] == n
+    cols = [(j != w.place, b, f"{b.name}[{{}}, {j}]") for b in reversed(before) if b.shape[0] == n
             for j in range(b.shape[1]) if tuple(r[j] for r in b.printed.values) == right]
-    cols += [(b, f"{b.name}[{i}, {{}}]") for b in reversed(before) if b.shape[1] == n
+    cols += [(True, b, f"{b.name}[{i}, {{}}]") for b in reversed(before) if b.shape[1] == n
              for i, r in enumerate(b.printed.values) if tuple(r) == right]
     if not rows or not cols:
         return None
-    (a, at_a), (b, at_b) = rows[0], cols[0]
+    (a, at_a), (_, b, at_b) = rows[0], min(cols, key=lambda c: c[0])
     operands = tuple(x for k in range(n) for x in (at_a.format(k), at_b.format(k)))
     return operands, [a] + ([b] if b is not a else [])
 
