@@ -3,7 +3,8 @@
 A product whose weights are printed with one decimal (0.2, 0.1) reproduces almost anything
 within their rounding; the order of the factors that reproduces the print within its own
 last digit is the one worked. And a one-hot row times a matrix selects one of its rows: that
-derives nothing. Truths: ``fractions``, never symattn.
+derives nothing. Of two products that coincide (``K Kᵀ`` and ``Q Kᵀ``), the one whose
+operands the text names is worked. Truths: ``fractions``, never symattn.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import subprocess
 import sys
 import tomllib
 from fractions import Fraction as F
+
+from conftest import check_post
 
 A = [[F("0.0498"), F("0.0502")], [F("0.0498"), F("0.0502")]]      # "both rows similar"
 W = [[F("0.2"), F("0.1")], [F("0.1"), F("0.2")]]
@@ -77,3 +80,29 @@ def test_per_token_vectors_with_the_same_numbers_are_each_a_block(tmp_path):
     path.write_text(text, encoding="utf-8")
     got = [(b.name, b.line) for b in blocks([(str(path), read_article(str(path)))])]
     assert got == [("q1", 4), ("k1", 5), ("q2", 8), ("k2", 9)], got
+
+
+Q = [["1.0", "0.0", "1.0", "0.0"], ["0.0", "1.0", "0.0", "1.0"], ["1.0", "1.0", "0.0", "0.0"]]
+K = [["1.0", "0.0", "1.0", "0.0"], ["0.0", "1.0", "0.0", "1.0"], ["0.5", "0.5", "0.5", "0.5"]]
+
+
+def test_scores_with_notes_after_their_rows_are_the_product_the_text_names(tmp_path):
+    """Q Kᵀ and K Kᵀ coincide here; the text says ``Q × Kᵀ``. The rows' notes
+    (``cat→cat=2``) are not read as entries."""
+    truth = [[sum(F(a) * F(b) for a, b in zip(q, k)) for k in K] for q in Q]
+    assert truth == [[sum(F(a) * F(b) for a, b in zip(x, k)) for k in K] for x in K]   # the coincidence
+    rows = [f"{'  = [' if i == 0 else '     '}[{', '.join(f'{float(x):.1f}' for x in r)}]"
+            f"{']' if i == 2 else ','}     note{i}→cat=2" for i, r in enumerate(truth)]
+    rows[2] = rows[2].replace("1.0]]", "1.5]]")                 # [2, 2] slipped: 1.0 printed 1.5
+
+    def lists(name, m):
+        return [f"{name} = [[{', '.join(m[0])}],    ← first"] + \
+            [f"     [{', '.join(r)}]{']' if i == len(m) - 1 else ','}" for i, r in enumerate(m[1:], 1)]
+    text = "\n".join(["# Scores of three tokens", "", "```", *lists("Q", Q), "", *lists("K", K), "",
+                      "STEP 1: Q × Kᵀ (attention scores)", *rows, "```", ""])
+    out = check_post(tmp_path, text)
+    steps = [s for ex in out["inferred"] for s in ex["steps"]]
+    assert [s["expr"] for s in steps] == ["Q @ K.T"], steps
+    got = [c for c in out["claims"] if "." in c["printed"]]
+    assert [F(c["exact"]) for c in got] == [x for r in truth for x in r]
+    assert [c["verdict"] for c in got] == ["correct"] * 8 + ["wrong"]

@@ -160,7 +160,8 @@ def _one_by_one(text: str) -> list:
     return out
 
 
-_ARROW_NOTE = re.compile(r"(?<=[\],])[ \t]+(?:←|⟵|<-+)[^\n]*")   # a note after a row, not a number of it
+_ARROW_NOTE = re.compile(r"(?<=[\],])[ \t]+(?:←|⟵|<-+)[^\n]*"      # a note after a row, not a number of it
+                         r"|(?<=\],)[ \t]+(?=[^\s\[#\d.+-])[^\n]*")   # ``[2.0, 0.0],   cat→cat=2``
 _CALL = re.compile(r"(?:(?:torch|np|numpy|jnp)\.)?(?:tensor|array|asarray|Tensor|FloatTensor)\s*\(\s*$")
 _FIRST = re.compile(r"\s*([A-Za-z_]\w*(?:\^\{?\w+\}?)?)\s*=(?!=)")    # ``q = x × W^Q = [``: q
 _ASSIGN = re.compile(r"((?<![\w^])[A-Za-z_]\w*(?:\^\{?\w+\}?)?)\s*=\s*(?:(?:torch|np|numpy|jnp)\.\w+\s*\(\s*)?$")
@@ -172,7 +173,7 @@ def bracket_lists(lines: list[Line]) -> list[Printed]:
     or a vector that a name assigns (``q = [..]``), a call wraps (``tensor([..])``) or a
     one-word caption opens its line with (``exp: [3.145, 2.489]``)."""
     text, numbers = _blob(lines)
-    text = _ARROW_NOTE.sub("", text)                 # ``[0.27, 0.45],    ← "The" attends …``
+    text = _ARROW_NOTE.sub("", text)       # ``[0.27, 0.45],    ← "The" attends …``, ``cat→cat=2``
     out, i, at = [], 0, _line_counter(text)
     while len(out) <= MAX_MATRICES:
         i = text.find("[", i)

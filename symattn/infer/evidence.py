@@ -5,6 +5,8 @@ preference among derivations that match (:func:`preference`)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .blocks import Block
@@ -42,6 +44,16 @@ def plain(b: Block) -> bool:
                                                      and bool(np.all((b.half == 0) | (b.half >= 0.05)))))
 
 
+def named(d) -> int:
+    """How many of the derivation's operands the text between the block before and its block
+    (prose or program) names by their label, as a word of its own (``Q`` and ``K`` in
+    ``STEP 1: Q × Kᵀ``)."""
+    near = d.block.stating
+    labels = {o.label for o in d.operands if o.label}
+    return sum(re.search(rf"(?<![A-Za-z0-9_]){re.escape(x)}(?![A-Za-z0-9_])", near) is not None
+               for x in labels)
+
+
 def reprints(v, operands: tuple, target: Block | None = None) -> bool:
     """Is the value an operand's own, or one row of it (a form that changes nothing: a softmax
     renormalised, a product with the identity, a one-hot row times a matrix)? Then it derives
@@ -70,8 +82,9 @@ def reprints(v, operands: tuple, target: Block | None = None) -> bool:
 
 def preference(d) -> tuple:
     """The order of preference: most entries, fewest choices, no mistake, fewest operands,
-    most entries reproduced within their own print's rounding (no operand's rounding needed),
-    the latest printed ones, in the order printed (Q before K: ``Q Kᵀ`` and ``K Qᵀ`` agree
-    where the scores are symmetric)."""
-    return (-d.matched, d.cost, bool(d.mistake), len(d.operands), -d.tight,
+    most the text names before the block (``Q × Kᵀ`` over a ``K Kᵀ`` that coincides with it),
+    most entries reproduced within their own print's rounding (no operand's
+    rounding needed), the latest printed ones, in the order printed (Q before K: ``Q Kᵀ``
+    and ``K Qᵀ`` agree where the scores are symmetric)."""
+    return (-d.matched, d.cost, bool(d.mistake), len(d.operands), -named(d), -d.tight,
             tuple(sorted((-o.index for o in d.operands))), tuple(o.index for o in d.operands))
