@@ -4,6 +4,7 @@ matcher and the assignment of numbers to entries."""
 from __future__ import annotations
 
 from .assign import assign
+from .boxed import boxed
 from .code import comment_of, literal_results, program, without_comment
 from .groups import groups_of
 from .match import Matcher, Found
@@ -14,7 +15,7 @@ from ..spec.load import Spec
 
 def find_claims(spec: Spec, lines: list[Line]) -> Found:
     """The claims ``spec``'s example makes in ``lines`` (an article, read by a reader)."""
-    here = [ln for ln in lines if _in_range(spec, ln.number)]
+    here = boxed([ln for ln in lines if _in_range(spec, ln.number)])    # ┌ 1.0 0.0 ┐: a list
     results = literal_results(here, {s.name for s in spec.steps})
     inside = [_readable(ln, results) for ln in here]
     inside = [ln for ln in inside if ln is not None]

@@ -29,6 +29,7 @@ from dataclasses import replace
 
 from ..errors import LimitError, SymattnError
 from ..spec.latex_import import MATRIX_ENVS, latex_name, read_matrices
+from .boxed import boxed
 from .cells import MINUS_INF as _MINUS_INF, Printed, name_above, number
 from .rows import stacked_rows
 from .side import side_by_side
@@ -49,9 +50,10 @@ def parse_list(s: str, i: int):
     where ``end`` is where reading stopped (a list of non-numbers, or of more than
     MAX_LIST_ENTRIES numbers, fails there). Numbers are read once the list is complete."""
     stack: list[list] = []
-    n, count = len(s), 0
+    n, count, joined = len(s), 0, False    # joined: a number ends right here, nothing between
     while i < n:
-        i = _SPACE.match(s, i).end()
+        j = _SPACE.match(s, i).end()
+        glued, joined, i = joined and j == i, False, j
         if i >= n:
             break
         ch = s[i]
@@ -72,13 +74,13 @@ def parse_list(s: str, i: int):
             i = s.index("\n", i)
         else:
             m = _NUM.match(s, i) or _MINUS_INF.match(s, i)
-            if not m or not stack or len(m.group(0)) > 200:
-                return None, max(i, 1)
+            if not m or not stack or len(m.group(0)) > 200 or glued:
+                return None, max(i, 1)          # joined: ``[0.2+0+0.1, …]``, a sum, not three entries
             count += 1
             if count > MAX_LIST_ENTRIES:
                 return None, m.end()
             stack[-1].append(m.group(0))
-            i = m.end()
+            i, joined = m.end(), True
     return None, i
 
 
@@ -161,7 +163,8 @@ def _one_by_one(text: str) -> list:
 
 
 _ARROW_NOTE = re.compile(r"(?<=[\],])[ \t]+(?:←|⟵|<-+)[^\n]*"      # a note after a row, not a number of it
-                         r"|(?<=\],)[ \t]+(?=[^\s\[#\d.+-])[^\n]*")   # ``[2.0, 0.0],   cat→cat=2``
+                         r"|(?<=\],)[ \t]+(?=[^\s\[#\d.+-])[^\n\[]*$", re.M)   # ``[2.0, 0.0],   cat→cat=2``
+                                                                   # (no list in it: ``], k = [``)
 _CALL = re.compile(r"(?:(?:torch|np|numpy|jnp)\.)?(?:tensor|array|asarray|Tensor|FloatTensor)\s*\(\s*$")
 _FIRST = re.compile(r"\s*([A-Za-z_]\w*(?:\^\{?\w+\}?)?)\s*=(?!=)")    # ``q = x × W^Q = [``: q
 _ASSIGN = re.compile(r"((?<![\w^])[A-Za-z_]\w*(?:\^\{?\w+\}?)?)\s*=\s*(?:(?:torch|np|numpy|jnp)\.\w+\s*\(\s*)?$")
@@ -404,7 +407,7 @@ def find(lines: list[Line]) -> list[Printed]:
     code = [l for l in lines if l.kind in ("code", "output")]
     nested = _nested_lines([l for l in lines if l.kind != "math"])
     stacked, used = stacked_rows([l for l in lines if l.number not in nested])
-    code = [l for l in code if l.number not in used]
+    code = boxed([l for l in code if l.number not in used])
     prose = [l for l in lines if l.kind == "text" and l.number in nested]
     rest = [l for l in lines if l.kind not in ("code", "output") and l.number not in used]
     lists = [p for column in side_by_side(code) for p in bracket_lists(column)]
