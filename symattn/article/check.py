@@ -84,18 +84,19 @@ def check_article(spec: Spec, paths: list[str], diagnose: bool = True) -> Articl
     return check_articles([spec], read(paths), diagnose)
 
 
-def _parts(specs: list[Spec], articles: dict) -> list[tuple[Spec, str | None]]:
-    """(spec, article) pairs: a spec printed across several of the articles given is one
-    pair per file, its hand-written claims with the first (found claims name their file)."""
+def _parts(specs: list[Spec], articles: dict) -> list[tuple[Spec, str | None, list]]:
+    """(spec, article, the spec's hand-written claims) triples: a spec printed across several
+    of the articles given is one triple per file, its hand-written claims with the first
+    (found claims name their file)."""
     out = []
     for spec in specs:
         paths = article_for(spec, articles)
         if len(paths) == 1 and Path(paths[0]).name != Path(spec.source).name:
-            out.append((replace(spec, source=Path(paths[0]).name), paths[0]))   # x.part2 of x
+            out.append((replace(spec, source=Path(paths[0]).name), paths[0], spec.claims))   # x.part2 of x
         elif len(paths) <= 1:
-            out.append((spec, paths[0] if paths else None))
+            out.append((spec, paths[0] if paths else None, spec.claims))
         else:
-            out += [(replace(spec, source=Path(p).name, claims=spec.claims if k == 0 else []), p)
+            out += [(replace(spec, source=Path(p).name, claims=spec.claims if k == 0 else []), p, spec.claims)
                     for k, p in enumerate(paths)]
     return out
 
@@ -104,6 +105,8 @@ def check_articles(specs: list[Spec], articles: dict, diagnose: bool = True) -> 
     """Specs and the articles they come from (path -> lines, as :func:`read` gives)."""
     out = ArticleResult(lines=articles)
     parts = _parts(specs, articles)
+    hand = [written for _, _, written in parts]
+    parts = [(spec, path) for spec, path, _ in parts]
     found = {}
     for k, (spec, path) in enumerate(parts):
         if path is not None:
@@ -120,7 +123,7 @@ def check_articles(specs: list[Spec], articles: dict, diagnose: bool = True) -> 
         f = found.get(k)
         if f:
             f.unmatched = [u for u in f.unmatched if (path, u.line, u.column) not in claimed]
-        records, lost = _check(spec, f, diagnose) if f else (check_spec(spec, diagnose), [])
+        records, lost = _check(spec, f, diagnose, hand[k]) if f else (check_spec(spec, diagnose), [])
         out.records += records
         if f:
             for u in f.unmatched + lost:
@@ -133,21 +136,24 @@ def check_articles(specs: list[Spec], articles: dict, diagnose: bool = True) -> 
 
 def _restated(records: list):
     """Mark each found wrong number that prints again, for the same entry, the wrong
-    number an earlier line of its file printed (a summary table of results already shown):
+    number an earlier line of its file printed (a summary table of results already shown),
+    found or claimed (a hand-written claim names no file of a spec's several: any of them):
     one mistake, printed twice; it is still fixed in both places."""
     first: dict = {}
-    for r in sorted((r for r in records if r.found and r.verdict == "wrong"),
-                    key=lambda r: (r.source, r.line, r.column or 0)):
-        key = (r.example, r.source, r.step, tuple(map(str, r.at)), r.printed.replace("\u2212", "-"))
-        if key in first and first[key] < r.line:
-            r.restates = first[key]
+    for r in sorted((r for r in records if r.verdict == "wrong"), key=lambda r: (r.line, r.column or 0)):
+        entry = (r.example, r.step, tuple(map(str, r.at)), r.printed.replace("\u2212", "-"))
+        earlier = first.get(entry + (r.source,)) or first.get(entry)
+        if r.found and earlier is not None and earlier < r.line:
+            r.restates = earlier
         else:
-            first.setdefault(key, r.line)
+            first.setdefault(entry + (r.source,) if r.found else entry, r.line)
 
 
-def _check(spec: Spec, f, diagnose: bool):
+def _check(spec: Spec, f, diagnose: bool, written: list):
+    """The records of a spec's part (one file): its claims and those found there, less the
+    found ones that a hand-written claim of the spec (``written``: of every part) names."""
     hand = spec.claims
-    claims = _not_hand_written(hand, f.claims)
+    claims = _not_hand_written(written, f.claims)
     lost = []
     try:
         if f.tentative:
@@ -198,16 +204,22 @@ def _not_hand_written_numbers(spec: Spec, unmatched: list) -> list:
 
 def _less_hand_written(hand: list, items: list, keys) -> list:
     """``items`` less those whose (line, value) keys a hand-written claim names, each
-    printed number of the hand-written claims used once."""
+    printed number of the hand-written claims used once, the rightmost on a line first (a
+    result is written after its operands: ``0.1+0.141 = 0.241``)."""
     named = Counter(k for c in hand for k in [(c.line, e.value) for e in parse_printed(c.printed).entries])
-    out = []
-    for item in items:
+    dropped = set()
+    for k, item in sorted(enumerate(items), key=lambda t: -_rightmost(t[1])):
         ks = keys(item)
-        if all(named[k] > 0 for k in ks):
+        if all(named[x] > 0 for x in ks):
             named.subtract(ks)
-        else:
-            out.append(item)
-    return out
+            dropped.add(k)
+    return [item for k, item in enumerate(items) if k not in dropped]
+
+
+def _rightmost(item) -> int:
+    """The last column a found claim (or an unmatched number) prints at."""
+    columns = getattr(item, "columns", None) or [getattr(item, "column", 0) or 0]
+    return max(c or 0 for c in columns)
 
 
 def _hand_claims_printed(spec: Spec, path: str, lines: list[Line]):

@@ -82,7 +82,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     from .stated import code_names, with_stated
     from .spec_out import (echoed, examples, identifier, in_examples, line_ranges, relative, spec_text,
                            written_text)
-    from .written_steps import written_steps
+    from .written_steps import written_claims, written_steps
     parts = [(f, read_article(f)) for f in files]
     found = code_names(with_stated(blocks(parts), parts), parts)
     text = "\n".join(ln.text for _, lines in parts for ln in lines)   # code states parameters too (eps=0)
@@ -92,8 +92,9 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
         for i in c.prints:
             derived.pop(i, None)
     taken = {i: c.prints + c.operands for i, c in shown.items()}
+    onto: dict = {}                       # claims of written arithmetic on derived blocks' entries
     lone = written_steps(found, parts, shown, in_examples(derived, reprints, taken),
-                         _names(found, derived, shown), [d.expr for d in derived.values()], set(reprints))
+                         _names(found, derived, shown), derived, set(reprints), onto)
     moved = restated(found, derived, reprints, lone)    # softmax([0.577, …]) of 1 / 1.732 = 0.577
     groups = examples(found, derived, reprints, {i: c.prints + c.operands for i, c in shown.items()})
     folder = folder or str(Path(files[0]).parent)
@@ -113,7 +114,9 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     ranges = line_ranges(groups, found, last, ends) if len(files) == 1 and groups else [None] * len(groups)
     ranges = [r if r is None else _with_moved(r, g, moved) for g, r in zip(groups, ranges)]
     n = len(groups) + bool(lone.steps)      # arithmetic on no block's numbers (e^{2.0} = 7.389
-    again = echoed(found, parts, derived)            # in prose): an example too
+    again = echoed(found, parts, derived, written_claims(list(shown.values()) + [lone], onto))  # in prose):
+    for i, claims in onto.items():                                                                # an example too
+        again.setdefault(i, []).extend(claims)
     out = [Inferred(identifier(files[0], k, n), files,
                     spec_text(g, derived, sources, identifier(files[0], k, n), r, shown, again), folder)
            for k, (g, r) in enumerate(zip(groups, ranges))]

@@ -169,17 +169,21 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
 ROWS_APART = 2              # lines between the rows of a block printed again, at most
 
 
-def echoed(found: list[Block], parts: list, derived: dict) -> dict:
+def echoed(found: list[Block], parts: list, derived: dict, taken: dict | None = None) -> dict:
     """Block index -> (name, row, printed, line) of each row of a derived block printed again
     as first printed, whole (``q₁ = [0.31, 0.33, 0.29]`` restated below its derivation) or
     one row alone (``Row 2 (sat query q=[0.793, 0.836])``), on the line that prints the row:
     claims on its step there, so a wrong number printed again is judged as the step's, not
     left unverified. Not a row printed alone after a row derived from the same operands: the
     text computes that token's row again, and its prints are that recomputation's (a
-    LayerNorm worked again for 'Hello')."""
+    LayerNorm worked again for 'Hello'). Nor the numbers ``taken`` (line -> Counter of values)
+    by the arithmetic written there (``[0.1+0.141, …] = [0.241, …]``: its results, claimed
+    once)."""
     from collections import Counter
     from ..article.tokens import numbers_in
-    lines = {path: {ln.number: Counter(n.value for n in numbers_in(ln)) for ln in ls} for path, ls in parts}
+    taken = taken or {}
+    lines = {path: {ln.number: Counter(n.value for n in numbers_in(ln)) - taken.get(ln.number, Counter())
+                    for ln in ls} for path, ls in parts}
     out: dict = {}
     for b in found:
         texts = list(b.printed.texts)

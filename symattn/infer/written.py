@@ -89,6 +89,8 @@ class Written:
     strict: bool = False     # each decimal a print of a block's entry or a written result, none
                              # a given of the arithmetic (an entry of lists worked together)
     place: int = -1          # which entry of a vector equation it is (-1: none)
+    across: tuple = ()       # for each of its forms (earlier first): each number's row, the
+                             # numbers in its place in every entry of the vector equation
 
 
 def written(lines) -> list[Written]:
@@ -104,8 +106,13 @@ def written(lines) -> list[Written]:
         out += _functions(text, ln.number)
         chain = f"{chain} {text}" if chain and continues(text) else text
         out += _sums(chain, ln.number, len(chain) - len(text))
+        entries: list = []
         for entry, strict, k in _elementwise(chain, len(chain) - len(text)):  # [exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]
-            out += [replace(w, strict=strict, place=k) for w in _functions(entry, ln.number) + _sums(entry, ln.number)]
+            if k == 0:
+                out += _across(entries)
+                entries = []
+            entries += [replace(w, strict=strict, place=k) for w in _functions(entry, ln.number) + _sums(entry, ln.number)]
+        out += _across(entries)
     return [w for w in out if _plain(w)]
 
 
@@ -161,6 +168,18 @@ def _elementwise(text: str, since: int = 0) -> list[tuple[str, bool, int]]:
             out.append((" = ".join(entries + [r]),
                         any(side.strip() != lists[0].group(0) for side, lists in sides), k))
     return out
+
+
+def _across(entries: list) -> list:
+    """The entries of one vector equation, each with the rows its numbers stand in (the
+    first numbers of ``[0.0+0.909, 0.1+0.141]`` are the row 0.0, 0.1: an embedding), where
+    every entry is written in the same forms."""
+    shape = {(w.key, w.form, len(w.numbers), tuple((f, len(n)) for f, n in w.earlier)) for w in entries}
+    if len(entries) < 2 or len(shape) != 1 or [w.place for w in entries] != list(range(len(entries))):
+        return entries
+    forms = [[n for _, n in w.earlier] + [w.numbers] for w in entries]
+    across = tuple(tuple(zip(*(f[i] for f in forms))) for i in range(len(forms[0])))
+    return [replace(w, across=across) for w in entries]
 
 
 def _sides(left: str, n: int) -> list[tuple[str, list]]:

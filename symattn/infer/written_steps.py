@@ -23,19 +23,26 @@ from .chains import Chain
 from .written import ARITHMETIC, NO_END, NUMBER, TEMPLATE, Written, continues, written
 
 def written_steps(found: list[Block], parts: list, shown: dict, in_example: set, used: set,
-                  derived_exprs=(), reprinted=frozenset()) -> Chain:
+                  derived=None, reprinted=frozenset(), onto: dict | None = None) -> Chain:
     """Add the arithmetic written in the article (``parts``: (path, lines)) to ``shown``
     (block index -> :class:`.chains.Chain`) as steps of the nearest block before it that
     prints one of its decimals (those blocks operands), or, with its numbers as written, of
     the nearest block before it in an example (``in_example``: indices); ``used``: the names
-    taken. Arithmetic on an entry of a block that a step (``derived_exprs``, the chains')
-    computes whole (``exp(z)``) is that step's already. A block that prints another's numbers
-    again (``reprinted``: indices) is no operand: taken, its print would be an input. Returns the chain of the arithmetic
+    taken. Arithmetic on an entry of a block that a step (``derived``: block index ->
+    :class:`.search.Derivation`, or the chains') computes whole (``exp(z)``) is that step's
+    already; an entry of rows worked together as a derived block is computed (``[0.0+0.909,
+    …]`` of ``X = E + P``) is a claim on that block's entry, put in ``onto`` (block index ->
+    (name, at, printed, line), as :func:`.spec_out.echoed` gives). A block that prints
+    another's numbers again (``reprinted``: indices) is no operand: taken, its print would be
+    an input. Returns the chain of the arithmetic
     on numbers as written before any block of an example (``e^{2.0} = 7.389`` in an article
     that prints no block): the article's example when it has no other."""
     from .stated import fresh
     lone = Chain((), [], 0, (), NO_END)
-    covered = {expr for c in shown.values() for _, expr, _ in c.steps} | set(derived_exprs)
+    derived = derived or {}
+    onto = {} if onto is None else onto
+    of_rows = {d.expr: i for i, d in derived.items()}
+    covered = {expr for c in shown.values() for _, expr, _ in c.steps} | set(of_rows)
     worked = {(line, key): (c, name, expr) for c in list(shown.values()) for name, expr, line in c.steps
               for key, form in TEMPLATE.items()
               if form.endswith(")") and expr.lstrip("-").startswith(form.split("{")[0])}   # a call
@@ -43,14 +50,18 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
     by_expr = {expr: (c, name, expr) for c in list(shown.values()) for name, expr, _ in c.steps}
     results: dict = {}                       # a result as printed -> (its step, its chain's block
                                              # or None: the lone chain)
+    done: set = set()
     for path, lines in parts:
+        earlier = [b for b in found if b.path in done and b.parent is None and b.again < 0
+                   and b.index not in reprinted]                   # the article's files before
         here = [b for b in found if b.path == path and b.parent is None and b.again < 0
                 and b.index not in reprinted]
+        done.add(path)
         listed = _listed(lines)
         for w in written(lines):
-            before = [b for b in here if b.line + b.shape[0] <= w.line + 1 and b.line <= w.line
-                      and not (w.strict and b.line == w.line)]     # lists worked together: their
-                                                                   # own prints are no origin
+            before = earlier + [b for b in here if b.line + b.shape[0] <= w.line + 1 and b.line <= w.line
+                                and not (w.strict and b.line == w.line)]   # lists worked together:
+                                                                           # their own prints are no origin
             if (w.line, w.key) in worked or (w.key == ARITHMETIC and w.line in chained):
                 _entry_claim(w, worked.get((w.line, w.key)), before)
                 continue                     # √0.1325 = 0.364 where a chain's sqrt(variance) is,
@@ -72,6 +83,11 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
                     w = as_written
                     break
             else:
+                continue
+            whole = _of_rows(w, operands, of_rows)
+            if whole is not None:            # [0.0+0.909, …] = [0.909, …]: X = E + P's entries
+                i, at = whole
+                onto.setdefault(i, []).append((derived[i].block.name, at, w.printed, w.line))
                 continue
             in_example.update(b.index for b in owners)
             base = owner.name if owners and w.key != ARITHMETIC else "written"
@@ -120,6 +136,18 @@ def _terms(written_as: Written, w: Written, operands: tuple, used: set) -> list[
         expr = t.format(*shown)
         out.append((fresh(f"{w.label or 'written'}_term", used),
                     f"-({expr})" if sign == "-" else expr, w.line, printed))
+    return out
+
+
+def written_claims(chains: list, onto: dict) -> dict:
+    """Line -> Counter of the values the written steps of ``chains``, and the written
+    entries of derived blocks (``onto``), claim there."""
+    from ..claims.printed import parse_printed
+    claims = [(printed, line) for c in chains for _, printed, line, *_ in c.claims] + \
+        [(printed, line) for got in onto.values() for _, _, printed, line in got]
+    out: dict = {}
+    for printed, line in claims:
+        out.setdefault(line, Counter()).update(e.value for e in parse_printed(printed).entries)
     return out
 
 
@@ -189,14 +217,17 @@ def _owners(w: Written, before: list[Block], results=()) -> list[Block]:
     """The blocks whose entries the decimals of ``w`` print (the nearest for each; not for a
     decimal that a written result prints to more digits than the block: ``results``)."""
     out = []
-    for b in (_owner(x, before, results) for x in w.numbers):
+    rows = [_in_row(w, s, before) for s in range(len(w.numbers))]
+    for b in (r[0] if r else _owner(x, before, results) for x, r in zip(w.numbers, rows)):
         out += [b] if b is not None and b not in out else []
     return out
 
 
 def _forms(w: Written) -> list[Written]:
     """``w`` as each expression it is written equal to, the first first, then itself."""
-    return [replace(w, form=f, numbers=n) for f, n in w.earlier] + [w]
+    across = w.across or [()] * (len(w.earlier) + 1)
+    return [replace(w, form=f, numbers=n, across=(a,)) for (f, n), a in zip(w.earlier, across)] + \
+        [replace(w, across=(across[-1],))]
 
 
 def _operands(w: Written, before: list[Block], results: dict, listed: dict | None = None
@@ -213,7 +244,12 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
     if dot is not None:
         return dot
     operands, owners, loose = [], [], False
-    for x in w.numbers:
+    for k, x in enumerate(w.numbers):
+        row = _in_row(w, k, before)
+        if row is not None:                   # [0.0+0.909, 0.1+0.141]: the row "is" of E, of P
+            operands.append(f"{row[0].name}[{row[1]}, {w.place}]")
+            owners += [row[0]] if row[0] not in owners else []
+            continue
         owner = _owner(x, before, results)
         if owner is not None and w.strict and Fraction(x).denominator == 1:
             return None, None                 # 0.0 of lists worked together: any 0 prints it
@@ -227,6 +263,56 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
     if w.key == ARITHMETIC and loose:
         return None, None
     return tuple(operands), owners
+
+
+_AT = re.compile(r"(.+)\[(\d+), (\d+)\]")
+
+
+def _of_rows(w: Written, operands: tuple, of_rows: dict) -> tuple | None:
+    """(block index, ``[row, column]``) where ``w`` is an entry of rows worked together
+    (every operand the same row of a block, at ``w``'s place) whose form over the blocks
+    is a derived block's expression (``E[2, 1] + P[2, 1]`` of ``X = E + P``), else None."""
+    at = [_AT.fullmatch(o) for o in operands]
+    if w.place < 0 or not at or not all(at) or len({(m.group(2), m.group(3)) for m in at}) != 1 \
+            or int(at[0].group(3)) != w.place:
+        return None
+    i = of_rows.get(w.form.format(*(m.group(1) for m in at)))
+    return None if i is None else (i, f"[{at[0].group(2)}, {w.place}]")
+
+
+def _in_row(w: Written, k: int, before: list[Block]) -> tuple | None:
+    """(block, row) of the nearest block before whose row prints the numbers in place of
+    ``w``'s ``k``-th across the entries of its vector equation (``w.across``), in order; None
+    where there is none. A row of one number over and over (any row of it fits) only as the
+    row another number's row is (``[0.2+0.141, 0.2+0.990]``: E's row 3 beside P's row 3)."""
+    rows = _rows(w)
+    if rows is None or rows[k] is None:
+        return None
+    if len(set(rows[k])) > 1:
+        return _row_of(rows[k], before)
+    others = {got[1] for j, r in enumerate(rows) if j != k and r is not None and len(set(r)) > 1
+              for got in [_row_of(r, before)] if got is not None}
+    return next(((b, i) for b in reversed(before) if b.shape[1] == len(rows[k])
+                 for i, r in enumerate(b.printed.values) if tuple(r) == rows[k] and i in others), None)
+
+
+def _rows(w: Written) -> list | None:
+    """The numbers in place of each of ``w``'s across its vector equation (None for one
+    that is not a number)."""
+    if not w.across or not w.across[-1] or len(w.across[-1]) != len(w.numbers):
+        return None
+    out = []
+    for texts in w.across[-1]:
+        try:
+            out.append(tuple(Fraction(x) for x in texts))
+        except ValueError:
+            out.append(None)
+    return out
+
+
+def _row_of(row: tuple, before: list[Block]) -> tuple | None:
+    return next(((b, i) for b in reversed(before) if b.shape[1] == len(row)
+                 for i, r in enumerate(b.printed.values) if tuple(r) == row), None)
 
 
 def _at_digits(b: Block, x: str) -> bool:
