@@ -69,6 +69,34 @@ def test_a_projection_drawn_in_boxes_is_checked(tmp_path):
     assert [c["printed"] for c in got if c["verdict"] == "wrong"] == ["0.5"]
 
 
+W_V = [["1.0", "0.0", "0.0"], ["0.0", "1.0", "0.0"], ["0.0", "0.0", "1.0"], ["0.5", "0.5", "0.5"]]
+
+
+def _rows_worked(W, name):
+    """``Row i: [x] × W = [x·w₀ written out, …]`` then ``= [results]``, one decimal."""
+    out = []
+    for i, x in enumerate(X):
+        terms = ["+".join(f"{int(float(a))}×{w[j]}" for a, w in zip(x, W)) for j in range(3)]
+        res = [sum(F(a) * F(w[j]) for a, w in zip(x, W)) for j in range(3)]
+        out += [f"Row {i + 1}: [{','.join(str(int(float(a))) for a in x)}] × {name} = [{', '.join(terms)}]",
+                " " * 24 + "= [" + ", ".join(f"{float(r):.1f}" for r in res) + "]", ""]
+    return out
+
+
+def test_numbers_of_one_digit_make_no_statistics_of_a_weight(tmp_path):
+    """W_V's row means (1/3, 1/3, 1/3, 1/2), squared deviations and variances all print as
+    one-digit numbers (0.3, 0.1, 0.4, 0.2) that the arithmetic around it prints too: no
+    evidence that the text works W_V's statistics."""
+    three = [f"{a}        {b}        {c}" for a, b, c in
+             zip(_box("W_Q", W_Q, -1), _box("W_K", W_K, -1), _box("W_V", W_V, -1))]
+    text = "\n".join(["# QKV by hand", "", "```", *_box("X", X), "```", "", "```", *three, "```", "",
+                      "**Q = X × W_Q:**", "```", *_rows_worked(W_Q, "W_Q"), "```", "",
+                      "**K = X × W_K:**", "```", *_rows_worked(W_K, "W_K"), "```", ""])
+    out = check_post(tmp_path, text)
+    exprs = [s["expr"] for ex in out["inferred"] for s in ex["steps"]]
+    assert exprs and not [e for e in exprs if "W_V" in e], exprs
+
+
 def test_a_note_after_a_row_is_no_entry_but_a_list_after_one_is_read():
     code = [Line(1, "S = [[2.0, 0.0],     cat→cat=2, cat→sat=0", "code"),
             Line(2, "     [0.0, 2.0]]     sat→cat=0, sat→sat=2", "code")]

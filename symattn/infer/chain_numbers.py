@@ -30,6 +30,12 @@ class WindowNumber:
     half: float
     line: int
 
+    @property
+    def telling(self) -> bool:
+        """Two significant digits or more (0.25, 1.5; not 0.3): a print that few values
+        share by chance."""
+        return bool(self.value) and abs(self.value) >= 20 * self.half
+
     def prints(self, x: float, spread: float = 0.0) -> bool:
         """Does it print ``x`` (within its rounding, plus ``spread``: what the operands'
         rounding moves ``x``)? A tie is no evidence."""

@@ -22,8 +22,8 @@ freedom (:data:`MIN_BEYOND` more than one per step, and the divisor ``d − 1`` 
 and one of them is worked entry by entry (:data:`ELEMENTWISE`; statistics of the rows
 alone coincide too easily with the numbers of a long part), and two steps are shown at
 least (one alone is a block derived from a block: the search's); a lone number never makes a
-chain, and zeros (a mean of normalised entries) and whole numbers (a count, an index)
-are no evidence.
+chain, and zeros (a mean of normalised entries), whole numbers (a count, an index) and numbers
+of one significant digit (0.1 prints 1/9 and many more) are no evidence.
 
 A later block of the block's shape whose rows are its deviations each divided by a number
 printed in its part is the normalised step computed from the text's own standard
@@ -266,8 +266,10 @@ def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chai
             explained += got[0]
             several, prints = True, prints + (got[1],)
     freedom += len(shown)
-    if explained < freedom + MIN_BEYOND or not several or len(shown) < 2:
-        return None                          # one step alone is a derivation, the search's
+    telling = explained - sum(not window[k].telling for st in steps if st.block is None for k in st.picked)
+    if telling < freedom + MIN_BEYOND or not several or len(shown) < 2:
+        return None                          # one step alone is a derivation, the search's; one
+                                             # digit (0.1 of 1/9) is matched too easily to count
     end = max([window[k].line for st in steps for k in st.picked] +
               [b.line + b.shape[0] + 1 for b in cand.nexts if b.index in prints]) + SLACK
     return Chain(tuple(o.index for o in cand.operands), shown, explained, prints, restated_to(end, window, values))
@@ -278,8 +280,7 @@ def restated_to(end: int, window: list, values: list) -> int:
     after it that prints a value of its steps again (``P("on")=0.58`` restated under a
     heading further down); a number of two significant digits or more, not 0."""
     for n in sorted(window, key=lambda n: n.line):
-        if end - SLACK < n.line <= end and n.value and n.half and abs(n.value) >= 20 * n.half and \
-                any(n.prints(v) for v in values):
+        if end - SLACK < n.line <= end and n.half and n.telling and any(n.prints(v) for v in values):
             end = max(end, n.line + SLACK)
     return end
 
