@@ -103,3 +103,8 @@ def test_a_note_after_a_row_is_no_entry_but_a_list_after_one_is_read():
     assert [p.values for p in find(code)] == [((2, 0), (0, 2))]
     got = [p.values for p in find([Line(1, "q = [0.1, 0.2], k = [0.3, 0.4]", "code")])]
     assert got == [((F("0.1"), F("0.2")),), ((F("0.3"), F("0.4")),)]
+
+
+def test_a_list_a_greek_name_assigns_is_a_block():
+    got = [(p.name, p.values) for p in find([Line(1, "α_1 = [0.329, 0.335, 0.337]", "code")])]
+    assert got == [("α_1", ((F("0.329"), F("0.335"), F("0.337")),))]

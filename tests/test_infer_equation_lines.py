@@ -114,3 +114,30 @@ def test_a_name_given_to_two_numbers_names_no_step(tmp_path):
     got = [c for c in out["claims"] if c["line"] == 17]
     assert got and all(c["verdict"] == "correct" and abs(mpmath.mpf(c["exact"]) - d) < mpmath.mpf("1e-12")
                        for c in got)
+
+
+def test_a_weighted_sum_whose_lines_open_with_plus_is_one_equation(tmp_path):
+    """``= [0.84, 0.42, 0, 0.42]`` is followed by ``+ [0.16, …]``: a term, not a result of
+    0.42×[2,1,0,1] + 0.16×[1,2,1,0] + 0.42×[0,1,2,1]."""
+    A = [_softmax(r) for r in S]
+    shown = [[f"{float(x):.2f}" for x in r] for r in A]
+    text = "\n".join([
+        "# Mixing values by hand", "", f"$$S = {_bm(S)}$$", "",
+        f"$$A = \\mathrm{{softmax}}(S) = {_bm(shown)}$$", "", f"$$V = {_bm(V)}$$", "", "```",
+        "out_1 = 0.42 × [2, 1, 0, 1]",                       # line 10
+        "      + 0.16 × [1, 2, 1, 0]",
+        "      + 0.42 × [0, 1, 2, 1]",
+        "      = [0.84, 0.42, 0, 0.42]",                     # line 13
+        "      + [0.16, 0.32, 0.16, 0]",
+        "      + [0, 0.42, 0.84, 0.42]",
+        "      = [1.00, 1.16, 1.00, 0.84]", "```", ""])       # line 16
+    out = check_post(tmp_path, text)
+    truth = [sum(A[0][j] * V[j][k] for j in range(3)) for k in range(4)]
+    last = [c for c in out["claims"] if c["line"] == 16]
+    assert [c["printed"] for c in last] == ["1.00", "1.16", "1.00", "0.84"]
+    assert all(abs(mpmath.mpf(c["exact"]) - t) < mpmath.mpf("1e-12") for c, t in zip(last, truth))
+    assert [c["verdict"] for c in last] == ["correct"] * 4
+    assert not [c for c in out["claims"] if c["line"] in (13, 14, 15) and c["verdict"] == "wrong"]
+    term = [c for c in out["claims"] if c["line"] == 14 and c["printed"] == "0.32"]   # 0.16 × 2
+    assert len(term) == 1 and term[0]["verdict"] == "carried"
+    assert abs(mpmath.mpf(term[0]["exact"]) - 2 * A[0][1]) < mpmath.mpf("1e-12")

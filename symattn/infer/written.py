@@ -95,30 +95,46 @@ class Written:
 
 def written(lines) -> list[Written]:
     """The arithmetic written on the lines of one article part (a line that opens with ``=``
-    goes on with the line above)."""
+    goes on with the line above, and in code one that opens with ``+``: ``+ 0.335 × [0.5,
+    1.5]``; a result the next line goes on from with ``+`` is a term, not the result)."""
     out, chain = [], ""
-    for ln in lines:
-        text = fold(ln.text)
-        for a, b in _TEX:
-            text = text.replace(a, b)
-        if getattr(ln, "kind", "text") == "text":    # ``- e^{0.55} = 1.733``: a list's item
-            text = _BULLET.sub(lambda b: " " * len(b.group()), text)
-        out += _functions(text, ln.number)
-        chain = f"{chain} {text}" if chain and continues(text) else text
-        out += _sums(chain, ln.number, len(chain) - len(text))
+    texts = [_text(ln) for ln in lines]
+    for k, (ln, text) in enumerate(zip(lines, texts)):
+        code = getattr(ln, "kind", "text") != "text"
+        chain = f"{chain} {text}" if chain and continues(text, code) else text
+        nxt = texts[k + 1] if k + 1 < len(texts) else ""
+        ahead = " +" if code and _PLUS_LINE.match(nxt) else ""     # ``= [0.329, 0.0]`` then ``+ [0.168, …]``
+        out += _functions(text + ahead, ln.number)
+        out += _sums(chain + ahead, ln.number, len(chain) - len(text))
         entries: list = []
-        for entry, strict, k in _elementwise(chain, len(chain) - len(text)):  # [exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]
-            if k == 0:
+        for entry, strict, place in _elementwise(chain + ahead, len(chain) - len(text)):
+            if place == 0:                   # [exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]
                 out += _across(entries)
                 entries = []
-            entries += [replace(w, strict=strict, place=k) for w in _functions(entry, ln.number) + _sums(entry, ln.number)]
+            entries += [replace(w, strict=strict, place=place)
+                        for w in _functions(entry, ln.number) + _sums(entry, ln.number)]
         out += _across(entries)
     return [w for w in out if _plain(w)]
 
 
-def continues(text: str) -> bool:
-    """Whether a line (folded) goes on with the equation of the line above (opens with ``=``)."""
-    return re.match(r"\s*(?:=|≈)", text) is not None
+_PLUS_LINE = re.compile(r"\s*\+")
+
+
+def _text(ln) -> str:
+    """A line's text as the arithmetic is read: folded, TeX spacing and delimiters plain, a
+    list item's bullet blanked (``- e^{0.55} = 1.733``)."""
+    text = fold(ln.text)
+    for a, b in _TEX:
+        text = text.replace(a, b)
+    if getattr(ln, "kind", "text") == "text":
+        text = _BULLET.sub(lambda b: " " * len(b.group()), text)
+    return text
+
+
+def continues(text: str, code: bool = False) -> bool:
+    """Whether a line (folded) goes on with the equation of the line above: it opens with
+    ``=`` (in code with ``+`` too)."""
+    return re.match(r"\s*(?:=|≈|\+)" if code else r"\s*(?:=|≈)", text) is not None
 
 
 def _functions(text: str, line: int) -> list[Written]:

@@ -100,8 +100,7 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
             chain.steps.append(step)
             chain.claims.append((step[0], w.printed, w.line))    # which number on the line it is
             terms = _terms(first, w, operands, used)   # a*b + c*d = 0.585 + 1.035 = …: 0.585
-            at = _printing(lines, w.line, [t[3] for t in terms])
-            for term in terms if at else ():
+            for term, at in zip(terms, _printing(lines, w.line, [t[3] for t in terms]) or ()):
                 chain.steps.append(term[:3])
                 chain.claims.append((term[0], term[3], at))
             results.setdefault(w.result, (step[0], key))   # exp(0.357) of the loss -log(0.70) = 0.357
@@ -161,18 +160,33 @@ def _relabelled(lines, w: Written) -> bool:
                for ln in lines)
 
 
-def _printing(lines, last: int, numbers: list) -> int | None:
-    """The line, of an equation that ends on line ``last`` (and the lines before it that it
-    goes on from), the last first, that prints all of ``numbers``; None if none does."""
-    by_number = {ln.number: fold(ln.text) for ln in lines}
-    line = last
+def _printing(lines, last: int, numbers: list) -> list | None:
+    """The line of each of ``numbers`` in the equation that ends on line ``last`` (it and the
+    lines before it that it goes on from): the last that prints it, each print taken once,
+    on ``last`` only before its result; None if one of them is printed on none."""
+    by_number = {ln.number: ln for ln in lines}
+    span, line = [], last
     while line in by_number:
-        if not Counter(numbers) - Counter(NUMBER.findall(by_number[line])):
-            return line
-        if not continues(by_number[line]):
-            return None
+        span.append(line)
+        if not continues(fold(by_number[line].text), by_number[line].kind != "text"):
+            break
         line -= 1
-    return None
+    left = {n: Counter(NUMBER.findall(_before_result(fold(by_number[n].text)) if n == last else
+                                      fold(by_number[n].text))) for n in span}
+    out = []
+    for x in numbers:
+        at = next((n for n in span if left[n][x] > 0), None)
+        if at is None:
+            return None
+        left[at][x] -= 1
+        out.append(at)
+    return out
+
+
+def _before_result(text: str) -> str:
+    """A line's text before its last ``=`` (``≈``): what is written before its result."""
+    cut = max(text.rfind("="), text.rfind("≈"))
+    return text[:cut] if cut >= 0 else text
 
 
 def _entry_claim(w: Written, call, before: list[Block]) -> None:
