@@ -446,3 +446,26 @@ def test_the_terms_of_a_dot_product_written_out_are_each_a_claim(tmp_path):
     assert Fraction(by[(7, "0.101")]["exact"]) == p2[0] and by[(7, "0.101")]["verdict"] == "correct"
     assert Fraction(by[(7, "0.154")]["exact"]) == -p2[1] and by[(7, "0.154")]["verdict"] == "correct"
     assert Fraction(by[(6, "1.620")]["exact"]) == sum(p1) and by[(6, "1.620")]["verdict"] == "correct"
+
+
+def test_sines_and_cosines_written_out_are_judged(tmp_path):
+    """``\\cos(2) = -0.4162``: cos 2 = -0.41615, printed -0.4161 to four decimals."""
+    import mpmath
+    from conftest import check_post
+    rot = [["\\phantom{-}0.5403", "-0.8415"], ["\\phantom{-}0.8415", "\\phantom{-}0.5403"]]
+    text = "\n".join(["# Rotations by hand", "",
+                      "$$\\cos(1) = 0.5403, \\qquad \\sin(1) = 0.8415, \\qquad \\cos(2) = -0.4162$$", "",
+                      "$$R_1 = \\begin{bmatrix} " + " \\\\ ".join(" & ".join(r) for r in rot) + " \\end{bmatrix}$$",
+                      "", "$$k = \\begin{bmatrix} 0.24 & 0.11 \\end{bmatrix}$$", "",
+                      "$$k' = k R_1^\\top = \\begin{bmatrix} 0.0371 & 0.2614 \\end{bmatrix}$$", ""])
+    out = check_post(tmp_path, text)
+    got = {c["printed"]: c for c in out["claims"] if c["line"] == 3}
+    truth = {"0.5403": mpmath.cos(1), "0.8415": mpmath.sin(1), "-0.4162": mpmath.cos(2)}
+    assert set(got) == set(truth)
+    assert all(abs(mpmath.mpf(got[p]["exact"]) - v) < mpmath.mpf("1e-12") for p, v in truth.items())
+    assert {p: c["verdict"] for p, c in got.items()} == {"0.5403": "correct", "0.8415": "correct",
+                                                         "-0.4162": "wrong"}
+    rotated = [c for c in out["claims"] if c["line"] == 9]
+    F = Fraction
+    k, r = [F("0.24"), F("0.11")], [[F("0.5403"), F("-0.8415")], [F("0.8415"), F("0.5403")]]
+    assert [F(c["exact"]) for c in rotated] == [sum(a * b for a, b in zip(k, row)) for row in r]

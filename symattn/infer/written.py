@@ -1,5 +1,5 @@
 """Arithmetic the text writes out: a function of one number (``-\\log(0.659) = 0.417``,
-``e^{2.0} = 7.389``, ``\\sqrt{64} = 8``, ``ln(0.25) ≈ -1.386``) and expressions of several
+``e^{2.0} = 7.389``, ``\\sqrt{64} = 8``, ``ln(0.25) ≈ -1.386``, ``\\cos(1) = 0.5403``) and expressions of several
 numbers (``0×1 + 1×0.5 = 0.5``: a dot product worked by hand; ``1 / 1.732 = 0.577``,
 ``\\frac{12.182}{16.721} = 0.7285``: :mod:`.arithmetic` reads them), also entry by entry in
 a vector equation (``[exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]``, ``0.4×[0.3, 0.2] = [0.12,
@@ -48,6 +48,7 @@ _FUNCTION = re.compile(
     rf"(?P<neg>-\s*)?(?:"
     rf"{_WORD}(?P<log>log|ln)(?:_\{{?(?P<base>2|10|e)\}}?)?(?:{_arg('l')}|\s+(?P<ls>{_NUM}))"
     rf"|{_WORD}exp(?:{_arg('x')})"
+    rf"|{_WORD}(?P<trig>sin|cos)(?:{_arg('t')})"
     rf"|(?<![A-Za-z\\])e\^(?:{_arg('e')}|(?P<es>\d+(?:\.\d+)?))"
     rf"|(?:{_WORD}sqrt|√)(?:{_arg('s')}|(?<=√)\s*(?P<ss>\d+(?:\.\d+)?))"
     rf"|(?:\((?P<qp>{_NUM})\)|(?<![\w.])(?P<qs>\d+(?:\.\d+)?))\s*(?:²|\^\{{?2\}}?(?![\d.])))"
@@ -72,7 +73,7 @@ _TEX = ((r"\left(", "("), (r"\right)", ")"), (r"\mathrm{e}", "e"), (r"\operatorn
 @dataclass(frozen=True)
 class Written:
     """``f(argument) = result`` on ``line``: the function's ``key`` (``log``, ``log2``,
-    ``log10``, ``exp``, ``sqrt``, ``square``; ``arithmetic`` for an expression of several
+    ``log10``, ``exp``, ``sqrt``, ``square``, ``sin``, ``cos``; ``arithmetic`` for an expression of several
     numbers, its argument the expression as written), negated or not, the argument and the result as printed; ``form``:
     the spec language's expression over ``{0}``, ``{1}``… for its ``numbers``."""
     key: str
@@ -146,7 +147,7 @@ def _functions(text: str, line: int) -> list[Written]:
                 m.group("neg") and m.group("neg") != "-" and _BINARY.search(before)):
             continue
         group = next(k for k in _ARGUMENTS if m.group(k))
-        key = _key(m) if group[0] == "l" else _KINDS[group[0]]
+        key = _key(m) if group[0] == "l" else m.group("trig") if group[0] == "t" else _KINDS[group[0]]
         form = TEMPLATE[key].format("{0}")
         if m.group("neg"):
             form = f"-({form})" if " / " in form else f"-{form}"
@@ -279,7 +280,7 @@ def _label(before: str) -> str:
     return spec_name((m.group(1) or m.group(2)) + (m.group(3) or "")) if m else ""
 
 
-_ARGUMENTS = ("lp", "lb", "ls", "xp", "xb", "ep", "eb", "es", "sp", "sb", "ss", "qp", "qs")
+_ARGUMENTS = ("lp", "lb", "ls", "xp", "xb", "tp", "tb", "ep", "eb", "es", "sp", "sb", "ss", "qp", "qs")
 _KINDS = {"x": "exp", "e": "exp", "s": "sqrt", "q": "square"}     # by the argument's group
 
 
@@ -321,5 +322,5 @@ def _plain(w: Written) -> bool:
 
 
 TEMPLATE = {"log": "log({})", "log2": "log({}) / log(2)", "log10": "log({}) / log(10)",
-             "exp": "exp({})", "sqrt": "sqrt({})",
+             "exp": "exp({})", "sqrt": "sqrt({})", "sin": "sin({})", "cos": "cos({})",
              "square": "{} ** 2"}

@@ -42,7 +42,8 @@ _NAME_BEFORE = re.compile(
     r"((?:\\(?:mathbf|boldsymbol|bm|mathrm|mathit|text|mathsf|vec)\s*\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z][A-Za-z0-9]*)"
     r"(?:\s*[_^]\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z0-9]))*)"
     r"\s*(?:=|:|:=|\\coloneqq)\s*(?:\\left\s*[\[(]?\s*)?\$?\s*$")
-_SPACING = re.compile(r"\\[,;:! ]|\\q?quad\b|~|\\(?:hline|midrule|toprule|bottomrule|hdashline)\b")
+_SPACING = re.compile(r"\\[,;:! ]|\\q?quad\b|~|\\(?:hline|midrule|toprule|bottomrule|hdashline)\b"
+                      r"|\\[hv]?phantom\{[^{}]*\}")          # \phantom{-}1.0: room for a sign, no sign
 _DECIMAL = r"(?:\d+(?:\.\d*)?|\.\d+)"
 _FRAC = re.compile(r"\\[dt]?frac\s*(\{[^{}]*\}|\d)\s*(\{[^{}]*\}|\d)")
 _SCI = re.compile(rf"({_DECIMAL})\s*(?:\\times|\\cdot)\s*10\s*\^\s*(\{{[+-]?\d+\}}|\d)")
