@@ -469,3 +469,19 @@ def test_sines_and_cosines_written_out_are_judged(tmp_path):
     F = Fraction
     k, r = [F("0.24"), F("0.11")], [[F("0.5403"), F("-0.8415")], [F("0.8415"), F("0.5403")]]
     assert [F(c["exact"]) for c in rotated] == [sum(a * b for a, b in zip(k, row)) for row in r]
+
+
+def test_a_sum_of_exponentials_a_chain_works_out_is_judged(tmp_path):
+    """The e^{z_i} are the softmax chain's exp(z) entries; the sum written after them takes
+    those entries up: its slip (6.391 for 6.319) is flagged, not left out."""
+    from conftest import check_post
+    text = "\n".join(["# Softmax by hand", "", "```python", "z = [0.5, 1.2, 0.3]",
+                      "p = np.exp(z) / np.exp(z).sum()", "print(p)", "# [0.261 0.525 0.214]", "```", "",
+                      "- $e^{0.5} = 1.649, e^{1.2} = 3.320, e^{0.3} = 1.350$",
+                      "- Sum = $1.649 + 3.320 + 1.350 = 6.391$", ""])
+    out = check_post(tmp_path, text)
+    total = sum(mpmath.exp(mpmath.mpf(x)) for x in ("0.5", "1.2", "0.3"))
+    assert f"{float(total):.3f}" == "6.319"
+    got = [c for c in out["claims"] if c["line"] == 11 and c["printed"] == "6.391"]
+    assert len(got) == 1 and got[0]["verdict"] == "wrong"
+    assert abs(mpmath.mpf(got[0]["exact"]) - total) < mpmath.mpf("1e-12")

@@ -63,13 +63,13 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
                                 and not (w.strict and b.line == w.line)]   # lists worked together:
                                                                            # their own prints are no origin
             if (w.line, w.key) in worked or (w.key == ARITHMETIC and w.line in chained):
-                _entry_claim(w, worked.get((w.line, w.key)), before)
+                _remember(w, _entry_claim(w, worked.get((w.line, w.key)), before), shown, results)
                 continue                     # √0.1325 = 0.364 where a chain's sqrt(variance) is,
                                              # 2.034 + 1 + 2.034 ≈ 5.068 where its sum of exps is
             whole = [b for b in before if w.key != ARITHMETIC and _entry(b, w.argument) is not None
                      and _expr(w, (b.name,)) in covered]
             if whole:                        # e^{2.0} = 7.389 of exp(z), a step already
-                _entry_claim(w, by_expr.get(_expr(w, (whole[-1].name,))), before)
+                _remember(w, _entry_claim(w, by_expr.get(_expr(w, (whole[-1].name,))), before), shown, results)
                 continue
             first = w
             for as_written in _forms(w):     # a result of the chain the step joins, no other's
@@ -189,18 +189,30 @@ def _before_result(text: str) -> str:
     return text[:cut] if cut >= 0 else text
 
 
-def _entry_claim(w: Written, call, before: list[Block]) -> None:
+def _entry_claim(w: Written, call, before: list[Block]) -> tuple | None:
     """The result of ``e^{0.45} = 1.586`` where a chain's step computes ``exp(z)`` entry by
     entry and 0.45 prints one entry of ``z`` (once): a claim on that entry of the step, so a
-    wrong result is judged there, not left unverified."""
+    wrong result is judged there, not left unverified. Returns (chain, that entry: ``z_exp[0,
+    1]``), or None."""
     if call is None or w.negated:
-        return
+        return None
     chain, name, expr = call
     blocks = [b for b in before if re.search(rf"\b{re.escape(b.name)}\b", expr)]
     places = [(b, i, j) for b in blocks for i, j in _places(b, w.argument)]
     if len(places) == 1 and expr == TEMPLATE[w.key].format(places[0][0].name):
         _, i, j = places[0]
         chain.claims.append((name, w.printed, w.line, (i, j)))
+        return chain, f"{name}[{i}, {j}]"
+    return None
+
+
+def _remember(w: Written, claimed: tuple | None, shown: dict, results: dict) -> None:
+    """A result claimed on a chain's entry (:func:`_entry_claim`) is that entry where later
+    arithmetic takes it up (``Sum = 1.649 + 3.320 + 1.350``)."""
+    if claimed is not None:
+        chain, entry = claimed
+        key = next((k for k, c in shown.items() if c is chain), None)
+        results.setdefault(w.result, (entry, key))
 
 
 _VECTOR = re.compile(r"\[([-+\d.,\s]*)\]")
