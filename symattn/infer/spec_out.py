@@ -170,15 +170,16 @@ ROWS_APART = 2              # lines between the rows of a block printed again, a
 
 
 def echoed(found: list[Block], parts: list, derived: dict, taken: dict | None = None) -> dict:
-    """Block index -> (name, row, printed, line) of each row of a derived block printed again
-    as first printed, whole (``q₁ = [0.31, 0.33, 0.29]`` restated below its derivation) or
-    one row alone (``Row 2 (sat query q=[0.793, 0.836])``), on the line that prints the row:
-    claims on its step there, so a wrong number printed again is judged as the step's, not
-    left unverified. Not a row printed alone after a row derived from the same operands: the
-    text computes that token's row again, and its prints are that recomputation's (a
-    LayerNorm worked again for 'Hello'). Nor the numbers ``taken`` (line -> Counter of values)
-    by the arithmetic written there (``[0.1+0.141, …] = [0.241, …]``: its results, claimed
-    once)."""
+    """Block index -> (name, at, printed, line) of each row (``at``: its index; ``[row,
+    column]`` for the entries :func:`.written_steps.written_steps` adds to it) of a derived
+    block printed again as first printed, whole (``q₁ = [0.31, 0.33, 0.29]`` restated below
+    its derivation) or one row alone (``Row 2 (sat query q=[0.793, 0.836])``), on the line
+    that prints the row: claims on its step there, so a wrong number printed again is judged
+    as the step's, not left unverified. Not a row printed alone after a row derived from the
+    same operands: the text computes that token's row again, and its prints are that
+    recomputation's (a LayerNorm worked again for 'Hello'). Nor the numbers ``taken`` (line
+    -> Counter of values) by the arithmetic written there (``[0.1+0.141, …] = [0.241, …]``:
+    its results, claimed once)."""
     from collections import Counter
     from ..article.tokens import numbers_in
     taken = taken or {}
