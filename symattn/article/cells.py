@@ -1,6 +1,6 @@
 """One printed matrix and one printed number, as the article reading takes them
 (:mod:`.matrices`, :mod:`.rows`): nothing is evaluated, a number goes through
-:func:`symattn.spec.latex_import.cell_value`."""
+:func:`symattn.spec.latex_cells.cell_value`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import re
 from dataclasses import dataclass
 
 from ..errors import SymattnError
-from ..spec.latex_import import cell_value, _name_before
+from ..spec.latex_cells import cell_value
+from ..spec.latex_import import _name_before
 
 
 @dataclass(frozen=True)

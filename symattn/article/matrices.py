@@ -19,7 +19,7 @@ Five forms, each kept with the article line it starts on:
 A matrix is named from the text on its left (``W_Q = \\begin{bmatrix}``,
 ``X = torch.tensor(``), a table's column header or the caption line above it (``X:``);
 otherwise it is ``M1``, ``M2``, … . Nothing is evaluated: numbers go through
-:func:`symattn.spec.latex_import.cell_value`. Everything is one pass over the text.
+:func:`symattn.spec.latex_cells.cell_value`. Everything is one pass over the text.
 """
 
 from __future__ import annotations

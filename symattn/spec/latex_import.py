@@ -4,8 +4,9 @@ Reads ``bmatrix``, ``pmatrix`` (and the other ``*matrix`` environments) and ``ar
 rows end at ``\\\\``, columns are split at ``&``. A cell is a decimal (``-0.3``, ``−0.3``,
 ``.5``, ``1.2e-3``, ``1.2 \\times 10^{-3}``), a fraction (``\\frac{1}{3}``, ``\\tfrac12``,
 ``1/3``) or ``-\\infty``, optionally wrapped in ``{}``, ``\\mathbf{}``, ``\\text{}`` and
-the like. Nothing is evaluated: the text is matched by this module's own small grammar and
-every number goes through :func:`symattn.numbers.parse_exact`.
+the like (each cell read by :func:`.latex_cells.cell_value`). Nothing is evaluated: the text
+is matched by a small grammar and every number goes through
+:func:`symattn.numbers.parse_exact`.
 
 A matrix written as ``W_Q = \\begin{bmatrix} … \\end{bmatrix}`` is named ``W_Q``; others
 are ``M1``, ``M2``, … . Problems are one :class:`~symattn.errors.ParseError` naming the line,
@@ -22,15 +23,12 @@ W_Q = { value = [[1.0, 0.2], [0.1, "9/10"]], line = 1 }
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
-from fractions import Fraction
 
 from .. import deadline
 from ..errors import ParseError, LimitError, SymattnError
-from ..numbers import parse_exact, normalize_minus
+from .latex_cells import SPACING, NotANumber, cell_value
 from .toml_lines import toml_key
-from ..tensor import NEG_INF
 
 MAX_TEXT = 4_000_000
 MAX_ENTRIES = 1_000_000
@@ -42,17 +40,6 @@ _NAME_BEFORE = re.compile(
     r"((?:\\(?:mathbf|boldsymbol|bm|mathrm|mathit|text|mathsf|vec)\s*\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z][A-Za-z0-9]*)"
     r"(?:\s*[_^]\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|[A-Za-z0-9]))*)"
     r"\s*(?:=|:|:=|\\coloneqq)\s*(?:\\left\s*[\[(]?\s*)?\$?\s*$")
-_SPACING = re.compile(r"\\[,;:! ]|\\q?quad\b|~|\\(?:hline|midrule|toprule|bottomrule|hdashline)\b"
-                      r"|\\[hv]?phantom\{[^{}]*\}")          # \phantom{-}1.0: room for a sign, no sign
-_DECIMAL = r"(?:\d+(?:\.\d*)?|\.\d+)"
-_FRAC = re.compile(r"\\[dt]?frac\s*(\{[^{}]*\}|\d)\s*(\{[^{}]*\}|\d)")
-_SCI = re.compile(rf"({_DECIMAL})\s*(?:\\times|\\cdot)\s*10\s*\^\s*(\{{[+-]?\d+\}}|\d)")
-
-
-class NotANumber(ParseError):
-    """A cell that is not a number (a symbol, a formula): its matrix is skipped, not fatal."""
-
-
 @dataclass(frozen=True)
 class ImportedMatrix:
     """One matrix of the fragment: its name, environment, line, exact values and the TOML
@@ -234,7 +221,7 @@ def _parse_body(text: str, start: int, end: int, label: str, source):
         pos = m.end()
     rows_text.append((body[pos:], start + pos))
     # a row ending the body after the last \\ is empty: drop it (and empty rule-only rows)
-    rows = [(r, p) for r, p in rows_text if _SPACING.sub("", r).strip()]
+    rows = [(r, p) for r, p in rows_text if SPACING.sub("", r).strip()]
     if not rows:
         line = _line_col(text, start)[0]
         raise ParseError(f"matrix {label} is empty", where=f"{source}:{line}" if source else f"line {line}")
@@ -287,126 +274,6 @@ def _split_cells(row: str) -> list[tuple[str, int]]:
         i += 1
     out.append((row[start:], start))
     return out
-
-
-_WRAPPED = re.compile(r"(?:\\(?:mathbf|boldsymbol|bm|mathrm|mathit|text|textbf|textrm|mathsf|"
-                      r"underline))?\s*\{(.*)\}", re.S)
-
-
-_TEXTCOLOR = re.compile(r"\\textcolor\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}\s*\{(.*)\}", re.S)
-_COLOR = re.compile(r"\\color\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}")
-
-
-def _unwrap(s: str) -> str:
-    """Spacing commands dropped; an outer ``{x}``, ``\\mathbf{x}``, ``\\text{x}`` unwrapped."""
-    s = _SPACING.sub(" ", s).replace(r"\left", "").replace(r"\right", "")
-    s = re.sub(r"\\(?:displaystyle|textstyle)\b", "", s)
-    s = _COLOR.sub("", s)
-    while True:
-        s = s.strip()
-        m = _TEXTCOLOR.fullmatch(s) or _WRAPPED.fullmatch(s)
-        if not m or not _balanced(m.group(1)):
-            return s
-        s = m.group(1)
-
-
-def _balanced(s: str) -> bool:
-    depth = 0
-    for ch in s:
-        depth += ch == "{"
-        depth -= ch == "}"
-        if depth < 0:
-            return False
-    return depth == 0
-
-
-def _number(s: str) -> Fraction:
-    s = s.strip()
-    if s.startswith("{") and s.endswith("}"):
-        s = s[1:-1].strip()
-    s = s.replace("{,}", "") if re.fullmatch(r"[+-]?\d{1,3}(\{,\}\d{3})+(\.\d+)?", s) else s
-    return parse_exact(s)
-
-
-MAX_BRACE_DEPTH = 64
-
-
-def cell_value(cell: str) -> tuple[object, str]:
-    """One cell's exact value (Fraction or NEG_INF) and its TOML text."""
-    depth = deepest = 0
-    for ch in cell:
-        if ch == "{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch == "}":
-            depth -= 1
-    if deepest > MAX_BRACE_DEPTH:
-        raise LimitError(f"braces nested {deepest} deep in a cell (limit {MAX_BRACE_DEPTH})",
-                         hint="raise symattn.spec.latex_import.MAX_BRACE_DEPTH on purpose")
-    raw = " ".join(cell.split())
-    s = normalize_minus(_unwrap(cell))
-    if not s:
-        raise ParseError("an empty cell", hint="write 0 for zero")
-    sign = 1
-    body = s
-    if body[0] in "+-":
-        sign = -1 if body[0] == "-" else 1
-        body = body[1:].strip()
-        body = _unwrap(body)
-        if body.startswith("-") or body.startswith("+"):
-            raise ParseError(f"'{raw}' has two signs")
-    if body in (r"\infty", r"\infin", "∞"):
-        if sign > 0:
-            raise ParseError("+∞ cannot be an input; a mask entry is -\\infty")
-        return NEG_INF, '"-inf"'
-    m = _FRAC.fullmatch(body)
-    if m:
-        a, b = (_number(g) for g in m.groups())
-        if b == 0:
-            raise ParseError(f"'{raw}' divides by zero")
-        return _exact_text(sign * a / b, fraction=True)
-    m = _SCI.fullmatch(body)
-    if m:
-        mant, exp = m.group(1), m.group(2).strip("{}")
-        v = parse_exact(f"{mant}e{exp}")
-        return _exact_text(sign * v, text=("-" if sign < 0 else "") + f"{_toml_decimal(mant)}e{int(exp)}")
-    if re.fullmatch(rf"{_DECIMAL}(?:[eE][+-]?\d+)?", body):
-        v = parse_exact(body)
-        return _exact_text(sign * v, text=("-" if sign < 0 and v != 0 else "") + _toml_decimal(body))
-    if re.fullmatch(r"\d+\s*/\s*\d+", body):
-        v = parse_exact(body)
-        return _exact_text(sign * v, fraction=True)
-    if re.fullmatch(r"\d{1,3}(\{,\}\d{3})+(\.\d+)?", body):
-        v = _number(body)
-        return _exact_text(sign * v)
-    raise NotANumber(f"'{raw}' is not a number",
-                     hint="cells are decimals, \\frac{a}{b}, a/b or -\\infty")
-
-
-def _toml_decimal(s: str) -> str:
-    """A decimal as TOML accepts it: ``.5`` → ``0.5``, ``2.`` → ``2.0``, ``007`` → ``7``."""
-    s = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in s)   # ١.٥ → 1.5
-    mant, _, exp = s.lower().partition("e")
-    if mant.startswith("."):
-        mant = "0" + mant
-    if mant.endswith("."):
-        mant += "0"
-    ip, dot, fp = mant.partition(".")
-    ip = ip.lstrip("0") or "0"
-    mant = ip + (dot + fp if dot else "")
-    if exp:
-        if not dot:
-            mant += ".0"
-        return f"{mant}e{int(exp)}"
-    return mant
-
-
-def _exact_text(v: Fraction, text: str | None = None, fraction: bool = False):
-    if fraction:
-        if v.denominator == 1:
-            return v, str(v.numerator)
-        return v, f'"{v.numerator}/{v.denominator}"'
-    return v, text if text is not None else (str(v) if v.denominator == 1 else f'"{v}"')
 
 
 _SEGMENT = re.compile(r"\n\s*\n|\$|`|\\\[|\\\(|\\end\s*\{[^{}]*\}")
