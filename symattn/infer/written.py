@@ -99,7 +99,7 @@ def written(lines) -> list[Written]:
     goes on with the line above, and in code one that opens with ``+``: ``+ 0.335 × [0.5,
     1.5]``; a result the next line goes on from with ``+`` is a term, not the result)."""
     out, chain = [], ""
-    texts = [_text(ln) for ln in lines]
+    texts = [arithmetic_text(ln) for ln in lines]
     for k, (ln, text) in enumerate(zip(lines, texts)):
         code = getattr(ln, "kind", "text") != "text"
         chain = f"{chain} {text}" if chain and continues(text, code) else text
@@ -121,7 +121,7 @@ def written(lines) -> list[Written]:
 _PLUS_LINE = re.compile(r"\s*\+")
 
 
-def _text(ln) -> str:
+def arithmetic_text(ln) -> str:
     """A line's text as the arithmetic is read: folded, TeX spacing and delimiters plain, a
     list item's bullet blanked (``- e^{0.55} = 1.733``)."""
     text = fold(ln.text)

@@ -20,7 +20,7 @@ from fractions import Fraction
 from ..article.tokens import fold
 from .blocks import Block
 from .chains import Chain
-from .written import ARITHMETIC, NO_END, NUMBER, TEMPLATE, Written, continues, written
+from .written import ARITHMETIC, NO_END, NUMBER, TEMPLATE, Written, arithmetic_text, continues, written
 
 def written_steps(found: list[Block], parts: list, shown: dict, in_example: set, used: set,
                   derived=None, reprinted=frozenset(), onto: dict | None = None) -> Chain:
@@ -34,78 +34,112 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
     …]`` of ``X = E + P``) is a claim on that block's entry, put in ``onto`` (block index ->
     (name, at, printed, line), as :func:`.spec_out.echoed` gives). A block that prints
     another's numbers again (``reprinted``: indices) is no operand: taken, its print would be
-    an input. Returns the chain of the arithmetic
-    on numbers as written before any block of an example (``e^{2.0} = 7.389`` in an article
-    that prints no block): the article's example when it has no other."""
-    from .stated import fresh
-    lone = Chain((), [], 0, (), NO_END)
-    derived = derived or {}
-    onto = {} if onto is None else onto
-    of_rows = {d.expr: i for i, d in derived.items()}
-    covered = {expr for c in shown.values() for _, expr, _ in c.steps} | set(of_rows)
-    worked = {(line, key): (c, name, expr) for c in list(shown.values()) for name, expr, line in c.steps
-              for key, form in TEMPLATE.items()
-              if form.endswith(")") and expr.lstrip("-").startswith(form.split("{")[0])}   # a call
-    chained = {line for c in shown.values() for _, _, line in c.steps}
-    by_expr = {expr: (c, name, expr) for c in list(shown.values()) for name, expr, _ in c.steps}
-    results: dict = {}                       # a result as printed -> (its step, its chain's block
-                                             # or None: the lone chain)
+    an input. Returns the chain of the arithmetic on numbers as written before any block of
+    an example (``e^{2.0} = 7.389`` in an article that prints no block): the article's
+    example when it has no other."""
+    writing = _Writing(shown, in_example, used, derived or {}, {} if onto is None else onto)
     done: set = set()
     for path, lines in parts:
-        earlier = [b for b in found if b.path in done and b.parent is None and b.again < 0
-                   and b.index not in reprinted]                   # the article's files before
-        here = [b for b in found if b.path == path and b.parent is None and b.again < 0
-                and b.index not in reprinted]
+        earlier = [b for b in found if b.path in done and _origin(b, reprinted)]   # the files before
+        here = [b for b in found if b.path == path and _origin(b, reprinted)]
         done.add(path)
         listed = _listed(lines)
         for w in written(lines):
             before = earlier + [b for b in here if b.line + b.shape[0] <= w.line + 1 and b.line <= w.line
                                 and not (w.strict and b.line == w.line)]   # lists worked together:
                                                                            # their own prints are no origin
-            if (w.line, w.key) in worked or (w.key == ARITHMETIC and w.line in chained):
-                _remember(w, _entry_claim(w, worked.get((w.line, w.key)), before), shown, results)
-                continue                     # √0.1325 = 0.364 where a chain's sqrt(variance) is,
+            writing.take(w, before, lines, listed)
+    return writing.lone
+
+
+def _origin(b: Block, reprinted) -> bool:
+    """Can ``b``'s entries be a written expression's operands? A whole block printed once."""
+    return b.parent is None and b.again < 0 and b.index not in reprinted
+
+
+class _Writing:
+    """The written arithmetic of one article as it joins the example (:func:`written_steps`):
+    the chains' steps it may fall on, the results read so far, and the lone chain."""
+
+    def __init__(self, shown: dict, in_example: set, used: set, derived: dict, onto: dict):
+        self.shown, self.in_example, self.used, self.derived, self.onto = shown, in_example, used, derived, onto
+        self.lone = Chain((), [], 0, (), NO_END)
+        self.of_rows = {d.expr: i for i, d in derived.items()}
+        steps = [(c, name, expr, line) for c in list(shown.values()) for name, expr, line in c.steps]
+        self.covered = {expr for _, _, expr, _ in steps} | set(self.of_rows)
+        self.worked = {(line, key): (c, name, expr) for c, name, expr, line in steps
+                       for key, form in TEMPLATE.items()
+                       if form.endswith(")") and expr.lstrip("-").startswith(form.split("{")[0])}   # a call
+        self.chained = {line for _, _, _, line in steps}
+        self.by_expr = {expr: (c, name, expr) for c, name, expr, _ in steps}
+        self.results: dict = {}              # a result as printed -> (its step, its chain's block
+                                             # or None: the lone chain)
+
+    def take(self, w: Written, before: list[Block], lines, listed: dict) -> None:
+        """One written expression: a claim on a chain's entry, or on a derived block's entry,
+        or a step of its own."""
+        if self._on_chain(w, before):
+            return
+        got = self._operands(w, before, listed)
+        if got is None:
+            return
+        first, (w, owner, owners, operands, key) = w, got
+        whole = _of_rows(w, operands, self.of_rows)
+        if whole is not None:                # [0.0+0.909, …] = [0.909, …]: X = E + P's entries
+            i, at = whole
+            self.onto.setdefault(i, []).append((self.derived[i].block.name, at, w.printed, w.line))
+            return
+        self._step(first, w, owner, owners, operands, key, lines)
+
+    def _on_chain(self, w: Written, before: list[Block]) -> bool:
+        """Is ``w`` a chain's step already (its entry claimed there)?"""
+        if (w.line, w.key) in self.worked or (w.key == ARITHMETIC and w.line in self.chained):
+            claimed = _entry_claim(w, self.worked.get((w.line, w.key)), before)
+            _remember(w, claimed, self.shown, self.results)
+            return True                      # √0.1325 = 0.364 where a chain's sqrt(variance) is,
                                              # 2.034 + 1 + 2.034 ≈ 5.068 where its sum of exps is
-            whole = [b for b in before if w.key != ARITHMETIC and _entry(b, w.argument) is not None
-                     and _expr(w, (b.name,)) in covered]
-            if whole:                        # e^{2.0} = 7.389 of exp(z), a step already
-                _remember(w, _entry_claim(w, by_expr.get(_expr(w, (whole[-1].name,))), before), shown, results)
-                continue
-            first = w
-            for as_written in _forms(w):     # a result of the chain the step joins, no other's
-                owners = _owners(as_written, before, results)
-                owner = max(owners, key=lambda b: b.index) if owners else \
-                    next((b for b in reversed(before) if b.index in in_example), None)
-                key = None if owner is None else owner.index
-                table = {p: name for p, (name, k) in results.items() if k == key}
-                operands, owners = _operands(as_written, before, table, listed)
-                if operands is not None:
-                    w = as_written
-                    break
-            else:
-                continue
-            whole = _of_rows(w, operands, of_rows)
-            if whole is not None:            # [0.0+0.909, …] = [0.909, …]: X = E + P's entries
-                i, at = whole
-                onto.setdefault(i, []).append((derived[i].block.name, at, w.printed, w.line))
-                continue
-            in_example.update(b.index for b in owners)
-            base = owner.name if owners and w.key != ARITHMETIC else "written"
-            named = w.label and w.label not in used and not _relabelled(lines, w)
-            name = w.label if named else f"{base}_{'neg_' if w.negated else ''}{w.key}"
-            step = (fresh(name, used), _expr(w, operands), w.line)
-            chain = lone if owner is None else shown.setdefault(
-                owner.index, Chain(tuple(b.index for b in owners), [], 0, (), NO_END))
-            chain.operands += tuple(b.index for b in owners if b.index not in chain.operands)
-            chain.steps.append(step)
-            chain.claims.append((step[0], w.printed, w.line))    # which number on the line it is
-            terms = _terms(first, w, operands, used)   # a*b + c*d = 0.585 + 1.035 = …: 0.585
-            for term, at in zip(terms, _printing(lines, w.line, [t[3] for t in terms]) or ()):
-                chain.steps.append(term[:3])
-                chain.claims.append((term[0], term[3], at))
-            results.setdefault(w.result, (step[0], key))   # exp(0.357) of the loss -log(0.70) = 0.357
-            chain.end = max(chain.end, w.line)
-    return lone
+        whole = [b for b in before if w.key != ARITHMETIC and _entry(b, w.argument) is not None
+                 and _expr(w, (b.name,)) in self.covered]
+        if whole:                            # e^{2.0} = 7.389 of exp(z), a step already
+            claimed = _entry_claim(w, self.by_expr.get(_expr(w, (whole[-1].name,))), before)
+            _remember(w, claimed, self.shown, self.results)
+            return True
+        return False
+
+    def _operands(self, w: Written, before: list[Block], listed: dict) -> tuple | None:
+        """(the form of ``w`` read, its owner block, the blocks it takes, its operands, the
+        owner's index) of the first form of ``w`` whose numbers all have an origin, or None."""
+        for as_written in _forms(w):         # a result of the chain the step joins, no other's
+            owners = _owners(as_written, before, self.results)
+            owner = max(owners, key=lambda b: b.index) if owners else \
+                next((b for b in reversed(before) if b.index in self.in_example), None)
+            key = None if owner is None else owner.index
+            table = {p: name for p, (name, k) in self.results.items() if k == key}
+            operands, owners = _operands(as_written, before, table, listed)
+            if operands is not None:
+                return as_written, owner, owners, operands, key
+        return None
+
+    def _step(self, first: Written, w: Written, owner, owners: list, operands: tuple, key, lines) -> None:
+        """``w`` as a step of its owner's chain (the lone chain without one), its result and
+        the terms written after it (``first``: as the text writes it) claimed where printed."""
+        from .stated import fresh
+        self.in_example.update(b.index for b in owners)
+        base = owner.name if owners and w.key != ARITHMETIC else "written"
+        named = w.label and w.label not in self.used and not _relabelled(lines, w)
+        name = w.label if named else f"{base}_{'neg_' if w.negated else ''}{w.key}"
+        step = (fresh(name, self.used), _expr(w, operands), w.line)
+        chain = self.lone if owner is None else self.shown.setdefault(
+            owner.index, Chain(tuple(b.index for b in owners), [], 0, (), NO_END))
+        chain.operands += tuple(b.index for b in owners if b.index not in chain.operands)
+        chain.steps.append(step)
+        chain.claims.append((step[0], w.printed, w.line))    # which number on the line it is
+        terms = _terms(first, w, operands, self.used)   # a*b + c*d = 0.585 + 1.035 = …: 0.585
+        for term, at in zip(terms, _printing(lines, w.line, [t[3] for t in terms]) or ()):
+            chain.steps.append(term[:3])
+            chain.claims.append((term[0], term[3], at))
+        self.results.setdefault(w.result, (step[0], key))   # exp(0.357) of the loss -log(0.70) = 0.357
+        chain.end = max(chain.end, w.line)
 
 
 _PRODUCT = re.compile(r"(?:\(\s*)?\{\d+\}(?:\s*\))?\s*\*\s*(?:\(\s*)?\{\d+\}(?:\s*\))?")
@@ -168,11 +202,11 @@ def _printing(lines, last: int, numbers: list) -> list | None:
     span, line = [], last
     while line in by_number:
         span.append(line)
-        if not continues(fold(by_number[line].text), by_number[line].kind != "text"):
+        if not continues(arithmetic_text(by_number[line]), by_number[line].kind != "text"):
             break
         line -= 1
-    left = {n: Counter(NUMBER.findall(_before_result(fold(by_number[n].text)) if n == last else
-                                      fold(by_number[n].text))) for n in span}
+    texts = {n: arithmetic_text(by_number[n]) for n in span}
+    left = {n: Counter(NUMBER.findall(_before_result(t) if n == last else t)) for n, t in texts.items()}
     out = []
     for x in numbers:
         at = next((n for n in span if left[n][x] > 0), None)
@@ -337,6 +371,7 @@ def _rows(w: Written) -> list | None:
 
 
 def _row_of(row: tuple, before: list[Block]) -> tuple | None:
+    """(block, row index) of the nearest block before whose row prints ``row``, or None."""
     return next(((b, i) for b in reversed(before) if b.shape[1] == len(row)
                  for i, r in enumerate(b.printed.values) if tuple(r) == row), None)
 
@@ -364,15 +399,13 @@ def _dot(w: Written, before: list[Block]) -> tuple[tuple, list] | None:
     except ValueError:
         return None
     n = len(left)
-    rows = [(b, f"{b.name}[{i}, {{}}]") for b in reversed(before) if b.shape[1] == n
-            for i, r in enumerate(b.printed.values) if tuple(r) == left]
+    row, key = _row_of(left, before), _row_of(right, before)
     cols = [(j != w.place, b, f"{b.name}[{{}}, {j}]") for b in reversed(before) if b.shape[0] == n
             for j in range(b.shape[1]) if tuple(r[j] for r in b.printed.values) == right]
-    cols += [(True, b, f"{b.name}[{i}, {{}}]") for b in reversed(before) if b.shape[1] == n
-             for i, r in enumerate(b.printed.values) if tuple(r) == right]
-    if not rows or not cols:
+    cols += [(True, key[0], f"{key[0].name}[{key[1]}, {{}}]")] if key else []
+    if row is None or not cols:
         return None
-    (a, at_a), (_, b, at_b) = rows[0], min(cols, key=lambda c: c[0])
+    (a, at_a), (_, b, at_b) = (row[0], f"{row[0].name}[{row[1]}, {{}}]"), min(cols, key=lambda c: c[0])
     operands = tuple(x for k in range(n) for x in (at_a.format(k), at_b.format(k)))
     return operands, [a] + ([b] if b is not a else [])
 
