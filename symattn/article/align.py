@@ -1,6 +1,7 @@
 """A group of printed numbers aligned with rows, a column or a block of one step: the
-placement the most numbers round to (a few near misses allowed, the text's words breaking
-ties), a block tried whole on the step it is nearest, a row tried on the step all its
+placement the most numbers round to (a few near misses allowed; one that reads a whole
+number as a coarse rounding, ``1`` for 0.576, after one where it is what it says; the text's
+words breaking ties), a block tried whole on the step it is nearest, a row tried on the step all its
 numbers are near (tentative: kept only if the checker finds it carried or a known mistake
 reproduces it, :mod:`symattn.article.check`)."""
 
@@ -49,7 +50,8 @@ def align(m: Matcher, g: Group, lines: dict) -> dict | None:
             exact = -exact
         said = m.hints.get(place[0]) == g.numbers[0].line      # the spec says it is printed here
         step = is_computed and place[0] not in m.spec.inputs
-        fits.append(((ok, said, step, _full(m, g, place), exact, place[3] == "rows"), place, cells))
+        coarse = any(n.integer and m.gap(n, c) > 0.1 for c, n in cells.values())   # 1 for 0.576
+        fits.append(((ok, not coarse, said, step, _full(m, g, place), exact, place[3] == "rows"), place, cells))
     if not fits:
         return None
     top = max(f[0] for f in fits)               # then what the text says, for the best fits only

@@ -329,12 +329,25 @@ def _decimal(mantissa: str, power: str | None) -> str | None:
     return text if value >= 0 else None
 
 
-def telling(b) -> int:
+def telling(b, skip=()) -> int:
     """The entries of ``b`` printed with three significant digits or more and not whole
-    (``58.7%`` too)."""
+    (``58.7%`` too), nor a simple fraction (``0.500``, ``0.250``: a ratio of small whole
+    numbers, which other small numbers give by chance; ``0.330`` and ``0.540`` tell);
+    the entries ``(i, j)`` in ``skip`` left out."""
     n = 0
-    for row in b.printed.texts:
-        for t in row:
+    for i, row in enumerate(b.printed.texts):
+        for j, t in enumerate(row):
+            if (i, j) in skip:
+                continue
             digits = t.strip().rstrip("%").lstrip("+-−").replace(".", "").lstrip("0")
-            n += "." in t and len(digits.rstrip("0")) >= 3 and digits.isdigit()
+            if "." not in t or len(digits) < 3 or not digits.isdigit():
+                continue
+            n += len(digits.rstrip("0")) >= 3 or _fraction(t).denominator > MAX_SIMPLE
     return n
+
+
+MAX_SIMPLE = 10             # the largest denominator of a simple fraction (1/2, 3/4, 7/10)
+
+
+def _fraction(text: str) -> Fraction:
+    return Fraction(text.strip().rstrip("%").replace("−", "-"))

@@ -84,7 +84,17 @@ def preference(d) -> tuple:
     """The order of preference: most entries, fewest choices, no mistake, fewest operands,
     most the text names before the block (``Q × Kᵀ`` over a ``K Kᵀ`` that coincides with it),
     most entries reproduced within their own print's rounding (no operand's
-    rounding needed), the latest printed ones, in the order printed (Q before K: ``Q Kᵀ``
-    and ``K Qᵀ`` agree where the scores are symmetric)."""
+    rounding needed), the latest printed ones (or printed again just before the block:
+    ``softmax(1, 0, 0) = (0.576, …)`` takes the ``(1, 0, 0)`` of its line, an earlier block
+    printed again), in the order printed (Q before K: ``Q Kᵀ`` and ``K Qᵀ`` agree where the
+    scores are symmetric)."""
     return (-d.matched, d.cost, bool(d.mistake), len(d.operands), -named(d), -d.tight,
-            tuple(sorted((-o.index for o in d.operands))), tuple(o.index for o in d.operands))
+            tuple(sorted((-_seen(o, d.block) for o in d.operands))), tuple(o.index for o in d.operands))
+
+
+def _seen(o, target) -> int:
+    """Where operand ``o`` was printed last before ``target``, as a block index: its own, or
+    the target's when its numbers are printed again in the text just before the target."""
+    since = target.line - target.before.count("\n")
+    again = any(path == target.path and since <= p.line <= target.line for path, p in (o.parent or o).echoes)
+    return target.index if again and o.index < target.index else o.index

@@ -53,14 +53,17 @@ def positions(text: str) -> list[int]:
 
 
 def position_row(search, target, rows: list):
-    """A one-row block as row ``pos`` of a declared table (``positional_encoding(4, 4)[3]``),
+    """A one-row block as row ``pos`` of a declared table (``positional_encoding(4, 4)[3]``;
+    a column printed upright, that row transposed),
     alone or added to the row ``pos`` of an earlier block (``x[3] + PE[3]``); a position the
     text before it names is free, any other of the first :data:`MAX_POSITION` costs one
-    choice. The best derivation the search accepts, or None."""
-    if target.shape[0] != 1 or target.shape[1] < 2:
+    choice and is taken only when every entry prints it (a slip is flagged only in the row
+    of a position the text names). The best derivation the search accepts, or None."""
+    column = target.shape[1] == 1                # printed upright: the row transposed
+    d = target.shape[0] if column else target.shape[1]
+    if min(target.shape) != 1 or d < 2:
         return None
-    d = target.shape[1]
-    named = positions(target.before)
+    named = positions(_said_before(search, target))
     best = None
     for form in search.forms:
         if form.operands or not form.sizes or len(set(form.result)) < 2:
@@ -68,17 +71,32 @@ def position_row(search, target, rows: list):
         for p in list(dict.fromkeys(named + list(range(MAX_POSITION)))):
             table = form.template.format(**{k: p + 1 if side == "rows" else d for k, side in form.sizes})
             cost = form.cost + (p not in named)
-            row = _table_row(search, f"{table}[{p}]")
+            at = f"{table}[{p}].T" if column else f"{table}[{p}]"
+            row = _table_row(search, at)
             if row is None:
                 continue
-            for ops in [()] + [(r,) for r in rows if r.parent is not None and r.name.endswith(f"[{p}]")]:
-                text = f"{table}[{p}]" if not ops else f"{ops[0].name} + {table}[{p}]"
+            for ops in [()] + [(r,) for r in rows if r.parent is not None and r.name.endswith(f"[{p}]")
+                               and not column]:
+                text = at if not ops else f"{ops[0].name} + {at}"
                 cand = search.candidate(target, text, ops, cost + len(ops), form.template,
                                         row if not ops else None)
-                if search._accepts(cand, target.floats.size, form.most) and (
+                slip = cand.matched < target.floats.size
+                if search._accepts(cand, target.floats.size, form.most) and (p in named or not slip) and (
                         best is None or search.rank(cand) < search.rank(best)):
                     best = cand
     return best
+
+
+def _said_before(search, target) -> str:
+    """The text before ``target`` and before the blocks of its display printed just above
+    it (``x + PE = y`` over three lines: what names the position precedes ``x``)."""
+    parts, line = [target.before], target.line
+    for b in reversed([b for b in search.blocks if b.index < target.index and b.path == target.path]):
+        if b.parent is not None or b.line < line - 1:
+            break
+        parts.append(b.before)
+        line = b.line
+    return "\n".join(reversed(parts))
 
 
 def _table_row(search, text: str):

@@ -75,6 +75,15 @@ class Derivation:
     after: tuple = ()           # (name, expr, line) of steps printed after it, in no block (.program)
     tight: int = 0              # entries reproduced within their own print's rounding, no
                                 # operand's carried in (A W₁ rather than W₁ A when W₁ is 0.1, 0.2)
+    missed: tuple | None = None  # (i, j) of the entries not reproduced, when known
+
+    def telling_shown(self) -> int:
+        """The telling entries (:func:`.blocks.telling`) it reproduces; when which ones it
+        misses is not known, as if every miss were a telling one."""
+        n = self.block.floats.size
+        if self.missed is not None and len(self.missed) == n - self.matched:
+            return telling(self.block, set(self.missed))
+        return telling(self.block) - (n - self.matched)
 
 
 class Search:
@@ -161,12 +170,18 @@ class Search:
         the print's last digit, plus 4× what the operands' own prints may be off (a
         computed one: as far as its prints were; a printout: half its last digit), scaled
         by the entry's size)."""
+        ok, err = self.reproduced(v, target, operands)
+        return (0, 0.0) if ok is None else (int(ok.sum()), err)
+
+    def reproduced(self, v, target: Block, operands: tuple) -> tuple:
+        """(which entries of ``v`` print as ``target`` does, as :meth:`matched` counts them,
+        or None; how far they may be off)."""
         if v is None or v.shape != target.shape:
-            return 0, 0.0
+            return None, 0.0
         finite = np.isfinite(v)
         same = None if finite.all() else v == target.floats   # a mask's −∞ printed as −∞
         if same is not None and not np.all(finite | same):
-            return 0, 0.0
+            return None, 0.0
         carry = max((self.derived[o.index].error if o.index in self.derived else
                      float(o.half.max()) if (o.parent or o).rounded else 0.0 for o in operands), default=0.0)
         scale = np.maximum(1, np.abs(v))
@@ -175,7 +190,7 @@ class Search:
         if same is not None:
             scale, off = np.where(same, 1, scale), np.where(same, 0, off)
         ok = off <= target.half * 1.0001 + (4 * carry + 1e-9) * scale
-        return int(ok.sum()), max(carry, float(off[ok].max()) if ok.any() else 0.0)
+        return ok, max(carry, float(off[ok].max()) if ok.any() else 0.0)
 
     def scales(self, earlier: list[Block], text: str, operands: tuple = ()) -> list[str]:
         """The d_k tried in ``sqrt(d_k)``: stated in the text (``d_k = 2``, ``\\sqrt{2}``),
@@ -308,8 +323,11 @@ class Search:
         """``target`` derived as ``text`` over ``operands`` (``value``: its float value, when
         known), scored as every candidate is (for the modules beside this one)."""
         v = self.value(text, operands) if value is None else value
-        m, err = self.matched(v, target, operands)
-        return Derivation(target, text, operands, m, cost, form=form, error=err, tight=_tight(v, target))
+        ok, err = self.reproduced(v, target, operands)
+        missed = None if ok is None or ok.ndim != 2 else \
+            tuple((int(i), int(j)) for i, j in zip(*np.nonzero(~ok)))
+        return Derivation(target, text, operands, 0 if ok is None else int(ok.sum()), cost, form=form,
+                          error=err, tight=_tight(v, target), missed=missed)
 
     @staticmethod
     def rank(d: Derivation) -> tuple:
@@ -327,7 +345,7 @@ class Search:
         free = freedom(d)
         most = 1 if binary(d.block) or n <= SMALL else share   # 0s and 1s, or a few numbers: all
         slip = self.slips if most == 1 and n > 2 and not binary(d.block) \
-            and telling(d.block) - (n - d.matched) > free else 0   # but one, where the rest tell
+            and d.telling_shown() > free else 0   # but one, where the rest tell
         return d.matched >= max(most * n - slip, free + self.margin) and \
             shown >= max(most * nonzero - slip, free + self.margin)
 
@@ -413,7 +431,7 @@ class _Tried:
         for operands, text, cost in self.forced[:MAX_TRIES]:
             self.offer(scaled(s, text, operands, target, cost))
         best = self.best
-        if best is None and target.shape[0] == 1:  # PE(pos): a position's row of a table
+        if best is None and min(target.shape) == 1:  # PE(pos): a position's row of a table
             from .positions import position_row
             best = position_row(s, target, rows)
         if best is None and target.shape[0] == 1:  # one query's scores, its future masked

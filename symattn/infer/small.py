@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .order import inputs_as_rows, is_prose
-from .blocks import rows_of, telling
+from .blocks import rows_of
 from .evidence import freedom
 from .search import MIN_ENTRIES, Search
 
@@ -82,7 +82,7 @@ def _small(search: Search, b, later: tuple):
     finally:
         search.shown -= new
     if d is not None and d.matched >= b.floats.size - search.slips and not d.mistake \
-            and telling(b) - (b.floats.size - d.matched) > freedom(d):
+            and d.telling_shown() > freedom(d):
         return d
     return None
 

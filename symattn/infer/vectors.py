@@ -166,7 +166,7 @@ def prose_lists(lines: list[Line]) -> list[Printed]:
     out: list[Printed] = []
     nested = _nested_lines(lines, least=2)
     for k, ln in enumerate(lines):
-        s, i = ln.text, 0
+        s, i = as_lists(ln.text), 0
         while len(out) < MAX_VECTORS:
             i = s.find("[", i)
             if i < 0:
@@ -187,6 +187,30 @@ def prose_lists(lines: list[Line]) -> list[Printed]:
                 break
             i = max(end, i + 1)
     return out
+
+
+_TUPLE = re.compile(r"\((?=\s*[+\-−]?\.?\d)([^()\[\]]*),([^()\[\]]*)\)")
+_TUPLE_ENTRIES = re.compile(r"\s*[+\-−]?(?:\d+(?:\.\d*)?|\.\d+)\s*(?:,\s*[+\-−]?(?:\d+(?:\.\d*)?|\.\d+)\s*)+")
+_VALUE_BEFORE = re.compile(r"(?:=|≈|→|⇒|\\approx|\\to|\\(?:long)?[rR]ightarrow|\\left|"
+                           r"(?<![A-Za-z])(?:soft|arg|hard)?max|(?<![A-Za-z])(?:RMS|Layer)?Norm|ReLU|GELU|SiLU"
+                           r"|sigmoid|tanh)\}?\s*$", re.I)
+
+
+def as_lists(text: str) -> str:
+    """``text`` with each tuple of numbers printed as a value written as a list, in place
+    (the same length, so columns stay): ``softmax(8, 0, 0) = (0.9993, 0.0003, 0.0003)``
+    reads as two vectors. A tuple is a value on the right of ``=``, ``≈``, ``→`` or as the
+    argument of an operation named before it; elsewhere (``see (1, 2)``, a point in prose)
+    it stays text."""
+    out = list(text)
+    for m in _TUPLE.finditer(text):
+        inner = text[m.start() + 1:m.end() - 1]
+        if _TUPLE_ENTRIES.fullmatch(_SPACING.sub(" ", inner)) and _VALUE_BEFORE.search(text[:m.start()]):
+            out[m.start()], out[m.end() - 1] = "[", "]"
+    return "".join(out)
+
+
+_SPACING = re.compile(r"\\[ ,;:!]|~")
 
 
 _MATH_LHS = re.compile(r"\$([^$=]*)=\s*$")
