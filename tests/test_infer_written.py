@@ -465,10 +465,13 @@ def test_sines_and_cosines_written_out_are_judged(tmp_path):
     assert all(abs(mpmath.mpf(got[p]["exact"]) - v) < mpmath.mpf("1e-12") for p, v in truth.items())
     assert {p: c["verdict"] for p, c in got.items()} == {"0.5403": "correct", "0.8415": "correct",
                                                          "-0.4162": "wrong"}
-    rotated = [c for c in out["claims"] if c["line"] == 9]
-    F = Fraction
-    k, r = [F("0.24"), F("0.11")], [[F("0.5403"), F("-0.8415")], [F("0.8415"), F("0.5403")]]
-    assert [F(c["exact"]) for c in rotated] == [sum(a * b for a, b in zip(k, row)) for row in r]
+    rotated = [c for c in out["claims"] if c["line"] == 9]  # R_1 is the rotation by 1 (rope_matrix):
+    k = [mpmath.mpf("0.24"), mpmath.mpf("0.11")]            # k' from cos 1 and sin 1 themselves
+    r = [[mpmath.cos(1), -mpmath.sin(1)], [mpmath.sin(1), mpmath.cos(1)]]
+    want = [sum(a * b for a, b in zip(k, row)) for row in r]
+    assert len(rotated) == 2 and all(abs(mpmath.mpf(c["exact"]) - w) < mpmath.mpf("1e-15")
+                                     for c, w in zip(rotated, want)), rotated
+    assert {c["verdict"] for c in rotated} == {"correct"}
 
 
 def test_a_sum_of_exponentials_a_chain_works_out_is_judged(tmp_path):

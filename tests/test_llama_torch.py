@@ -138,6 +138,17 @@ def test_rope_against_references(layout, reference, base):
     close(xt.grad, grads(weighted(t), x))
 
 
+@pytest.mark.parametrize("layout, reference", [("pairs", rope_pairs_meta), ("halves", rope_halves_hf)])
+def test_rope_matrix_times_a_column_is_the_references_row(layout, reference):
+    """R_m xᵀ for the row x at position m: row m of the reference implementation's output."""
+    x = sa.matrix(X)
+    y = reference(tt(x), 10000.0)
+    for m in range(len(X)):
+        t = sa.rope_matrix(len(X[0]), m, layout=layout) @ sa.transpose(x[m])
+        assert t.shape == (len(X[0]), 1)
+        close(y[m:m + 1].T, certified(t))
+
+
 def test_the_two_layouts_are_a_permutation_apart():
     """halves(x) = pairs(x permuted so that (k, k + d/2) become adjacent), permuted back."""
     x = sa.matrix(X)

@@ -52,6 +52,8 @@ EXAMPLES = {
     "silu": ("silu(X @ W)", lambda i: sa.silu(i["X"] @ i["W"])),
     "swiglu": ("swiglu(X, W1, W1, W2)", lambda i: sa.swiglu(i["X"], i["W1"], i["W1"], i["W2"])),
     "rope": ("rope(concat(X, V), base=100)", lambda i: sa.rope(sa.concat([i["X"], i["V"]]), 100)),
+    "rope_matrix": ('rope_matrix(4, 2, base=100, layout="halves")',
+                    lambda i: sa.rope_matrix(4, 2, 100, "halves")),
     "alibi_bias": ("alibi_bias(2, 3)", lambda i: sa.alibi_bias(2, 3)),
     "multi_head": ("multi_head(X, concat(W, W), W, W, n_heads=4, n_kv_heads=2, "
                    "mask=causal_mask(3), bias=alibi_bias(4, 3))",

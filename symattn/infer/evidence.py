@@ -55,8 +55,9 @@ def named(d) -> int:
 
 
 def reprints(v, operands: tuple, target: Block | None = None) -> bool:
-    """Is the value an operand's own, or one row of it (a form that changes nothing: a softmax
-    renormalised, a product with the identity, a one-hot row times a matrix)? Then it derives
+    """Is the value an operand's own (or its vector transposed), or one row of it (a form that
+    changes nothing: a softmax renormalised, a product with the identity, a one-hot row
+    times a matrix)? Then it derives
     nothing: the block prints that operand.
     Judged at the finer of the two prints, the ``target``'s too (0.1 + 0.01 printed 0.11
     is a change of 0.1)."""
@@ -70,11 +71,14 @@ def reprints(v, operands: tuple, target: Block | None = None) -> bool:
             if v.ndim == 2 and v.shape[0] == 1 and o.shape[0] > 1 and o.shape[1] == v.shape[1] and \
                     np.any(np.all(np.abs(o.floats - v) <= o.half * 1.0001 + 1e-9, axis=1)):
                 return True                   # a row of it (a one-hot row times it selects one)
-            if o.shape != v.shape:
+            f, h = o.floats, half(o)
+            if o.shape != v.shape and o.shape[::-1] == v.shape and 1 in o.shape:
+                f, h = f.T, np.asarray(o.half).T      # a vector printed upright: xᵀ, the same numbers
+            elif o.shape != v.shape:
                 continue
-            ok = np.abs(v - o.floats) <= half(o) * 1.0001 + 1e-9 * np.maximum(1, np.abs(o.floats))
+            ok = np.abs(v - f) <= h * 1.0001 + 1e-9 * np.maximum(1, np.abs(f))
             if not ok.all():
-                ok |= v == o.floats               # a mask's −∞ is its own: equal, never near
+                ok |= v == f                      # a mask's −∞ is its own: equal, never near
             if ok.all():
                 return True
     return False

@@ -89,6 +89,36 @@ def rope(x, base=10000, layout: str = "pairs", positions=None, theta=None, start
     return rope_steps(x, base, layout, positions, theta, start)["output"]
 
 
+def rope_matrix(d: int, position=0, base=10000, layout: str = "pairs", theta=None) -> Tensor:
+    """R_m, the d×d matrix that RoPE multiplies a column vector at position m by
+    (x' = R_m x, the same numbers as :func:`rope` on the row xᵀ): pair k turns by m·θ_k,
+    [[cos, −sin], [sin, cos]] on its two coordinates ((2k, 2k+1), or (k, k + d/2) with
+    ``layout="halves"``); of an odd d, the last coordinate stays (a 3×3 example rotates
+    its first two). θ_k and ``theta`` as in :func:`rope`.
+
+    >>> import symattn
+    >>> symattn.rope_matrix(2, 1).exact()
+    Matrix([[cos(1), -sin(1)], [sin(1), cos(1)]])
+    """
+    if not isinstance(d, int) or d < 2:
+        raise InputError("rope_matrix(d, position): d is a whole number of 2 or more")
+    if layout not in LAYOUTS or (layout == "halves" and d % 2):
+        raise InputError(f"rope_matrix: layout={layout!r}: use 'pairs', or 'halves' with an even d")
+    check_base(base, "rope_matrix")
+    half = d // 2
+    angles = P.as_tensor(position) * _frequencies(base, 2 * half, theta)
+    c, s = cos(angles), sin(angles)
+    zero, one = P.scalar(0), P.scalar(1)
+    entry = [[zero] * d for _ in range(d)]
+    for k in range(half):
+        a, b = (2 * k, 2 * k + 1) if layout == "pairs" else (k, k + half)
+        ck, sk = P.take(c, [0], [k]), P.take(s, [0], [k])
+        entry[a][a], entry[a][b], entry[b][a], entry[b][b] = ck, -sk, sk, ck
+    if d % 2:
+        entry[d - 1][d - 1] = one
+    return P.vcat([P.hcat(row) for row in entry])
+
+
 # -- LaTeX: the frequencies, the angles, each pair of a written-out row rotated ---------
 
 def _show(v, a) -> list[str]:
@@ -164,3 +194,11 @@ ROPE = declare("rope", rope, steps=rope_steps, convert={"start": "whole"}, latex
                                                                       "layout": ('"pairs"', '"halves"'),
                                                                       "start": ("0",)},
                                                  words={"base": ("base",), "start": ("m", "position", "pos")}))
+
+# A printed rotation matrix R_m: a table of its own (no operands), its size the block's, its
+# position as the text states it (``t = 1``, ``m = 2``) or one of the first few.
+ROPE_MATRIX = declare("rope_matrix", rope_matrix, convert={"d": "whole"}, latex=Presentation("R"),
+                      search=Search(" -> d d", params={"position": tuple(str(m) for m in range(8)),
+                                                        "layout": ('"pairs"', '"halves"')},
+                                    words={"position": ("m", "t", "position", "pos")}, sizes={"d": "cols"},
+                                    onto="inputs"))

@@ -136,6 +136,8 @@ def _read(text: str, source: str | None):
             body_start = _skip_array_spec(text, body_start, where)
         prev_end = found[k - 1][3] if k else 0
         name = _name_before(text[prev_end:begin])
+        if name is not None and _factor(text[prev_end:begin], text[text.find("}", body_end) + 1:]):
+            name = None                           # y = R x = [R][x]: a factor, not y
         label = name or f"M{len(out) + 1}"
         try:
             values, texts = _parse_body(text, body_start, body_end, label, source)
@@ -301,6 +303,18 @@ def _name_before(prefix: str) -> str | None:
     if _OPERAND.search(tail[:m.start(1)]):
         return None                  # ``n @ W1 + b1 =``: a sum's last term names no result
     return latex_name(m.group(1)) if _names_a_quantity(m.group(1), tail.rstrip().endswith("=")) else None
+
+
+_NEXT_MATRIX = re.compile(r"(?:\s|\\[,;:!]|\\q?quad)*\\(?:begin\s*\{|left\b)")
+
+
+def _factor(prefix: str, suffix: str) -> bool:
+    """Is a matrix after ``prefix`` and before ``suffix`` the first factor of a product written
+    out after a chain (``\\mathbf{k}' = R\\,\\mathbf{k} = [R][k] = …``)? Another matrix
+    right after it, and two ``=`` before it: the chain's left side names the product."""
+    segment = prefix[-300:]
+    segment = segment[max((x.end() for x in _SEGMENT.finditer(segment)), default=0):]
+    return len(_EQUALS.split(segment)) > 2 and _NEXT_MATRIX.match(suffix) is not None
 
 
 _OPERAND = re.compile(r"(?:[@+*×·]|\\cdot|\\times|\s[-.])\s*$")
