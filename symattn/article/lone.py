@@ -159,15 +159,29 @@ def tentative(m: Matcher, pending: list, got: dict, found: Found):
         v = m.value(n)
         best = min(near, key=lambda c: (abs(m.approx[c.name][c.i][c.j] - v), -m.line_score(n, c.name)))
         got[id(n)] = best
-        found.pending[(n.line, n.column)] = n
+        if not _float_repr_of(m, n, best):          # a binary float's digits: that entry, surely
+            found.pending[(n.line, n.column)] = n
+
+
+def _float_repr_of(m: Matcher, n: Number, c) -> bool:
+    """Is ``n`` a binary float printed in full whose value is entry ``c``'s but for float64
+    rounding (``2.3575999999999997`` for 2.3576)? No other entry could print those digits."""
+    from fractions import Fraction
+    from ..claims.printed import float_noise, float_print
+    x = m.approx[c.name][c.i][c.j]
+    if x is None or not float_print(n.text) or n.printed.endswith("%"):
+        return False
+    lo, hi = m._bounds[c.name][c.i][c.j]
+    return float_noise(Fraction(n.value), Fraction(x), Fraction(hi - lo))
 
 
 def unmatched(m: Matcher, n: Number) -> Unmatched:
     """``n`` with no verdict: its likely entries (the three nearest of steps, with their
     exact values) and whether it is unverified (it may print one of them: a number with
     decimals near its nearest entry) or no claim at all (a count, a far-off number)."""
-    near = [c for c in m.candidates(n, 1e6) if c.name not in m.spec.inputs] or \
-        [c for c in m.candidates(n, 1e6)]
+    slack = max(1e6, abs(m.value(n)) / (4 * m.half_unit(n)))      # a quarter of it, at any precision
+    near = [c for c in m.candidates(n, slack) if c.name not in m.spec.inputs] or \
+        [c for c in m.candidates(n, slack)]
     v = m.value(n)
     near.sort(key=lambda c: (abs(m.approx[c.name][c.i][c.j] - v), m.order[c.name]))
     likely = [_entry(m, c) for c in near[:3]]

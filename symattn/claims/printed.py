@@ -14,6 +14,7 @@ significant digits.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from dataclasses import dataclass
 
 from ..errors import ParseError, LimitError
@@ -145,6 +146,25 @@ def parse_printed(text: str) -> Printed:
         if len(r) != width:
             raise ParseError(f"'{shown(text)}': row {i} has {len(r)} entries, row 0 has {width}")
     return Printed(tuple(x for r in parsed for x in r), (len(parsed), width))
+
+
+FLOAT_DIGITS = 15           # a print of this many significant digits or more: a binary float's repr
+FLOAT_BITS = 40             # the bits of 53 that a short float64 computation keeps at least
+
+
+def float_print(text: str) -> bool:
+    """Is ``text`` a binary float printed in full (``2.3575999999999997``, Python's repr of
+    ``sum(x) / n``: 15 significant digits or more)? Its last digits are the float
+    arithmetic's rounding."""
+    mantissa = text.strip().lstrip("+-−").lower().split("e")[0].replace(".", "")
+    return mantissa.isdigit() and len(mantissa.lstrip("0")) >= FLOAT_DIGITS
+
+
+def float_noise(printed: Fraction, exact: Fraction, slack: Fraction = Fraction(0)) -> bool:
+    """Does ``printed`` differ from a non-zero ``exact`` (± ``slack``) by float64 rounding only:
+    do they agree to :data:`FLOAT_BITS` bits (the last few of 53 lost to the arithmetic, a
+    difference of means, a root)? Agreement to 12 significant digits is no coincidence."""
+    return exact != 0 and abs(printed - exact) <= abs(exact) / 2 ** FLOAT_BITS + slack
 
 
 def last_place(number: PrintedNumber):

@@ -44,6 +44,7 @@ class WindowNumber:
 
 def printed_numbers(lines) -> list[WindowNumber]:
     from ..article.tokens import numbers_in
+    from ..claims.printed import FLOAT_BITS, float_print
     out = []
     for ln in lines:
         for n in numbers_in(ln):
@@ -52,7 +53,10 @@ def printed_numbers(lines) -> list[WindowNumber]:
             d = len(n.printed.split("e")[0].partition(".")[2]) if "e" not in n.printed else None
             if not d or n.value == 0:     # a printed 0, a whole number: no evidence (too common)
                 continue
-            out.append(WindowNumber(float(n.value), 0.5 * 10.0 ** -d, n.line))
+            half = 0.5 * 10.0 ** -d
+            if float_print(n.printed):     # a binary float's repr: its last digits are rounding noise
+                half = max(half, abs(float(n.value)) / 2 ** FLOAT_BITS)
+            out.append(WindowNumber(float(n.value), half, n.line))
     return out
 
 

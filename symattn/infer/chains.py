@@ -167,8 +167,12 @@ def _of(d, run: list) -> bool:
 
 
 def _own(n: WindowNumber, b: Block) -> bool:
-    """A number of the block's own print (its entries on its lines)."""
-    return n.line < b.line + b.shape[0] + 1 and bool(np.any(np.abs(b.floats - n.value) <= 1e-12))
+    """A number of the block's own print (its entries on its lines, or on the lines where it
+    is printed again: a notebook's ``print(data)`` under the code that writes it)."""
+    if not np.any(np.abs(b.floats - n.value) <= 1e-12):
+        return False
+    return n.line < b.line + b.shape[0] + 1 or any(
+        path == b.path and p.line <= n.line < p.line + p.shape[0] + 1 for path, p in b.echoes)
 
 
 def _best(cand: _Candidate, search, used: set) -> Chain | None:

@@ -29,6 +29,23 @@ def digit_slip(expected: str, number, decimals: int) -> str | None:
     return None
 
 
+def float_noise(checker, e, t) -> str | None:
+    """A binary float printed in full (``2.3575999999999997`` for 2.3576, as Python prints
+    ``sum(x) / n``): its last digits are the float arithmetic's rounding
+    (:func:`~symattn.claims.printed.float_noise`), not a slip of the author's; the exact
+    value is the one to print."""
+    from ..printed import float_noise as near, float_print
+    if e.number.value is NEG_INF or e.exact or not float_print(e.number.text):
+        return None
+    ball = checker.ev.ball(t, 128)[e.i][e.j]
+    if ball is NEG_INF or not ball.is_finite():
+        return None
+    exact = Fraction(ball.mid().str(40, radius=False))
+    if e.value == exact or not near(Fraction(e.value), exact, Fraction(ball.rad().str(5, radius=False))):
+        return None
+    return "binary floating-point rounding: the digits of a float64 result, not of the exact value"
+
+
 def neighbour(checker, e, t) -> list[str]:
     """A neighbouring cell's value, judged as the printed number claims (a weight printed
     ``0`` or ``1`` claims exactly that, not a value rounded at 0 decimals)."""
@@ -142,7 +159,10 @@ def printing_mistakes(checker, e, expected: R.Rounded, row_ok) -> list[str]:
         found.append("minus sign dropped" if printed > 0 else "minus sign added")
     if e.number.negative and printed == 0 and expected.value == 0:
         found.append("minus sign added (the value is positive)")
-    if not e.digits:
+    noise = float_noise(checker, e, t)
+    if noise:
+        found.append(noise)
+    elif not e.digits:
         slip = digit_slip(str(expected), e.number, e.decimals)
         if slip:
             found.append(slip)
