@@ -131,3 +131,39 @@ def test_one_positions_encoding_printed_upright_with_one_wrong_entry(tmp_path):
         {"0.841": "correct", "0.540": "correct", "0.0001": "wrong", "1.000": "correct"}, verdicts
     assert [c["verdict"] in ("wrong", "carried") for c in out["claims"] if c["printed"] == "0.0001"] == \
         [True, True], verdicts                   # the sum's third entry follows from the slip
+
+
+def test_weights_worked_from_near_equal_exponentials_are_their_quotients(tmp_path):
+    """Scores a tenth apart give exponentials near 1 whose own softmax rounds like their
+    quotients: softmax(exp) is no step. And keys printed at one decimal ([0.3, 0.0, 0.3])
+    computed as X W_K do not make the row of weights [0.329, 0.335, 0.337] a print of theirs. The weights
+    are exp / sum(exp), exact against mpmath's softmax of the scaled scores."""
+    from fractions import Fraction as F
+    Q = [["0.1", "0.3", "0.2"], ["0.5", "0.0", "0.4"], ["0.4", "0.2", "0.1"]]
+    X = [["1.0", "0.0", "1.0", "0.0"], ["0.0", "1.0", "0.0", "1.0"], ["1.0", "1.0", "0.0", "0.0"]]
+    W_K = [["0.2", "0.0", "0.1"], ["0.0", "0.3", "0.0"], ["0.1", "0.0", "0.2"], ["0.0", "0.1", "0.0"]]
+    K = [[f"{float(sum(F(a) * F(W_K[t][j]) for t, a in enumerate(x))):.1f}" for j in range(3)] for x in X]
+    assert K == [["0.3", "0.0", "0.3"], ["0.0", "0.4", "0.0"], ["0.2", "0.3", "0.1"]]   # K = X W_K, exact
+    S = [[sum(F(a) * F(b) for a, b in zip(q, k)) for k in K] for q in Q]
+    scaled = [[mpmath.mpf(x.numerator) / x.denominator / mpmath.sqrt(3) for x in r] for r in S]
+    row = [p(x, 3) for x in scaled[0]]
+    e = [mpmath.exp(mpmath.mpf(x)) for x in row]            # the text's exps of its printed row
+    w = softmax(scaled[0])
+    assert [p(x, 3) for x in softmax(e)] == [p(x, 3) for x in w]   # the coincidence the search must not take
+
+    def box(name, m):
+        return "\n".join(f"{name} = [{', '.join(r)}]" if k == 0 else f"{' ' * len(name)}   [{', '.join(r)}]"
+                         for k, r in enumerate(m))
+    text = "\n".join(["# Attention by hand", "", "```", box("X", X), "", box("W_K", W_K), "", box("Q", Q), "",
+                      "Keys, K = X W_K:", box("K", K), "",
+                      box("S = Q K^T", [[p(x, 2) for x in r] for r in S]), "```", "",
+                      "Scale by $\\sqrt{d_k} = \\sqrt{3}$:", "", "```",
+                      box("S_scaled", [[p(x, 3) for x in r] for r in scaled]), "", "Row 1: softmax([" + ", ".join(row) + "])",
+                      f"  exp: [{', '.join(p(x, 3) for x in e)}]",
+                      f"  α_1 = [{', '.join(p(x, 3) for x in w)}]", "```", ""])
+    out = run(tmp_path, text)
+    steps = [s["expr"] for ex in out["inferred"] for s in ex["steps"]]
+    assert not any(s.startswith("softmax(exp") for s in steps), steps
+    weights = [c for c in out["claims"] if c["printed"] in [p(x, 3) for x in w] and c["line"] == text.splitlines().index(
+        f"  α_1 = [{', '.join(p(x, 3) for x in w)}]") + 1]
+    assert len(weights) == 3 and {c["verdict"] for c in weights} == {"correct"}, out["claims"]

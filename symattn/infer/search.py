@@ -59,6 +59,9 @@ MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
 PARTLY = 1 / 3              # a derivation reproducing this share is near: its mistakes are tried
 MAX_NEAR = 12               # near derivations whose mistakes are tried, the best first
 
+_EXPONENTIAL = ("exp(", "softmax(", "weights(")   # forms whose entries are exponentials or weights
+
+
 @dataclass
 class Derivation:
     """``block`` computed as ``expr`` (the spec language) from ``operands`` (blocks)."""
@@ -302,10 +305,28 @@ class Search:
 
     def _fits(self, form: Form, operands: tuple) -> bool:
         """Not a coincidence by construction: a block beside or added to itself (X = [I I],
-        2·A), a positional encoding added to a result rather than to embeddings."""
+        2·A), a positional encoding added to a result rather than to embeddings, a softmax
+        of exponentials or of weights (near-equal exponentials give near-equal weights:
+        ``softmax(exp(s))`` prints what ``exp(s) / sum(exp(s))`` does, and is no step)."""
         if (form.op == "concat" or form.template == "{0} + {1}") and len(set(map(id, operands))) < len(operands):
             return False
+        if form.template.startswith(_EXPONENTIAL) and operands and self._exponential(operands[0]):
+            return False
         return not (form.onto == "inputs" and operands[0].index in self.derived)
+
+    def _exponential(self, b: Block) -> bool:
+        """Is ``b`` (or the block it is a row of) derived as exponentials or as weights, or
+        does it print the exponentials of a row of an earlier block (derived later: a block
+        of three is taken only after the others)?"""
+        d = self.derived.get((b.parent or b).index)
+        if d is not None:
+            return d.expr.startswith(_EXPONENTIAL)
+        if b.shape[0] != 1 or not np.all(b.floats > 0):
+            return False
+        with np.errstate(all="ignore"):
+            return any(np.all(np.abs(np.exp(row) - b.floats[0]) <= b.half[0] * 1.0001 + 1e-12)
+                       for c in self.blocks if c.index < b.index and c.shape[1] == b.shape[1]
+                       for row in c.floats)
 
     def _texts(self, form: Form, operands: tuple, shape: tuple, scales: list[str], line: int = 0):
         fill = {p: shape[0] if side == "rows" else shape[1] for p, side in form.sizes}

@@ -114,7 +114,8 @@ def _later(search: Search, b) -> tuple:
 def _near_row(search: Search, w, b) -> tuple[int, tuple]:
     """(How near the vector ``b`` is to a row of the matrix ``w`` derives (its print or its
     value): 2 when it prints one, every non-zero entry but at most one within both prints'
-    rounding (two at least); 1 when half its non-zero entries or more are; else 0; the
+    rounding (two at least; of a matrix printed ten times coarser, its value within the
+    vector's own rounding); 1 when half its non-zero entries or more are; else 0; the
     rows of the value it prints entry by entry)."""
     if w.block.shape[1] != b.shape[1] or b.shape[0] != 1:
         return 0, ()
@@ -124,11 +125,14 @@ def _near_row(search: Search, w, b) -> tuple[int, tuple]:
         return 0, ()
     v = search.value(w.expr, w.operands)
     best, rows = 0, ()
+    # a matrix printed much coarser (0.3) than the vector (0.329): its print says nothing of
+    # the vector's digits, and its value is judged at the vector's own rounding
+    coarse = float(np.max(w.block.half)) > 10 * float(np.max(b.half))
     for m in (w.block.floats, v):
-        if m is None or m.shape != w.block.shape:
+        if m is None or m.shape != w.block.shape or (coarse and m is w.block.floats):
             continue
         with np.errstate(invalid="ignore"):
-            near = np.abs(m - b.floats) <= b.half + w.block.half + 1e-9
+            near = np.abs(m - b.floats) <= b.half + (0 if coarse else w.block.half) + 1e-9
         best = max(best, int((near & nonzero).sum(axis=1).max()))
         if m is v:
             rows = tuple(int(r) for r in np.flatnonzero(near.all(axis=1)))
