@@ -85,6 +85,14 @@ def test_html_columns_point_at_their_source(text):
     _html_columns(text)
 
 
+def test_a_noncharacter_in_an_html_article_is_read_as_itself():
+    """The reader marks unclosed tag starts with a noncharacter the article does not hold:
+    the article's own U+FDD0 stays U+FDD0, not a ``<`` (a case the fuzzing found)."""
+    for text in ("\ufdd0", "a <b x \ufdd0 <c", "".join(chr(c) for c in range(0xFDD0, 0xFDF0)) + " <a"):
+        _html_columns(text)
+        assert "".join(ln.text for ln in html_reader.read(text)).count("\ufdd0") == text.count("\ufdd0")
+
+
 def _starter(tmp_path, text, suffix):
     try:
         spec_text = starter_spec(_write(tmp_path, suffix, text))

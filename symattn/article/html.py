@@ -122,12 +122,15 @@ def read(text: str, path: str = "") -> list[Line]:
     """One Line per run of one kind on a source line with text (blank lines are left out;
     a line holding a paragraph and a ``<pre>`` gives two Lines with the same number)."""
     r = _Reader()
-    r.feed(_unclosed_as_text(text.replace("\r\n", "\n").replace("\r", "\n")))
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lt = next((c for c in _MARKS if c not in text), None)
+    r.feed(_unclosed_as_text(text, lt) if lt else text)
     r.close()
     out = []
     for number in sorted(r.chars):
         for run in _runs(r.chars[number]):
-            s = "".join(c for c, _, _ in run).replace(_LT, "<")
+            s = "".join(c for c, _, _ in run)
+            s = s.replace(lt, "<") if lt else s
             if not s.strip():
                 continue
             kind = run[0][2]
@@ -137,17 +140,18 @@ def read(text: str, path: str = "") -> list[Line]:
     return nest(mark(out))
 
 
-_LT = "\ufdd0"                        # a noncharacter: never in an article's text
+_MARKS = [chr(c) for c in range(0xFDD0, 0xFDF0)]   # noncharacters: one the article does not hold
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 
 
-def _unclosed_as_text(text: str) -> str:
+def _unclosed_as_text(text: str, mark: str) -> str:
     """The text with every tag start after the last ``>`` (a tag that never closes) marked
     as text before the parser sees it: the standard parser would scan from each of them to
     the end of the file and then read its ``<`` as text (quadratic: a minute for 60 kB of
-    ``<a ``); the result is the same, in linear time (the mark is put back as ``<``)."""
+    ``<a ``); the result is the same, in linear time (``mark``, a character the text does not
+    hold, is put back as ``<``). A text holding all 32 noncharacters is parsed as it is."""
     end = text.rfind(">") + 1
-    return text[:end] + _TAG_START.sub(_LT, text[end:])
+    return text[:end] + _TAG_START.sub(mark, text[end:])
 
 
 def _runs(chars: list) -> list[list]:
