@@ -105,3 +105,22 @@ def test_rotation_matrices_and_the_rotated_queries_are_computed_exactly(tmp_path
             assert any(c["verdict"] == "correct" and abs(mpmath.mpf(c["exact"]) - rotated[t][i]) < mpmath.mpf("1e-15")
                        for c in out["claims"]), (t, i)
     assert not [s for s in steps if "@" in s and ("R_0" in s or "position=0" in s)], steps
+
+
+def test_an_identity_matrix_the_text_gives_is_no_rotation_by_zero(tmp_path):
+    """K = I (a weight the author sets) is the rotation by position 0 too; with no position
+    stated it stays an input, and the scores computed from it are checked."""
+    text = "\n".join([
+        "# Identity keys", "",
+        "$$Q = \\begin{bmatrix} 1 & 1 & 1 & 1 \\end{bmatrix}, \\quad",
+        "K = \\begin{bmatrix} 1 & 0 & 0 & 0 \\\\ 0 & 1 & 0 & 0 \\\\ 0 & 0 & 1 & 0 \\\\ 0 & 0 & 0 & 1 \\end{bmatrix}$$",
+        "", "Scores divided by $\\sqrt{4} = 2$:", "",
+        "$$\\frac{QK^T}{2} = \\begin{bmatrix} 0.5 & 0.5 & 0.5 & 0.5 \\end{bmatrix}$$", ""])
+    path = tmp_path / "id.md"
+    path.write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert not any("rope_matrix" in s["expr"] for e in out["inferred"] for s in e["steps"]), out["inferred"]
+    assert "K" in out["inferred"][0]["inputs"], out["inferred"]

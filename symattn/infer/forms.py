@@ -87,6 +87,8 @@ def forms(text: str, near: str = "") -> list[Form]:
                                                    if v not in said[:1]]
             choices.append([(p, v, c, k == 0 and not said) for k, (v, c) in enumerate(values)])
         for combo in itertools.product(*choices) if choices else [()]:
+            if any(default and p in s.stated for p, _, _, default in combo):
+                continue                      # a default the text must state to be taken
             kw = "".join(f", {p}={v}" for p, v, _, default in combo if not default)
             cost = 1 + sum(c for _, _, c, _ in combo)
             unsaid, mistake = _unsaid(s, combo, text)

@@ -93,8 +93,9 @@ def rope_matrix(d: int, position=0, base=10000, layout: str = "pairs", theta=Non
     """R_m, the d×d matrix that RoPE multiplies a column vector at position m by
     (x' = R_m x, the same numbers as :func:`rope` on the row xᵀ): pair k turns by m·θ_k,
     [[cos, −sin], [sin, cos]] on its two coordinates ((2k, 2k+1), or (k, k + d/2) with
-    ``layout="halves"``); of an odd d, the last coordinate stays (a 3×3 example rotates
-    its first two). θ_k and ``theta`` as in :func:`rope`.
+    ``layout="halves"``); of an odd d, the last coordinate stays and the others turn as in
+    a d − 1 example (a 3×3 example rotates its first two by m). θ_k and ``theta`` as in
+    :func:`rope`.
 
     >>> import symattn
     >>> symattn.rope_matrix(2, 1).exact()
@@ -201,4 +202,4 @@ ROPE_MATRIX = declare("rope_matrix", rope_matrix, convert={"d": "whole"}, latex=
                       search=Search(" -> d d", params={"position": tuple(str(m) for m in range(8)),
                                                         "layout": ('"pairs"', '"halves"')},
                                     words={"position": ("m", "t", "position", "pos")}, sizes={"d": "cols"},
-                                    onto="inputs"))
+                                    onto="inputs", stated=("position",)))
