@@ -167,12 +167,9 @@ def _float_repr_of(m: Matcher, n: Number, c) -> bool:
     """Is ``n`` a binary float printed in full whose value is entry ``c``'s but for float64
     rounding (``2.3575999999999997`` for 2.3576)? No other entry could print those digits."""
     from fractions import Fraction
-    from ..claims.printed import float_noise, float_print
-    x = m.approx[c.name][c.i][c.j]
-    if x is None or not float_print(n.text) or n.printed.endswith("%"):
-        return False
-    lo, hi = m._bounds[c.name][c.i][c.j]
-    return float_noise(Fraction(n.value), Fraction(x), Fraction(hi - lo))
+    from ..claims.printed import float_noise_of
+    return not n.printed.endswith("%") and \
+        float_noise_of(n.text, Fraction(n.value), m.ev.ball(m.spec.tensors[c.name], 64)[c.i][c.j])
 
 
 def unmatched(m: Matcher, n: Number) -> Unmatched:

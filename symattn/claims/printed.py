@@ -160,11 +160,26 @@ def float_print(text: str) -> bool:
     return mantissa.isdigit() and len(mantissa.lstrip("0")) >= FLOAT_DIGITS
 
 
+def float_slack(x):
+    """How far float64 arithmetic may carry a value ``x``: the last bits of 53 beyond
+    :data:`FLOAT_BITS` (a difference of means, a root); a Fraction or a float, as ``x``."""
+    return abs(x) / 2 ** FLOAT_BITS
+
+
 def float_noise(printed: Fraction, exact: Fraction, slack: Fraction = Fraction(0)) -> bool:
-    """Does ``printed`` differ from a non-zero ``exact`` (± ``slack``) by float64 rounding only:
-    do they agree to :data:`FLOAT_BITS` bits (the last few of 53 lost to the arithmetic, a
-    difference of means, a root)? Agreement to 12 significant digits is no coincidence."""
-    return exact != 0 and abs(printed - exact) <= abs(exact) / 2 ** FLOAT_BITS + slack
+    """Does ``printed`` differ from a non-zero ``exact`` (± ``slack``) by float64 rounding only
+    (:func:`float_slack`)? Agreement to 12 significant digits is no coincidence."""
+    return exact != 0 and abs(printed - exact) <= float_slack(exact) + slack
+
+
+def float_noise_of(text: str, value: Fraction, ball) -> bool:
+    """Is ``text`` (of ``value``) a binary float printed in full whose value is the ball's
+    (a ``flint.arb`` entry, or ``NEG_INF``) but for float64 rounding, and not the ball's
+    exact value? The one test of the matcher (placing it) and of the diagnosis (naming it)."""
+    if ball is NEG_INF or not float_print(text) or not ball.is_finite():
+        return False
+    exact = Fraction(ball.mid().str(40, radius=False))
+    return value != exact and float_noise(value, exact, Fraction(ball.rad().str(5, radius=False)))
 
 
 def last_place(number: PrintedNumber):

@@ -44,7 +44,7 @@ class WindowNumber:
 
 def printed_numbers(lines) -> list[WindowNumber]:
     from ..article.tokens import numbers_in
-    from ..claims.printed import FLOAT_BITS, float_print
+    from ..claims.printed import float_print, float_slack
     out = []
     for ln in lines:
         for n in numbers_in(ln):
@@ -55,7 +55,7 @@ def printed_numbers(lines) -> list[WindowNumber]:
                 continue
             half = 0.5 * 10.0 ** -d
             if float_print(n.printed):     # a binary float's repr: its last digits are rounding noise
-                half = max(half, abs(float(n.value)) / 2 ** FLOAT_BITS)
+                half = max(half, float_slack(float(n.value)))
             out.append(WindowNumber(float(n.value), half, n.line))
     return out
 

@@ -7,7 +7,7 @@ printed as ``QK^T`` before, else ``Q`` times ``K`` transposed when both are bloc
 parameters the text states (``d_k = 4``);
 a block no pass derived is then derived as the text says, whatever its numbers, as a
 program's print is (:mod:`.program`), when the expression's value has the block's shape and
-reproduces at least :data:`~.search.PARTLY` of its entries where a name was read as
+reproduces at least :data:`~.tried.PARTLY` of its entries where a name was read as
 adjacent blocks (``QK``: the label is then read as meant, not some other formula): the
 article check judges every number, wrong ones included.
 
@@ -23,7 +23,8 @@ import re
 
 from ..article.labels import TRANSPOSE, WRAP
 from .blocks import spec_name, stated
-from .search import PARTLY, Derivation, Search
+from .search import Derivation, Search
+from .tried import PARTLY
 
 FUNCTIONS = ("softmax", "relu", "exp", "sqrt", "layer_norm")
 PARAMETERS = ("d_k", "d_{k}", "d_model", "d_{model}", "d_v", "d_{v}")

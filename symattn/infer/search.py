@@ -15,7 +15,7 @@ digit, plus what the rounding of computed operands can move), and explains more 
 than it has freedom (:data:`MIN_ENTRIES`; never a 1×1 block). Among accepted ones the most
 entries win, then the simplest (fewest searched choices), then the nearest operands.
 A block no derivation reproduces but a common mistake of a near one does (one that
-reproduces at least :data:`PARTLY` of it) is computed by that derivation. Where the text
+reproduces at least :data:`.tried.PARTLY` of it) is computed by that derivation. Where the text
 between a scores product and its softmax states a scaling by a root
 (``√d_k``), the softmax is taken of the scaled scores, and a block that only a common
 mistake of that form reproduces (the catalogue of
@@ -30,34 +30,33 @@ the prose counted apart); per-token vectors that a product's rows print are stac
 the matrix first (:mod:`.stacks`); after the search, a vector that a computed matrix's row
 prints is taken as that row (:func:`.order.rows_again`, :func:`.order.inputs_as_rows`).
 What the text says a step is, and the catalogue's mistakes of it, are :mod:`.said`'s; what
-a match is evidence of (freedom, blocks that coincide too easily, preference), :mod:`.evidence`'s.
+a match is evidence of (freedom, blocks that coincide too easily, preference), :mod:`.evidence`'s;
+what one block's search keeps while it runs, and tries last, :mod:`.tried`'s.
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import SymattnError
 from ..spec import expr as E
 from .blocks import Block, row_shown, stated, states_scale, telling
-from .evidence import SMALL, binary, freedom, plain, preference, reprints, whole, within
+from .evidence import SMALL, binary, freedom, plain, preference, within
 from .forms import MOST, SCORES, Form, _operand_tuples, forms
-from .masks import says_masked, zero_filled
+from .masks import says_masked
 from .order import operands as pool
-from .said import HEAD_WIDTH, as_said, mistaken, needs_scale, one_head, roots_said, scaled
+from .said import HEAD_WIDTH, roots_said
+from .tried import MAX_TRIES, Tried
 
 MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
-MAX_TRIES = 300             # evaluations of one form per block (TRIES_PER_ENTRY for each entry, at most)
 TRIES_PER_ENTRY = 40        # a small block is little evidence: fewer tries
 MAX_BLOCK_TRIES = 1200      # evaluations per block, all forms (BLOCK_TRIES_PER_ENTRY per entry, at most)
 BLOCK_TRIES_PER_ENTRY = 200
 NEAREST = 4                 # operand tuples of each form tried when the block's budget is spent
 MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
-PARTLY = 1 / 3              # a derivation reproducing this share is near: its mistakes are tried
-MAX_NEAR = 12               # near derivations whose mistakes are tried, the best first
 
 _EXPONENTIAL = ("exp(", "softmax(", "weights(")   # forms whose entries are exponentials or weights
 
@@ -277,7 +276,7 @@ class Search:
             return row_sums(self, target, earlier)  # ones: the row sums of computed weights
         if n < 1 + self.margin:                   # never accepted (_accepts)
             return None
-        tried = _Tried(self, target, says_masked(target.stating),
+        tried = Tried(self, target, says_masked(target.stating),
                        {int(k) for k in self.said(target.stating) if k.isdigit()})
         budget = min(MAX_TRIES, TRIES_PER_ENTRY * n)
         total = min(MAX_BLOCK_TRIES, BLOCK_TRIES_PER_ENTRY * n)
@@ -369,103 +368,6 @@ class Search:
             and d.telling_shown() > free else 0   # but one, where the rest tell
         return d.matched >= max(most * n - slip, free + self.margin) and \
             shown >= max(most * nonzero - slip, free + self.margin)
-
-
-class _Tried:
-    """What one block's search has found so far: the best accepted derivation, and the
-    candidates tried after the forms (the text's own form, a forced scaling, near ones)."""
-
-    def __init__(self, search: Search, target: Block, masked: bool, roots: set):
-        self.search, self.target, self.masked, self.roots = search, target, masked, roots
-        self.best: Derivation | None = None
-        self.forced, self.partly, self.said = [], [], []
-        self.stated: list = []                 # (candidate, value) of a form the text states
-
-    def offer(self, cand: Derivation | None, share: float = MOST) -> None:
-        """Keep ``cand`` if the search accepts it and it is preferred to the best so far."""
-        s = self.search
-        if cand is not None and s._accepts(cand, self.target.floats.size, share) and \
-                (self.best is None or preference(cand) < preference(self.best)):
-            self.best = cand
-
-    def one(self, form: Form, operands: tuple, shape: tuple, text: str, slotted: str, cost: int) -> int:
-        """Try ``text`` (``slotted``: over slots) on the target; the evaluations it took."""
-        s, target, n = self.search, self.target, self.target.floats.size
-        flip = shape != target.shape
-        if not flip and needs_scale(s, form, operands, target):
-            self.forced.append((operands, text, cost))
-            return 0
-        said = None if flip else as_said(form, text, operands, shape, target, s.derived, self.masked)
-        if said is not None:                 # the text says masked, or X W_K: tried only so
-            plain = s.candidate(target, text, operands, cost, form.template,
-                                s.value(slotted, operands, slots=True))
-            fits = s._accepts(plain, n) or said == text      # the mask as said, printed with 0s
-            self.said.append((said, operands, cost, fits))
-            return 1
-        v = s.value(slotted, operands, slots=True)
-        if reprints(v, operands, target):
-            return 1
-        if flip:
-            v, text, cost = (None if v is None else v.T), f"({text}).T", cost + 1
-        m, err = s.matched(v, target, operands)
-        cand = Derivation(target, text, operands, m, cost, form=form.template, error=err,
-                          tight=_tight(v, target))
-        if form.unsaid:                      # the value a mistake: the step is the default's
-            cand = replace(cand, expr=text.replace(form.unsaid, "", 1), mistake=form.mistake)
-        before = self.best
-        if form.said and not flip:           # offered once all are known (best_of)
-            self.stated.append((cand, v))
-        else:
-            self.offer(cand, form.most)
-        if self.best is before and (m >= PARTLY * n or (form.scales and states_scale(target.stating))):
-            # near, or scaled as the text says: its mistakes; first the queries and
-            # keys of one head as wide as the root the text states (√2: heads of 2)
-            self.partly.append((not (form.scales and operands[-1].shape[1] in self.roots
-                                     and one_head(operands)), cand))
-        return 1
-
-    def _offer_stated(self) -> None:
-        """The candidates of a form the text states before the block (the scaled scores
-        after "divide by √2"). When nothing else is accepted and every one that reproduces
-        the whole block has the same value, the form, its root and which rows it takes are
-        no choice (the text states the first two; the third changes no number): its
-        freedom is none."""
-        n = self.target.floats.size
-        for cand, _ in self.stated:
-            self.offer(cand)
-        full = [(c, v) for c, v in self.stated if c.matched == n]
-        if self.best is None and full and all(np.allclose(v, full[0][1], rtol=1e-12, atol=1e-12)
-                                              for _, v in full):
-            for cand, _ in full:
-                self.offer(replace(cand, cost=0))
-
-    def best_of(self, rows: list, earlier: list) -> Derivation | None:
-        """The best derivation, after the text's own forms, the forced scalings, a row of a
-        table or of the mask, and what a common mistake of a near derivation reproduces."""
-        s, target = self.search, self.target
-        self._offer_stated()
-        for text, operands, cost, fits in self.said[:MAX_TRIES]:    # what the text says, or its
-            cand = s.candidate(target, text, operands, cost, "")     # mistake where the plain form fits
-            if not s._accepts(cand, target.floats.size) and fits:
-                cand = zero_filled(s, text, operands, target, cost) or mistaken(s, text, operands, target, cost)
-            self.offer(cand)
-        for operands, text, cost in self.forced[:MAX_TRIES]:
-            self.offer(scaled(s, text, operands, target, cost))
-        best = self.best
-        if best is None and min(target.shape) == 1:  # PE(pos): a position's row of a table
-            from .positions import position_row
-            best = position_row(s, target, rows)
-        if best is None and target.shape[0] == 1:  # one query's scores, its future masked
-            from .masks import masked_row
-            best = masked_row(s, target, earlier + rows)
-        if best is None and not whole(target):   # what a common mistake of a near derivation
-            # reproduces (whole numbers: too easily reproduced by one of so many variants)
-            for _, near in sorted(self.partly, key=lambda t: (t[0], preference(t[1])))[:MAX_NEAR]:
-                best = mistaken(s, near.expr, near.operands, target, near.cost)
-                if best is not None:
-                    best.form = near.form
-                    break
-        return best
 
 
 def _tight(v, target: Block) -> int:

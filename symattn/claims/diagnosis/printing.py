@@ -34,14 +34,9 @@ def float_noise(checker, e, t) -> str | None:
     ``sum(x) / n``): its last digits are the float arithmetic's rounding
     (:func:`~symattn.claims.printed.float_noise`), not a slip of the author's; the exact
     value is the one to print."""
-    from ..printed import float_noise as near, float_print
-    if e.number.value is NEG_INF or e.exact or not float_print(e.number.text):
-        return None
-    ball = checker.ev.ball(t, 128)[e.i][e.j]
-    if ball is NEG_INF or not ball.is_finite():
-        return None
-    exact = Fraction(ball.mid().str(40, radius=False))
-    if e.value == exact or not near(Fraction(e.value), exact, Fraction(ball.rad().str(5, radius=False))):
+    from ..printed import float_noise_of
+    if e.number.value is NEG_INF or e.exact or \
+            not float_noise_of(e.number.text, Fraction(e.value), checker.ev.ball(t, 128)[e.i][e.j]):
         return None
     return "binary floating-point rounding: the digits of a float64 result, not of the exact value"
 
