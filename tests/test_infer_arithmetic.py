@@ -27,6 +27,7 @@ mpmath.mp.dps = 30
     ("= (0.3 × 0.4) + (0.6 × 0.7) ", "( {0} * {1} ) + ( {2} * {3} )", ("0.3", "0.4", "0.6", "0.7")),
     ("Scale by 1/√2 ", "{0} / sqrt({1})", ("1", "2")),
     (r"$\mu = (1.2 + 0.4 - 0.4)/4 ", "( {0} + {1} - {2} ) / {3}", ("1.2", "0.4", "0.4", "4")),
+    ("p1 = 1/(1 + e^-8) ", "{0} / ( {1} + exp({2}) )", ("1", "1", "-8")),     # a signed exponent
 ])
 def test_the_arithmetic_before_an_equals_sign(text, template, numbers):
     form, nums, start = expression(text)
@@ -34,7 +35,8 @@ def test_the_arithmetic_before_an_equals_sign(text, template, numbers):
     assert text[start:].lstrip().startswith(numbers[0]) or text[start] in "(\\"
 
 
-@pytest.mark.parametrize("text", ["Q[0] · K[0] ", "the weights ", "[0.3, 0.6] · [0.4, 0.7] ", "0.5 "])
+@pytest.mark.parametrize("text", ["Q[0] · K[0] ", "the weights ", "[0.3, 0.6] · [0.4, 0.7] ", "0.5 ",
+                                  "1 / (1 + exp - 8) "])
 def test_no_arithmetic_no_expression(text):
     got = expression(text)
     assert got is None or len(got[1]) < 2
@@ -90,3 +92,20 @@ def test_each_result_is_judged_against_the_exact_chain(tmp_path):
     want = sorted(truth["weights"])
     assert len(got) >= 3 and all(any(abs(g - w) < mpmath.mpf("1e-15") for w in want) for g in got)
     assert not [c for c in claims if c["verdict"] == "wrong" and c["line"] < 13]   # no input judged
+
+
+def test_a_sigmoid_with_a_signed_exponent_is_checked_not_an_error(tmp_path):
+    """``p1 = 1/(1 + e^-8) = 0.99966``: e^-8 is exp(-8) (not a name ``exp`` then minus 8),
+    and the article is checked (exit 0 or 1), each result against mpmath."""
+    from conftest import check_post
+    text = ("# Saturation\n\n```\n"
+            "p1 = 1/(1 + e^-8) = 0.99966\n"
+            "p1 = 1/(1 + e^-1) = 0.731059\n"
+            "p1 = 1/(1 + e^-2) = 0.8807\n```\n")
+    out = check_post(tmp_path, text)
+    got = {c["printed"]: c for c in out["claims"]}
+    truth = {"0.99966": -8, "0.731059": -1, "0.8807": -2}
+    assert set(got) == set(truth)
+    for printed, x in truth.items():
+        assert abs(mpmath.mpf(got[printed]["exact"]) - 1 / (1 + mpmath.exp(x))) < mpmath.mpf("1e-12")
+    assert got["0.8807"]["verdict"] == "wrong" and got["0.99966"]["verdict"] == "correct"

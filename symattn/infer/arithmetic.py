@@ -43,7 +43,7 @@ def template(tokens: list[str]) -> tuple[str, tuple[str, ...]] | None:
     tokens = [re.sub(r"\s+", "", t) for t in tokens]
     for k, t in enumerate(tokens):
         if t == "-" and k + 1 < len(tokens) and _NUMBER.fullmatch(tokens[k + 1]) and \
-                (k == 0 or tokens[k - 1] in _BEFORE_SIGN):
+                (k == 0 or tokens[k - 1] in _BEFORE_SIGN or tokens[k - 1] == "e^"):
             sign = "-"                               # (-1.414): a negative number, as printed
         elif _NUMBER.fullmatch(t):
             out.append(f"{{{len(numbers)}}}")
@@ -74,8 +74,9 @@ def _closed(text: str, numbers: tuple) -> tuple[str, tuple] | None:
     """The template with ``exp``/``sqrt`` of a bare number called, if it parses; else None."""
     text = re.sub(r"(exp|sqrt)\s+(\{\d+\})", r"\1(\2)", text)
     text = re.sub(r"(exp|sqrt)\s*\(", r"\1(", text)
-    if text.count("(") != text.count(")") or not re.search(r"[-+*/]|exp|sqrt", text):
-        return None
+    if text.count("(") != text.count(")") or not re.search(r"[-+*/]|exp|sqrt", text) or \
+            re.search(r"(?:exp|sqrt)(?!\()", text):
+        return None                                  # ``e^ - x``: a function called on nothing
     try:
         E.parse(text.format(*("1" for _ in numbers)))
     except (SymattnError, IndexError, KeyError, ValueError):
