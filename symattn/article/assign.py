@@ -59,14 +59,14 @@ def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbe
     labelled = []                             # (group, cells) placed by their label so far
     on_line: dict = {}
     for g in groups:
-        if g.numbers:
+        if len(g.numbers) >= 2:              # a lone number beside a block (``sum=8.160``) is no rival
             on_line[g.line] = on_line.get(g.line, 0) + 1
     for k, g in enumerate(groups):
         if id(g) in family:
             numbers.update((id(n), n) for n in g.numbers)
             _take_family(m, *family[id(g)], got, found)
             continue
-        cells = (_printed_here(m, g) if g.numbers and on_line[g.line] == 1 else None) or (by_label.place(m, g, lines) if _labels_place(g) else None)
+        cells = (_printed_here(m, g) if on_line.get(g.line) == 1 else None) or (by_label.place(m, g, lines) if _labels_place(g) else None)
         if isinstance(cells, by_label.Unsure):       # named, but not where: unverified
             numbers.update((id(n), n) for n in g.numbers)
             found.unmatched += unsure_numbers(m, g, cells)
@@ -90,9 +90,10 @@ HINT_AHEAD = 2          # a block's rows (two or more) may begin this many lines
 
 
 def _printed_here(m: Matcher, g: Group) -> dict | None:
-    """A whole block printed alone where one step's ``line`` says it is printed (its rows
-    on that line or up to :data:`HINT_AHEAD` after), of that step's shape: that step's
-    print, right or wrong (what the spec states, as a label)."""
+    """A whole block printed alone (a lone number beside it, ``sum=8.160``, is no rival)
+    where one step's ``line`` says it is printed (its rows on that line or up to
+    :data:`HINT_AHEAD` after), of that step's shape: that step's print, right or wrong
+    (what the spec states, as a label)."""
     if len(g.numbers) < 2 or not _labels_place(g) or any(n is None for r in g.rows for n in r):
         return None
     shape = (len(g.rows), len(g.rows[0]))
