@@ -1,7 +1,8 @@
 """Arithmetic the text writes out: a function of one number (``-\\log(0.659) = 0.417``,
 ``e^{2.0} = 7.389``, ``\\sqrt{64} = 8``, ``ln(0.25) ≈ -1.386``, ``\\cos(1) = 0.5403``) and expressions of several
 numbers (``0×1 + 1×0.5 = 0.5``: a dot product worked by hand; ``1 / 1.732 = 0.577``,
-``\\frac{12.182}{16.721} = 0.7285``: :mod:`.arithmetic` reads them), also entry by entry in
+``\\frac{12.182}{16.721} = 0.7285``: :mod:`.arithmetic` reads them; a list's sum written
+beside it, ``exp: [3.145, 2.489]  sum=5.634``, over that row's entries), also entry by entry in
 a vector equation (``[exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]``, ``0.4×[0.3, 0.2] = [0.12,
 0.08]``, ``[1.0, 1.5] + [0.9, 0.6] = [1.9, 2.1]``).
 
@@ -92,6 +93,7 @@ class Written:
     place: int = -1          # which entry of a vector equation it is (-1: none)
     across: tuple = ()       # for each of its forms (earlier first): each number's row, the
                              # numbers in its place in every entry of the vector equation
+    row: bool = False        # its numbers are one printed row, in order (a sum beside its list)
 
 
 def written(lines) -> list[Written]:
@@ -106,7 +108,7 @@ def written(lines) -> list[Written]:
         nxt = texts[k + 1] if k + 1 < len(texts) else ""
         ahead = " +" if code and _PLUS_LINE.match(nxt) else ""     # ``= [0.329, 0.0]`` then ``+ [0.168, …]``
         out += _functions(text + ahead, ln.number)
-        out += _sums(chain + ahead, ln.number, len(chain) - len(text))
+        out += _sums(chain + ahead, ln.number, len(chain) - len(text)) + _row_sums(text, ln.number)
         entries: list = []
         for entry, strict, place in _elementwise(chain + ahead, len(chain) - len(text)):
             if place == 0:                   # [exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]
@@ -254,6 +256,24 @@ def _sums(text: str, line: int, since: int = 0) -> list[Written]:
         earlier, at = _earlier(text, start)
         out.append(Written(ARITHMETIC, False, text[start:m.start()].strip(), m.group("result"), line,
                            m.group("result"), _label(text[:at].rstrip() + " "), form, numbers, earlier))
+    return out
+
+
+_ROW_SUM = re.compile(rf"\[\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*\]\s*(?:[,;]|→|->)?\s*"
+                      rf"(?:sum|total)\s*[=:]\s*(?P<result>{_NUM})(?![\d.])", re.I)
+
+
+def _row_sums(text: str, line: int) -> list[Written]:
+    """A list's sum written beside it (``exp: [3.145, 2.489, 1.562]  sum=7.196``,
+    ``[1.053, 1.071] → sum = 2.124``): the arithmetic ``3.145 + 2.489 + 1.562 = 7.196``."""
+    out = []
+    for m in _ROW_SUM.finditer(text):
+        numbers = tuple(x.strip() for x in m.group(1).split(","))
+        if not any("." in x for x in numbers + (m.group("result"),)):
+            continue                         # whole numbers: as for :func:`_sums`
+        form = " + ".join(f"{{{k}}}" for k in range(len(numbers)))
+        out.append(Written(ARITHMETIC, False, " + ".join(numbers), m.group("result"), line,
+                           m.group("result"), "", form, numbers, row=True))
     return out
 
 

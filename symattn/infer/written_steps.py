@@ -303,6 +303,10 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
     dot = _dot(w, before) if w.key == ARITHMETIC else None
     if dot is not None:
         return dot
+    if w.row:                                 # a sum beside its list: that row's entries, in place
+        got = _row_of(tuple(Fraction(x) for x in w.numbers), before)
+        return ((tuple(f"{got[0].name}[{got[1]}, {k}]" for k in range(len(w.numbers))), [got[0]])
+                if got is not None else (None, None))
     operands, owners, loose = [], [], False
     for k, x in enumerate(w.numbers):
         row = _in_row(w, k, before)
