@@ -488,3 +488,19 @@ def test_a_sum_of_exponentials_a_chain_works_out_is_judged(tmp_path):
     got = [c for c in out["claims"] if c["line"] == 11 and c["printed"] == "6.391"]
     assert len(got) == 1 and got[0]["verdict"] == "wrong"
     assert abs(mpmath.mpf(got[0]["exact"]) - total) < mpmath.mpf("1e-12")
+
+
+def test_a_result_printed_as_its_own_argument_is_no_origin_later(tmp_path):
+    """``sin(0.01) ≈ 0.01`` then ``cos(0.01) ≈ 0.9999``: the second 0.01 is the number as
+    written (cos 0.01 = 0.99995, so 0.9999 is wrong), not the first sine's result (cos of
+    0.0099998 is 0.999950002)."""
+    from conftest import check_post
+    text = "\n".join(["# PE by hand", "", "```",
+                      "PE(1, 0) = sin(1) ≈ 0.841",
+                      "PE(1, 2) = sin(1/100) = sin(0.01) ≈ 0.01",
+                      "PE(1, 3) = cos(1/100) = cos(0.01) ≈ 0.9999", "```", ""])
+    out = check_post(tmp_path, text)
+    got = {c["printed"]: c for c in out["claims"]}
+    assert {p: c["verdict"] for p, c in got.items()} == {"0.841": "correct", "0.01": "correct",
+                                                         "0.9999": "wrong"}
+    assert abs(mpmath.mpf(got["0.9999"]["exact"]) - mpmath.cos(mpmath.mpf("0.01"))) < mpmath.mpf("1e-20")

@@ -138,7 +138,8 @@ class _Writing:
         for term, at in zip(terms, _printing(lines, w.line, [t[3] for t in terms]) or ()):
             chain.steps.append(term[:3])
             chain.claims.append((term[0], term[3], at))
-        self.results.setdefault(w.result, (step[0], key))   # exp(0.357) of the loss -log(0.70) = 0.357
+        if w.result not in w.numbers:        # sin(0.01) ≈ 0.01: the digits are a given's too
+            self.results.setdefault(w.result, (step[0], key))   # exp(0.357) of the loss -log(0.70) = 0.357
         chain.end = max(chain.end, w.line)
 
 
