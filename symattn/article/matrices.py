@@ -169,6 +169,8 @@ _CALL = re.compile(r"(?:(?:torch|np|numpy|jnp)\.)?(?:tensor|array|asarray|Tensor
 _FIRST = re.compile(r"\s*([^\W\d]\w*(?:\^\{?\w+\}?)?)\s*=(?!=)")    # ``q = x × W^Q = [``: q
 _ASSIGN = re.compile(r"((?<![\w^])[^\W\d]\w*(?:\^\{?\w+\}?)?)\s*=\s*(?:(?:torch|np|numpy|jnp)\.\w+\s*\(\s*)?$")
 _CAPTION = re.compile(r"^\s*([A-Za-z_]\w*)\s*:\s*$")          # ``exp: [3.145, 2.489]`` opening its line
+_OF_TOKEN = re.compile(r"^\s*([^\W\d]\w*\s*\(\s*[^\W\d]\w*\s*\))\s*=(?!=)")   # ``output(the) = … = [``
+_ARROWED = re.compile(r"^\s*([^\W\d]\w*(?:\s+\d+)?(?:\s*\(\s*[^\W\d]\w*\s*\))?)\s*(?:->|→)\s*$")   # ``pos 1 (cat) -> [``
 
 
 def bracket_lists(lines: list[Line]) -> list[Printed]:
@@ -187,15 +189,20 @@ def bracket_lists(lines: list[Line]) -> list[Printed]:
             i = max(end, i + 1)
             continue
         left = text[text.rfind("\n", 0, i) + 1:i]
-        name = (_FIRST.match(left) if left.count("=") > 1 else None) or _ASSIGN.search(left) or \
-            _CAPTION.match(left)
+        name = (_FIRST.match(left) if left.count("=") > 1 else None) or _OF_TOKEN.match(left) or \
+            _ASSIGN.search(left) or _CAPTION.match(left) or _ARROWED.match(left)
         wrapped = _CALL.search(left)
         mat = as_matrix(value)
         if mat and (isinstance(value[0], list) or name or wrapped):
-            out.append(Printed(name.group(1) if name else "", numbers[at(i)], *mat,
+            out.append(Printed(_word(name.group(1)) if name else "", numbers[at(i)], *mat,
                                rows=_commented_rows(text[i:end], len(mat[0])), form="list"))
         i = end
     return out
+
+
+def _word(name: str) -> str:
+    """A name as one word: ``output(the)`` -> ``output_the``, ``pos 1 (cat)`` -> ``pos_1_cat``."""
+    return re.sub(r"[\s()]+", "_", name).strip("_")
 
 
 _ROW_COMMENT = re.compile(r"\]\s*,?\s*#\s*(?:\"([^\"\n]{1,24})\"|'([^'\n]{1,24})'|([^\W\d]\w{0,23}))\s*$", re.M)
