@@ -28,6 +28,8 @@ mpmath.mp.dps = 30
     ("Scale by 1/√2 ", "{0} / sqrt({1})", ("1", "2")),
     (r"$\mu = (1.2 + 0.4 - 0.4)/4 ", "( {0} + {1} - {2} ) / {3}", ("1.2", "0.4", "0.4", "4")),
     ("p1 = 1/(1 + e^-8) ", "{0} / ( {1} + exp({2}) )", ("1", "1", "-8")),     # a signed exponent
+    ("q · k = (1.0)(0.2) + (0.5)(0.1) ", "( {0} ) * ( {1} ) + ( {2} ) * ( {3} )", ("1.0", "0.2", "0.5", "0.1")),
+    ("x:  0.2181(0.1) + 0.3978(0.8) ", "{0} * ( {1} ) + {2} * ( {3} )", ("0.2181", "0.1", "0.3978", "0.8")),
 ])
 def test_the_arithmetic_before_an_equals_sign(text, template, numbers):
     form, nums, start = expression(text)
@@ -109,3 +111,43 @@ def test_a_sigmoid_with_a_signed_exponent_is_checked_not_an_error(tmp_path):
     for printed, x in truth.items():
         assert abs(mpmath.mpf(got[printed]["exact"]) - 1 / (1 + mpmath.exp(x))) < mpmath.mpf("1e-12")
     assert got["0.8807"]["verdict"] == "wrong" and got["0.99966"]["verdict"] == "correct"
+
+
+def test_a_chain_written_with_products_by_juxtaposition_and_a_sum_below(tmp_path):
+    """``q · k_the = (1.0)(0.2) + (0.5)(0.1) = 0.25`` … ``e^0.7425 = 2.1012``, then ``sum =
+    5.4712`` under the exps and ``w = 2.1012 / 5.4712 = 0.3840``: each result judged against
+    the exact chain (the exp worked from the rounded 0.7425 carried), the sum the sum of the
+    exps above it, and no written factor (the 0.6 of ``(1.0)(0.6)``) taken for a result."""
+    from conftest import check_post
+    q, ks = ["1.0", "0.5"], [["0.2", "0.1"], ["0.9", "0.4"], ["0.6", "0.9"]]
+    scores = [sum(mpmath.mpf(a) * mpmath.mpf(b) for a, b in zip(q, k)) for k in ks]
+    scaled = [s / mpmath.sqrt(2) for s in scores]
+    exps = [mpmath.exp(s) for s in scaled]
+    total = mpmath.fsum(exps)
+    lines = ["# One query by hand", "", "```", "         k", *[f"{t}     [{', '.join(k)}]" for t, k in
+             zip(("the", "cat", "sat"), ks)], "```", "", f"The query is `q = [{', '.join(q)}]`.", "", "```"]
+    lines += [f"q · k_{t} = ({q[0]})({k[0]}) + ({q[1]})({k[1]}) = {mpmath.nstr(s, 3, strip_zeros=False)}"
+              for t, k, s in zip(("the", "cat", "sat"), ks, scores)]
+    lines += ["", "√2 = 1.4142", ""]
+    shown = [f"{float(s):.4f}" for s in scaled]
+    lines += [f"{mpmath.nstr(s, 3, strip_zeros=False)} / 1.4142 = {t}" for s, t in zip(scores, shown)]
+    from_shown = [mpmath.exp(mpmath.mpf(t)) for t in shown]
+    shown_exp = [f"{float(e):.4f}" for e in from_shown]
+    lines += [""] + [f"e^{t} = {e}" for t, e in zip(shown, shown_exp)]
+    lines += [f"sum      = {float(total):.4f}", ""]
+    lines += [f"w_{t} = {e} / {float(total):.4f} = {float(x / total):.4f}"
+              for t, e, x in zip(("the", "cat", "sat"), shown_exp, exps)] + ["```", ""]
+    text = "\n".join(lines)
+    assert shown_exp[2] == "2.1012" and f"{float(exps[2]):.4f}" == "2.1011"      # carried
+    out = check_post(tmp_path, text)
+    at = {ln: k + 1 for k, ln in enumerate(lines)}
+    def claim(line, printed):
+        got = [c for c in out["claims"] if c["line"] == at[line] and c["printed"] == printed]
+        assert len(got) == 1, (line, out["claims"])
+        return got[0]
+    e3 = claim("e^0.7425 = 2.1012", "2.1012")
+    assert e3["verdict"] == "carried" and abs(mpmath.mpf(e3["exact"]) - exps[2]) < mpmath.mpf("1e-12")
+    s = claim(f"sum      = {float(total):.4f}", f"{float(total):.4f}")
+    assert s["verdict"] == "correct" and abs(mpmath.mpf(s["exact"]) - total) < mpmath.mpf("1e-12")
+    assert claim(lines[14], "1.05")["verdict"] == "correct"
+    assert not [c for c in out["claims"] if c["line"] == 15 and c["printed"] in ("0.6", "0.9", "1.0")]

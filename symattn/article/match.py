@@ -378,8 +378,8 @@ class Matcher:
         return need <= self._memo[key]
 
     def operand(self, n: Number) -> bool:
-        """Is ``n`` a number that a step of numbers only said to be printed on its line is
-        computed from (the 1.0 of ``e^{1.0} = 2.718``): that step's operand, no claim?"""
+        """Is ``n`` a number that a step said to be printed on its line is computed from as
+        written (the 1.0 of ``e^{1.0} = 2.718``): that step's operand, no claim?"""
         return (n.line, abs(n.value)) in self._operands
 
     def here(self, n: Number, name: str) -> bool:
@@ -411,11 +411,13 @@ WORKED_ABOVE = 4            # lines above its result an equation of numbers may 
 
 
 def _operands(spec: Spec) -> set:
-    """(article line, value) of each number a step of numbers only is computed from, on the
-    line the step is said to be printed (``e^{1.0} = 2.718``: the 1.0) or the few above it
-    its equation runs on, signs apart."""
-    return {(line, x) for step in _of_numbers(spec) if step.article_line
-            for x in map(abs, E.numbers(step.tree))
+    """(article line, value) of each number a step of numbers only is computed from, and of
+    each decimal written into a step of tensors (``q[0, 0] * (0.6)`` of ``(1.0)(0.6) + …``),
+    on the line the step is said to be printed (``e^{1.0} = 2.718``: the 1.0) or the few
+    above it its equation runs on, signs apart."""
+    alone = {s.name for s in _of_numbers(spec)}
+    return {(line, x) for step in spec.steps if step.article_line
+            for x in map(abs, E.numbers(step.tree)) if step.name in alone or x.denominator != 1
             for line in range(max(1, step.article_line - WORKED_ABOVE), step.article_line + 1)}
 
 

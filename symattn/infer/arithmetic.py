@@ -42,6 +42,8 @@ def template(tokens: list[str]) -> tuple[str, tuple[str, ...]] | None:
     out, numbers, sign = [], [], ""
     tokens = [re.sub(r"\s+", "", t) for t in tokens]
     for k, t in enumerate(tokens):
+        if t == "(" and k and (tokens[k - 1] == ")" or _NUMBER.fullmatch(tokens[k - 1])):
+            out.append("*")                          # (1.0)(0.2), 0.2181(0.1): a product
         if t == "-" and k + 1 < len(tokens) and _NUMBER.fullmatch(tokens[k + 1]) and \
                 (k == 0 or tokens[k - 1] in _BEFORE_SIGN or tokens[k - 1] == "e^"):
             sign = "-"                               # (-1.414): a negative number, as printed

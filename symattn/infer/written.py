@@ -100,9 +100,12 @@ def written(lines) -> list[Written]:
     """The arithmetic written on the lines of one article part (a line that opens with ``=``
     goes on with the line above, and in code one that opens with ``+``: ``+ 0.335 × [0.5,
     1.5]``; a result the next line goes on from with ``+`` is a term, not the result)."""
-    out, chain = [], ""
+    out, chain, above = [], "", []
     texts = [arithmetic_text(ln) for ln in lines]
     for k, (ln, text) in enumerate(zip(lines, texts)):
+        total = _column_sum(text, ln.number, above)
+        if total is not None:
+            out.append(total)
         code = getattr(ln, "kind", "text") != "text"
         chain = f"{chain} {text}" if chain and continues(text, code) else text
         nxt = texts[k + 1] if k + 1 < len(texts) else ""
@@ -117,7 +120,24 @@ def written(lines) -> list[Written]:
             entries += [replace(w, strict=strict, place=place)
                         for w in _functions(entry, ln.number) + _sums(entry, ln.number)]
         out += _across(entries)
+        mine = [w for w in out if w.line == ln.number]
+        above = above + [mine[-1]] if len(mine) == 1 and _ENDS.search(text) and total is None else []
     return [w for w in out if _plain(w)]
+
+
+_COLUMN_SUM = re.compile(rf"^\s*(?:sum|total|Σ)\s*[=:]\s*(?P<result>{_NUM})\s*$", re.I)
+_ENDS = re.compile(rf"(?:=|≈)\s*{_NUM}\s*$")
+
+
+def _column_sum(text: str, line: int, above: list) -> Written | None:
+    """``sum = 5.4712`` on a line of its own right under results written one a line
+    (``e^0.1768 = 1.1934``, ``e^0.7778 = 2.1767``): the arithmetic of their sum."""
+    m = _COLUMN_SUM.match(text)
+    if m is None or len(above) < 2:
+        return None
+    numbers = tuple(w.result for w in above)
+    return Written(ARITHMETIC, False, " + ".join(numbers), m.group("result"), line, m.group("result"),
+                   "", " + ".join(f"{{{k}}}" for k in range(len(numbers))), numbers)
 
 
 _PLUS_LINE = re.compile(r"\s*\+")
