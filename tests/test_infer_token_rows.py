@@ -56,3 +56,31 @@ def test_softmax_rows_named_by_token_are_derived_and_a_slip_flagged(tmp_path):
         for j, (c, w) in enumerate(zip(row, _softmax(scores[t]))):
             assert abs(mpmath.mpf(c["exact"]) - w) < mpmath.mpf("1e-20")
             assert c["verdict"] == ("wrong" if (t, j) == ("sat", 2) else "correct")
+
+
+def test_a_row_worked_like_the_two_before_it_is_judged_with_its_slip(tmp_path):
+    """Scores of whole numbers, ``d_k = 4``: each weights row is softmax(score / 2). The last
+    prints 0.5762 for 0.5761, so it reproduces two entries of three, too few on its own; the
+    two rows before it say how it is worked (:mod:`symattn.infer.alike`), and the slip is
+    flagged. The scaled rows written ``[2,0,2] / 2 = [1, 0, 1]`` are no weights."""
+    scores = {"the": ["2", "0", "2"], "cat": ["0", "2", "2"], "sat": ["2", "2", "4"]}
+    halves = {t: [str(int(x) // 2) for x in r] for t, r in scores.items()}
+    shown = {t: [mpmath.nstr(w, 4, strip_zeros=False) for w in _softmax(halves[t])] for t in scores}
+    assert shown["sat"] == ["0.2119", "0.2119", "0.5761"]
+    shown["sat"][2] = "0.5762"
+    text = "\n".join(["# The cat sat", "", "```", "the = [1, 0, 1, 0]", "cat = [0, 1, 0, 1]",
+                      "sat = [1, 1, 1, 1]", "```", "", "Q = K = V = the embeddings.", "",
+                      "Here d_k = 4, so sqrt(d_k) = 2.", "", "```",
+                      *[f"score({t}) = [ q_{t}.k_the, q_{t}.k_cat, q_{t}.k_sat ] = [{', '.join(r)}]"
+                        for t, r in scores.items()], "```", "", "```",
+                      *[f"{t}: [{','.join(scores[t])}] / 2 = [{', '.join(halves[t])}]" for t in scores],
+                      "```", "", "```", *[f"{t} -> [{', '.join(w)}]" for t, w in shown.items()], "```", ""])
+    out = check_post(tmp_path, text)
+    lines = text.splitlines()
+    row = sorted((c for c in out["claims"] if c["line"] == lines.index(f"sat -> [{', '.join(shown['sat'])}]") + 1),
+                 key=lambda c: int(c["at"][-1]))
+    assert [(c["printed"], c["verdict"]) for c in row] == [("0.2119", "correct"), ("0.2119", "correct"),
+                                                           ("0.5762", "wrong")]
+    assert abs(mpmath.mpf(row[2]["exact"]) - _softmax(halves["sat"])[2]) < mpmath.mpf("1e-20")
+    halved = [lines.index(f"{t}: [{','.join(scores[t])}] / 2 = [{', '.join(halves[t])}]") + 1 for t in scores]
+    assert not [c for c in out["claims"] if c["line"] in halved and c["verdict"] != "correct"]

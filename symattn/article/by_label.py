@@ -74,9 +74,17 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
             best = (key, cells)
     if best is None:
         return Unsure(maybe) if maybe else rows_named.place(m, g)
-    if first.approximate and best[0][0] == 0 and all(n.integer for n in g.numbers):
-        return None               # ≈ [1, 0] and no entry agrees: not enough (~2.88 says its places)
-    return best[1]
+    whole = all(n.integer for n in g.numbers)
+    if whole and (first.approximate and best[0][0] == 0 or not any(
+            _whole(m, c) or m.rounds_to(n, c) for c, n in best[1].values())):
+        return None               # ≈ [1, 0] and no entry agrees, or [1, 0, 1] where no entry is
+    return best[1]                # whole nor printed right: not enough (~2.88 says its places)
+
+
+def _whole(m: Matcher, c: Cell) -> bool:
+    """Is the entry at ``c`` (its approximate value) within 0.01 of a whole number?"""
+    v = float(m.approx[c.name][c.i][c.j])
+    return abs(v - round(v)) < 0.01
 
 
 def _by_headers(m: Matcher, g):

@@ -4,11 +4,13 @@ the blocks computed from the right values behind a print with a slip (:mod:`.men
 blocks printed side by side (:mod:`.concats`), the rows a computed matrix prints
 (:mod:`.order`), the attention heads through their chain (:mod:`.heads`), the weights
 applied to the values (:mod:`.weighted`), what the article's program states it prints
-(:mod:`.program`), the blocks a formula labels (:mod:`.formulas`) and last the blocks too small for the search's margin (:mod:`.small`).
+(:mod:`.program`), the blocks a formula labels (:mod:`.formulas`), the blocks too small for
+the search's margin (:mod:`.small`) and last a row worked as the two before it (:mod:`.alike`).
 Each pass reads and extends the one :class:`~.search.Search`."""
 
 from __future__ import annotations
 
+from .alike import alike
 from .blocks import Block
 from .concats import concat_runs
 from .heads import attention_heads
@@ -40,6 +42,7 @@ def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[
     program_derivations(search, parts, printed)   # what the article's program prints: as it states
     labelled(search, parts)          # a block labelled with a formula (QK^T = …): as it writes
     small_blocks(search)             # 1×2 blocks, weights shown after their product
+    alike(search)                    # a row worked as the two before it, with a slip
     return search.derived, search.reprints
 
 
