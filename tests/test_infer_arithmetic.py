@@ -30,11 +30,13 @@ mpmath.mp.dps = 30
     ("p1 = 1/(1 + e^-8) ", "{0} / ( {1} + exp({2}) )", ("1", "1", "-8")),     # a signed exponent
     ("q · k = (1.0)(0.2) + (0.5)(0.1) ", "( {0} ) * ( {1} ) + ( {2} ) * ( {3} )", ("1.0", "0.2", "0.5", "0.1")),
     ("x:  0.2181(0.1) + 0.3978(0.8) ", "{0} * ( {1} ) + {2} * ( {3} )", ("0.2181", "0.1", "0.3978", "0.8")),
+    ("i=1   → 10000^(2/512)   ", "{0} ** ( {1} / {2} )", ("10000", "2", "512")),     # a power
+    ("  dim 2:   sin(2/1.096)  ", "sin( {0} / {1} )", ("2", "1.096")),
 ])
 def test_the_arithmetic_before_an_equals_sign(text, template, numbers):
     form, nums, start = expression(text)
     assert (form, nums) == (template, numbers)
-    assert text[start:].lstrip().startswith(numbers[0]) or text[start] in "(\\"
+    assert text[start:].lstrip().startswith(numbers[0]) or text[start] in "(\\" or text[start].isalpha()
 
 
 @pytest.mark.parametrize("text", ["Q[0] · K[0] ", "the weights ", "[0.3, 0.6] · [0.4, 0.7] ", "0.5 ",
@@ -151,3 +153,24 @@ def test_a_chain_written_with_products_by_juxtaposition_and_a_sum_below(tmp_path
     assert s["verdict"] == "correct" and abs(mpmath.mpf(s["exact"]) - total) < mpmath.mpf("1e-12")
     assert claim(lines[14], "1.05")["verdict"] == "correct"
     assert not [c for c in out["claims"] if c["line"] == 15 and c["printed"] in ("0.6", "0.9", "1.0")]
+
+
+def test_powers_and_sines_written_out_are_judged_against_mpmath(tmp_path):
+    """``10000^(2/512) = 1.096`` (it is 1.0366: wrong) and ``sin(2/1.096) = 0.900``, judged
+    on the exact power (sin(2/1.0366) = 0.936: wrong); ``sin(2/9980) ≈ 0.0002`` claims the
+    0.0002, not the argument 2/9980."""
+    from conftest import check_post
+    text = "\n".join(["PE by hand", "", "i=0   → 10000^(0/512)   = 1", "i=1   → 10000^(2/512)   = 1.096",
+                      "i=10  → 10000^(20/512)  = 1.43", "", "PE vector:",
+                      "  dim 2:   sin(2/1.096)     = 0.900", "  dim 3:   cos(2/1.096)     = -0.351",
+                      "  dim 510: sin(2/9980)      ≈ 0.0002", ""])
+    out = check_post(tmp_path, text, "notes.txt")
+    got = {(c["line"], c["printed"]): c for c in out["claims"]}
+    power = mpmath.mpf(10000) ** (mpmath.mpf(2) / 512)
+    truth = {(4, "1.096"): (power, "wrong"), (5, "1.43"): (mpmath.mpf(10000) ** (mpmath.mpf(20) / 512), "correct"),
+             (8, "0.900"): (mpmath.sin(2 / power), "wrong"), (9, "-0.351"): (mpmath.cos(2 / power), "correct"),
+             (10, "0.0002"): (mpmath.sin(mpmath.mpf(2) / 9980), "correct")}
+    for key, (value, verdict) in truth.items():
+        assert abs(mpmath.mpf(got[key]["exact"]) - value) < mpmath.mpf("1e-15"), key
+        assert got[key]["verdict"] == verdict, key
+    assert not [c for c in out["claims"] if "/" in c["printed"]]

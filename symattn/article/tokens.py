@@ -195,6 +195,9 @@ def _merged(spans) -> tuple[list, list]:
     return starts, ends
 
 
+_CALLED = re.compile(r"(?<![A-Za-z])(?:sin|cos|tan|exp|log|ln|sqrt)\s*\(\s*$")
+
+
 def _fractions(line: Line, s: str) -> tuple[list, list]:
     """The fractions of a line (``\\frac{1}{3}``, ``\\tfrac12``, ``2/3``; whole numbers
     over whole numbers) as Numbers printed ``1/3``, and the spans they cover (labels such
@@ -210,8 +213,9 @@ def _fractions(line: Line, s: str) -> tuple[list, list]:
         den = m.group("d") or m.group("d1") or m.group("d2")
         before = s[max(0, start - _WINDOW):start]
         exponent = _in_exponent(s[max(0, start - _BEFORE):start])
-        if int(den) == 0 or exponent is None or (m.group("n2") and _HEADING.search(before[-12:])):
-            continue
+        if int(den) == 0 or exponent is None or (m.group("n2") and (
+                _HEADING.search(before[-12:]) or _CALLED.search(before))):
+            continue                                              # sin(2/9980): an argument
         printed = f"{'-' if sign == '-' else ''}{int(num)}/{int(den)}"
         out.append(Number(line.text[start:m.end()].strip(), printed, parse_exact(printed),
                           line.number, line.column(start), start, m.end(), line.kind, exponent,

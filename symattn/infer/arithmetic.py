@@ -3,7 +3,8 @@
 
 A small reader, as einops reads its patterns: the text right before an ``=`` or ``≈`` is
 cut into tokens (numbers, ``+ - × · * / ÷``, parentheses, ``\\frac{…}{…}``, ``e^``, ``exp``,
-``sqrt``/``√``, ``²``), the longest tail of them that is one expression is kept, and it is
+``sqrt``/``√``, ``sin``, ``cos``, ``²``, ``^``; ``(1.0)(0.2)`` a product), the longest tail of
+them that is one expression is kept, and it is
 written as a spec-language template over its numbers (``{0} / {1}``). Nothing is evaluated
 here: the template goes through :func:`symattn.spec.expr.parse` like any spec's.
 """
@@ -16,9 +17,11 @@ from ..errors import SymattnError
 from ..spec import expr as E
 
 _TOKEN = re.compile(r"\s*(\d+(?:\.\d+)?|\\frac\s*\{|\}\s*\{|\\left\s*\(|\\right\s*\)|\\times|\\cdot|\\div|"
-                    r"\\sqrt\s*\{|\\exp|e\s*\^|exp|sqrt|√|²|\^\s*\{?\s*2\s*\}?|[-+*/×·÷(){}])")
+                    r"\\sqrt\s*\{|\\exp|e\s*\^|exp|sqrt|\\?sin|\\?cos|√|²|\^\s*\{?\s*2\s*\}?(?![\d./])|\^|"
+                    r"[-+*/×·÷(){}])")
 _SPEC = {"×": "*", "·": "*", "\\times": "*", "\\cdot": "*", "÷": "/", "\\div": "/", "²": " ** 2",
-         "{": "(", "}": ")", "exp": "exp", "\\exp": "exp", "sqrt": "sqrt", "√": "sqrt"}
+         "{": "(", "}": ")", "exp": "exp", "\\exp": "exp", "sqrt": "sqrt", "√": "sqrt", "^": "**",
+         "sin": "sin", "\\sin": "sin", "cos": "cos", "\\cos": "cos"}
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _BEFORE_SIGN = {"(", "{", "*", "/", "×", "·", "÷", "\\times", "\\cdot", "\\div", "+", "-"}
 MAX_TOKENS = 60             # a longer run before an equals sign is no hand-worked arithmetic
@@ -63,7 +66,7 @@ def template(tokens: list[str]) -> tuple[str, tuple[str, ...]] | None:
             out.append("sqrt(")
         elif t.startswith("e^"):
             out.append("exp ")
-        elif t.startswith("^"):
+        elif t.startswith("^") and t != "^":
             out.append(" ** 2")
         else:
             out.append(_SPEC.get(t, t))
@@ -74,10 +77,10 @@ def template(tokens: list[str]) -> tuple[str, tuple[str, ...]] | None:
 
 def _closed(text: str, numbers: tuple) -> tuple[str, tuple] | None:
     """The template with ``exp``/``sqrt`` of a bare number called, if it parses; else None."""
-    text = re.sub(r"(exp|sqrt)\s+(\{\d+\})", r"\1(\2)", text)
-    text = re.sub(r"(exp|sqrt)\s*\(", r"\1(", text)
-    if text.count("(") != text.count(")") or not re.search(r"[-+*/]|exp|sqrt", text) or \
-            re.search(r"(?:exp|sqrt)(?!\()", text):
+    text = re.sub(r"(exp|sqrt|sin|cos)\s+(\{\d+\})", r"\1(\2)", text)
+    text = re.sub(r"(exp|sqrt|sin|cos)\s*\(", r"\1(", text)
+    if text.count("(") != text.count(")") or not re.search(r"[-+*/]|exp|sqrt|sin|cos", text) or \
+            re.search(r"(?:exp|sqrt|sin|cos)(?!\()", text):
         return None                                  # ``e^ - x``: a function called on nothing
     try:
         E.parse(text.format(*("1" for _ in numbers)))
