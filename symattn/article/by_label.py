@@ -74,11 +74,12 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
             best = (key, cells)
     if best is None:
         return Unsure(maybe) if maybe else rows_named.place(m, g)
-    whole = all(n.integer for n in g.numbers)
-    if whole and (first.approximate and best[0][0] == 0 or not any(
-            _whole(m, c) or m.rounds_to(n, c) for c, n in best[1].values())):
+    right, cells = best[0][0], best[1]
+    few = first.approximate and right == 0 or \
+        right * 2 <= len(cells) and not any(_whole(m, c) for c, _ in cells.values())
+    if few and all(n.integer for n in g.numbers):
         return None               # ≈ [1, 0] and no entry agrees, or [1, 0, 1] where no entry is
-    return best[1]                # whole nor printed right: not enough (~2.88 says its places)
+    return cells                  # whole and most disagree: not enough (~2.88 says its places)
 
 
 def _whole(m: Matcher, c: Cell) -> bool:
