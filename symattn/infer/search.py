@@ -366,8 +366,25 @@ class Search:
         most = 1 if binary(d.block) or n <= SMALL else share   # 0s and 1s, or a few numbers: all
         slip = self.slips if most == 1 and n > 2 and not binary(d.block) \
             and d.telling_shown() > free else 0   # but one, where the rest tell
+        if _rows_whole(d) and d.matched >= free + self.margin and shown >= free + self.margin:
+            return True                          # a row worked wrong, the others all right
         return d.matched >= max(most * n - slip, free + self.margin) and \
             shown >= max(most * nonzero - slip, free + self.margin)
+
+
+ROWS_WHOLE = 2 / 3          # share of a block's rows reproduced whole, every entry: the rest wrong
+MANY = 4                    # magnitudes a block prints for its rows to tell
+
+
+def _rows_whole(d: Derivation) -> bool:
+    """Are :data:`ROWS_WHOLE` of ``d``'s rows (three rows at least, each of two entries or
+    more, :data:`MANY` magnitudes in the block) reproduced entry by entry, the misses all
+    in the other rows?"""
+    rows, cols = d.block.shape
+    if d.missed is None or rows < 3 or cols < 2 or len(d.missed) != d.block.floats.size - d.matched \
+            or len(np.unique(np.abs(d.block.floats))) < MANY:
+        return False                             # 0, 0.5 and 1: rows coincide too easily
+    return rows - len({i for i, _ in d.missed}) >= ROWS_WHOLE * rows
 
 
 def _tight(v, target: Block) -> int:
