@@ -504,3 +504,27 @@ def test_a_result_printed_as_its_own_argument_is_no_origin_later(tmp_path):
     assert {p: c["verdict"] for p, c in got.items()} == {"0.841": "correct", "0.01": "correct",
                                                          "0.9999": "wrong"}
     assert abs(mpmath.mpf(got["0.9999"]["exact"]) - mpmath.cos(mpmath.mpf("0.01"))) < mpmath.mpf("1e-20")
+
+
+def test_a_softmax_of_a_list_written_out_is_judged_entry_by_entry(tmp_path):
+    """``α = softmax([0.9, 0.2, 0.1])`` over ``≈ [0.72, 0.15, 0.13]`` (it is 0.51, 0.26,
+    0.23: each wrong) and ``softmax([1, 2, 3]) = [0.09, 0.24, 0.67]`` (right): each entry
+    exp(x_k) / Σ exp(x_j) of the list as written, claimed in its place."""
+    from conftest import check_post
+    text = "\n".join(["# Soft lookup", "", "```", "α = softmax([0.9, 0.2, 0.1])", "  ≈ [0.72, 0.15, 0.13]", "```",
+                      "", "```", "softmax([1, 2, 3]) = [0.09, 0.24, 0.67]   # reasonable", "```", ""])
+    out = check_post(tmp_path, text)
+
+    def truth(xs):
+        e = [mpmath.exp(mpmath.mpf(x)) for x in xs]
+        return [x / sum(e) for x in e]
+    for line, xs, printed, verdicts in ((5, ["0.9", "0.2", "0.1"], ["0.72", "0.15", "0.13"], ["wrong"] * 3),
+                                        (9, ["1", "2", "3"], ["0.09", "0.24", "0.67"], ["correct"] * 3)):
+        got = [c for c in out["claims"] if c["line"] == line and c["printed"] in printed]
+        got.sort(key=lambda c: printed.index(c["printed"]))
+        assert [c["printed"] for c in got] == printed
+        assert [c["verdict"] for c in got] == verdicts
+        for c, want in zip(got, truth(xs)):
+            assert abs(mpmath.mpf(c["exact"]) - want) < mpmath.mpf("1e-20")
+    assert not [c for c in out["claims"] if c["line"] in (4, 9) and c["printed"] in ("0.9", "0.2", "0.1", "1", "2", "3")
+                and c["verdict"] != "correct"]

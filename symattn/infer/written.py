@@ -93,7 +93,9 @@ class Written:
     place: int = -1          # which entry of a vector equation it is (-1: none)
     across: tuple = ()       # for each of its forms (earlier first): each number's row, the
                              # numbers in its place in every entry of the vector equation
-    row: bool = False        # its numbers are one printed row, in order (a sum beside its list)
+    row: bool = False        # its numbers may be one printed row, in order (a sum beside its
+                             # list, a softmax of a list): that row's entries, where one is
+    results: tuple = ()      # the whole result of a vector equation it is an entry of
 
 
 def written(lines) -> list[Written]:
@@ -112,6 +114,7 @@ def written(lines) -> list[Written]:
         ahead = " +" if code and _PLUS_LINE.match(nxt) else ""     # ``= [0.329, 0.0]`` then ``+ [0.168, …]``
         out += _functions(text + ahead, ln.number)
         out += _sums(chain + ahead, ln.number, len(chain) - len(text)) + _row_sums(text, ln.number)
+        out += _softmax_of_list(chain + ahead, ln.number, len(chain) - len(text))
         entries: list = []
         for entry, strict, place in _elementwise(chain + ahead, len(chain) - len(text)):
             if place == 0:                   # [exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]
@@ -295,6 +298,27 @@ def _row_sums(text: str, line: int) -> list[Written]:
         out.append(Written(ARITHMETIC, False, " + ".join(numbers), m.group("result"), line,
                            m.group("result"), "", form, numbers, row=True))
     return out
+
+
+_SOFTMAX_OF = re.compile(rf"(?<![\w.])softmax\(\s*\[\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*\]\s*\)")
+_LAST_LIST = re.compile(rf"(?:=|≈|\\approx)\s*\[\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*\](?=[^\[\]=≈]*$)")
+
+
+def _softmax_of_list(text: str, line: int, since: int = 0) -> list[Written]:
+    """``softmax([0.9, 0.2, 0.1]) ≈ [0.72, 0.15, 0.13]`` (the result the last list the
+    equation ends with, at ``since`` or after; lines worked between them aside): each entry
+    the arithmetic ``exp({k}) / (exp({0}) + exp({1}) + …)`` of the list, in its place."""
+    m = _SOFTMAX_OF.search(text)
+    end = _LAST_LIST.search(text, since)
+    if m is None or end is None or end.start() < m.end() or _GOES_ON.match(text, end.end()):
+        return []
+    numbers = tuple(x.strip() for x in m.group(1).split(","))
+    results = [x.strip() for x in end.group(1).split(",")]
+    if len(results) != len(numbers) or not any("." in x for x in numbers + tuple(results)):
+        return []
+    total = " + ".join(f"exp({{{k}}})" for k in range(len(numbers)))
+    return [Written(ARITHMETIC, False, m.group(0), r, line, r, "", f"exp({{{k}}}) / ({total})", numbers,
+                    place=k, row=True, results=tuple(results)) for k, r in enumerate(results)]
 
 
 def _earlier(text: str, start: int) -> tuple[tuple, int]:

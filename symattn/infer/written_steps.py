@@ -37,7 +37,7 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
     an input. Returns the chain of the arithmetic on numbers as written before any block of
     an example (``e^{2.0} = 7.389`` in an article that prints no block): the article's
     example when it has no other."""
-    writing = _Writing(shown, in_example, used, derived or {}, {} if onto is None else onto)
+    writing = _Writing(found, shown, in_example, used, derived or {}, {} if onto is None else onto)
     done: set = set()
     for path, lines in parts:
         earlier = [b for b in found if b.path in done and _origin(b, reprinted)]   # the files before
@@ -61,8 +61,9 @@ class _Writing:
     """The written arithmetic of one article as it joins the example (:func:`written_steps`):
     the chains' steps it may fall on, the results read so far, and the lone chain."""
 
-    def __init__(self, shown: dict, in_example: set, used: set, derived: dict, onto: dict):
-        self.shown, self.in_example, self.used, self.derived, self.onto = shown, in_example, used, derived, onto
+    def __init__(self, found: list, shown: dict, in_example: set, used: set, derived: dict, onto: dict):
+        self.found, self.shown, self.in_example, self.used = found, shown, in_example, used
+        self.derived, self.onto = derived, onto
         self.lone = Chain((), [], 0, (), NO_END)
         self.of_rows = {d.expr: i for i, d in derived.items()}
         steps = [(c, name, expr, line) for c in list(shown.values()) for name, expr, line in c.steps]
@@ -84,7 +85,7 @@ class _Writing:
         if got is None:
             return
         first, (w, owner, owners, operands, key) = w, got
-        whole = _of_rows(w, operands, self.of_rows)
+        whole = _of_rows(w, operands, self.of_rows) or _softmax_row(w, self.found, self.of_rows)
         if whole is not None:                # [0.0+0.909, …] = [0.909, …]: X = E + P's entries
             i, at = whole
             self.onto.setdefault(i, []).append((self.derived[i].block.name, at, w.printed, w.line))
@@ -277,6 +278,9 @@ def _owner(x: str, before: list[Block], results=()) -> Block | None:
 def _owners(w: Written, before: list[Block], results=()) -> list[Block]:
     """The blocks whose entries the decimals of ``w`` print (the nearest for each; not for a
     decimal that a written result prints to more digits than the block: ``results``)."""
+    got = _row_of(tuple(Fraction(x) for x in w.numbers), before) if w.row else None
+    if got is not None:                     # a sum beside its list, a softmax of a list: that row's
+        return [got[0]]
     out = []
     rows = [_in_row(w, s, before) for s in range(len(w.numbers))]
     for b in (r[0] if r else _owner(x, before, results) for x, r in zip(w.numbers, rows)):
@@ -304,10 +308,9 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
     dot = _dot(w, before) if w.key == ARITHMETIC else None
     if dot is not None:
         return dot
-    if w.row:                                 # a sum beside its list: that row's entries, in place
-        got = _row_of(tuple(Fraction(x) for x in w.numbers), before)
-        return ((tuple(f"{got[0].name}[{got[1]}, {k}]" for k in range(len(w.numbers))), [got[0]])
-                if got is not None else (None, None))
+    got = _row_of(tuple(Fraction(x) for x in w.numbers), before) if w.row else None
+    if got is not None:                       # a sum beside its list, a softmax of a list: that
+        return tuple(f"{got[0].name}[{got[1]}, {k}]" for k in range(len(w.numbers))), [got[0]]   # row's
     operands, owners, loose = [], [], False
     for k, x in enumerate(w.numbers):
         row = _in_row(w, k, before)
@@ -343,6 +346,22 @@ def _of_rows(w: Written, operands: tuple, of_rows: dict) -> tuple | None:
         return None
     i = of_rows.get(w.form.format(*(m.group(1) for m in at)))
     return None if i is None else (i, f"[{at[0].group(2)}, {w.place}]")
+
+
+def _softmax_row(w: Written, found: list, of_rows: dict) -> tuple | None:
+    """(block index, ``[row, column]``) where ``w`` is an entry of ``softmax([…]) = […]``
+    written on the numbers of a block's row (``softmax([2, 4, 4])``, row 0 of ``scores``)
+    that a derived block is the softmax of (``softmax(scores)``): that block's entry, else
+    None."""
+    if not w.results or w.place < 0 or not w.form.startswith("exp({"):
+        return None
+    row = tuple(Fraction(x) for x in w.numbers)
+    for b in found:
+        i = of_rows.get(f"softmax({b.name})")
+        hit = next((k for k, r in enumerate(b.printed.values) if tuple(r) == row), None) if i is not None else None
+        if hit is not None:
+            return i, f"[{hit}, {w.place}]"
+    return None
 
 
 def _in_row(w: Written, k: int, before: list[Block]) -> tuple | None:
