@@ -55,12 +55,17 @@ def infer_specs(articles: list[str], write_to: str | None = None, force: bool = 
         [str(Path(f.folder) / f"{f.id}.inferred.toml") for f in found]
     specs = []
     for f, path in zip(found, paths):
+        try:
+            spec = load(path, f.text)
+        except SpecError as e:               # an inference that contradicts itself: said, and left
+            say(f"{f.articles[0]}:1: example {f.id} was inferred inconsistently ({e.message}); "
+                "its numbers are not checked")
+            continue
         if write_to:
             write_output(path, f.text, force)
             if show:
                 say(f"wrote {path} (the inferred spec of {Path(f.articles[0]).name}); "
                     f"next: symattn check {path}", prefix="")
-        spec = load(path, f.text)
         spec.inferred = True
         specs.append(spec)
     return specs
