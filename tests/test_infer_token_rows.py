@@ -24,6 +24,7 @@ mpmath.mp.dps = 30
     ("the -> [0.4223, 0.1554]", "the"),
     ("pos 1 (cat) -> [0.8415, 0.5403]", "pos_1_cat"),
     ("cat → [0.8415, 0.5403]", "cat"),
+    ("PE(1) ≈ [0.841, 0.540]", "PE_1"),
 ])
 def test_a_row_named_by_its_token_is_a_vector(text, name):
     got = find([Line(1, text, "code")])
