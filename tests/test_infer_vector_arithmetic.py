@@ -53,6 +53,24 @@ def test_a_slipped_entry_of_lists_added_is_flagged(tmp_path):
 
 
 def test_a_weight_rounded_in_a_list_before_is_no_given_of_arithmetic_to_judge(tmp_path):
+    out = check_post(tmp_path, _post(["weights ≈ [0.10, 0.45, 0.45]   (rounded)",   # no softmax written:
+                                      f"2: 0.45 * [{', '.join(SHOWN[0])}] = [0.248, 0.180]"]))  # an origin
+    assert not [c for c in out["claims"] if c["line"] == 13 and c["step"].startswith("written")]
+
+
+def test_a_weight_a_written_softmax_rounds_is_the_origin_of_arithmetic_on_it(tmp_path):
+    """``softmax([2, 4, 4]) = [0.10, 0.45, 0.45]`` (0.06, 0.47, 0.47: wrong) then ``0.45 *
+    [...]``: the 0.45 is that softmax's entry, so the product is judged from e⁴/(e²+2e⁴) and
+    follows from the wrong weight."""
+    import mpmath
     out = check_post(tmp_path, _post(["softmax([2, 4, 4]) = [0.10, 0.45, 0.45]",
                                       f"2: 0.45 * [{', '.join(SHOWN[0])}] = [0.248, 0.180]"]))
-    assert not [c for c in out["claims"] if c["line"] == 13 and c["step"].startswith("written")]
+    weight = mpmath.exp(4) / (mpmath.exp(2) + 2 * mpmath.exp(4))
+    got = {c["printed"]: c for c in out["claims"] if c["line"] == 13}
+    assert set(got) >= {"0.248", "0.180"}
+    for printed, y in (("0.248", Y[0][0]), ("0.180", Y[0][1])):
+        want = weight * mpmath.mpf(y.numerator) / y.denominator
+        assert abs(mpmath.mpf(got[printed]["exact"]) - want) < mpmath.mpf("1e-20")
+        assert got[printed]["verdict"] in ("wrong", "carried")
+    first = [c for c in out["claims"] if c["line"] == 12 and c["printed"] == "0.10"]
+    assert len(first) == 1 and first[0]["verdict"] == "wrong"
