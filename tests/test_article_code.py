@@ -303,3 +303,15 @@ def test_a_result_after_the_numbers_a_written_step_is_computed_from_is_that_step
     out = check(tmp_path, HELLO, "The variance is 0.1325.\n\n```python\n0.364² = 0.1325 ✅\n```\n")
     assert at(out, 1) == [("var_h", ["Hello", "0"], "0.1325", "correct")]
     assert ("std_sq", ["0", "0"], "0.1325", "correct") in at(out, 4)
+
+
+def test_a_literal_after_the_formula_that_defines_its_name_is_a_printed_result():
+    """``Weights = softmax(Scaled)`` then ``Weights = [[0.27, …]]``: the literal is the
+    printed result; a literal before a formula that updates it (``x = [[1.0]]`` then ``x =
+    x + pe``), or a name updated with ``+=``, is program state."""
+    from symattn.article.code import literal_results
+    from symattn.article.source import Line
+    lines = [Line(1, "Weights = softmax(Scaled, dim=-1)", "code"), Line(2, "Weights = [[0.27, 0.27, 0.45],", "code"),
+             Line(3, "x = [[1.0, 2.0]]", "code"), Line(4, "x = x + pe", "code"),
+             Line(5, "res = [0.5]", "code"), Line(6, "res += [0.1]", "code"), Line(7, "y = [0.1, 0.2]", "code")]
+    assert literal_results(lines, {"Weights", "x", "res", "y"}) == {2, 7}

@@ -51,14 +51,22 @@ def literal_results(lines: list, names) -> set:
     """The lines of program text that write a literal result into one of ``names`` (the
     steps of the example: ``balanced = [-1.5, -0.5, 0.5, 1.5]``): their numbers are printed
     results under that name, not the program's constants. A name the program assigns
-    again or updates (``res = 0.`` then ``res += …``) holds program state instead."""
-    written: dict = {}
+    again or updates (``res = 0.`` then ``res += …``) holds program state instead; a formula
+    that only defines it before (``Weights = softmax(Scaled)`` over ``Weights = [[0.27, …``)
+    is no such assignment."""
+    written: dict = {}                       # name -> [(line, literal?, updated?)]
     for ln in lines:
         if ln.kind == "code":
-            for name in re.findall(r"^\s*([A-Za-z_]\w*)\s*(?:[-+*/@]?=)(?!=)", ln.text):
-                written[name] = written.get(name, 0) + 1
+            for name, op in re.findall(r"^\s*([A-Za-z_]\w*)\s*([-+*/@]?=)(?!=)", ln.text):
+                written.setdefault(name, []).append((ln.number, bool(_ASSIGNS.match(ln.text)), op != "="))
     return {ln.number for ln in lines if ln.kind == "code" and (m := _ASSIGNS.match(ln.text))
-            and m.group("name") in names and written.get(m.group("name")) == 1}
+            and m.group("name") in names and _once(written[m.group("name")], ln.number)}
+
+
+def _once(assigned: list, line: int) -> bool:
+    """Is the literal on ``line`` the name's one value: no other literal, no update, no
+    formula after it?"""
+    return all(at == line or (not literal and not updated and at < line) for at, literal, updated in assigned)
 
 
 _LABELLED = re.compile(r"\s*#\s*(?:[^\W\d_][\w ]{0,30}?[^\W\d_])\s*[:=]\s*[~≈]?\s*-?\.?\d")
