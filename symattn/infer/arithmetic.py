@@ -23,6 +23,7 @@ _SPEC = {"×": "*", "·": "*", "\\times": "*", "\\cdot": "*", "÷": "/", "\\div"
          "{": "(", "}": ")", "exp": "exp", "\\exp": "exp", "sqrt": "sqrt", "√": "sqrt", "^": "**",
          "sin": "sin", "\\sin": "sin", "cos": "cos", "\\cos": "cos"}
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_CALLS = "exp|sqrt|sin|cos"                 # the functions of the spec language it writes
 _BEFORE_SIGN = {"(", "{", "*", "/", "×", "·", "÷", "\\times", "\\cdot", "\\div", "+", "-"}
 MAX_TOKENS = 60             # a longer run before an equals sign is no hand-worked arithmetic
 
@@ -77,10 +78,10 @@ def template(tokens: list[str]) -> tuple[str, tuple[str, ...]] | None:
 
 def _closed(text: str, numbers: tuple) -> tuple[str, tuple] | None:
     """The template with ``exp``/``sqrt`` of a bare number called, if it parses; else None."""
-    text = re.sub(r"(exp|sqrt|sin|cos)\s+(\{\d+\})", r"\1(\2)", text)
-    text = re.sub(r"(exp|sqrt|sin|cos)\s*\(", r"\1(", text)
-    if text.count("(") != text.count(")") or not re.search(r"[-+*/]|exp|sqrt|sin|cos", text) or \
-            re.search(r"(?:exp|sqrt|sin|cos)(?!\()", text):
+    text = re.sub(rf"({_CALLS})\s+(\{{\d+\}})", r"\1(\2)", text)
+    text = re.sub(rf"({_CALLS})\s*\(", r"\1(", text)
+    if text.count("(") != text.count(")") or not re.search(rf"[-+*/]|{_CALLS}", text) or \
+            re.search(rf"(?:{_CALLS})(?!\()", text):
         return None                                  # ``e^ - x``: a function called on nothing
     try:
         E.parse(text.format(*("1" for _ in numbers)))
