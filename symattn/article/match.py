@@ -13,16 +13,16 @@ confidence gets no verdict: it is :class:`Unmatched`, with its nearest candidate
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import NamedTuple
 
+from .mentions import mentions, names_in, positions, words
+from .operands import operands, selections, written_numbers
 from .tokens import Number, fold, numbers_in
 from ..claims.printed import parse_number
 from ..errors import SymattnError
 from ..evaluation.evaluator import Evaluator
-from ..spec import expr as E
 from ..spec.load import Spec
 from ..tensor import NEG_INF
 
@@ -77,9 +77,9 @@ class Matcher:
         self.order = {n: k for k, n in enumerate(spec.tensors)}
         self.lines: dict | None = None           # article line number -> Line
         self.last_result: int | None = None      # order of the step of the last result placed
-        self._selections = _selections(spec)     # inputs, and steps that only select from them
-        self._written = _written(spec)           # step of numbers only -> its decimals
-        self._operands = _operands(spec)         # (line, number) such a step is computed from
+        self._selections = selections(spec)      # inputs, and steps that only select from them
+        self._written = written_numbers(spec)    # step of numbers only -> its decimals
+        self._operands = operands(spec)          # (line, number) such a step is computed from
         self._balls: dict = {}
         self._bounds: dict = {}                  # name -> [[(lower, upper) as floats]]
         self._rounds: dict = {}
@@ -263,8 +263,8 @@ class Matcher:
         key = (id(n), "name", name)
         if key not in self._memo:
             before, header, above = self._around(n, text)
-            self._memo[key] = 3 * _names(before, name) + 3 * _names(header, name) + \
-                2 * _names(above, name)
+            self._memo[key] = 3 * names_in(before, name) + 3 * names_in(header, name) + \
+                2 * names_in(above, name)
         return self._memo[key]
 
     def _around(self, n: Number, text: str) -> tuple:
@@ -319,7 +319,7 @@ class Matcher:
         got = []
         for back in range(1, 6):
             ln = self.lines.get(line - back) if self.lines else None
-            if ln is not None and _words(ln.text):
+            if ln is not None and words(ln.text):
                 got.append(ln.text)
                 if len(got) == 2:
                     break
@@ -349,7 +349,7 @@ class Matcher:
         if key not in self._memo:
             ln = self.lines.get(line) if self.lines else None
             self._memo[key] = [] if ln is None else sorted(
-                (pos, lab) for lab in set(rows) for pos in _positions(ln.text, lab))
+                (pos, lab) for lab in set(rows) for pos in positions(ln.text, lab))
         return self._memo[key]
 
     def saw(self, n: Number, c: Cell, result: bool = False):
@@ -393,84 +393,3 @@ class Matcher:
         if hint is None:
             return -10_000
         return -(n.line - hint) if hint <= n.line else -5 * (hint - n.line)
-
-
-def _written(spec: Spec) -> dict:
-    """Steps computed from numbers written in the spec only (``0.364 ** 2``, a relation the
-    article checks as written): step -> the numbers with decimals it is computed from."""
-    out = {}
-    for step in _of_numbers(spec):
-        nums = {x for x in E.numbers(step.tree) if x.denominator != 1}
-        if nums:
-            out[step.name] = frozenset(nums)
-    return out
-
-
-WORKED_ABOVE = 4            # lines above its result an equation of numbers may run on
-                            # (``= (0.3 × 0.9) + (0.6 × 0.1)`` over ``= 0.33``)
-
-
-def _operands(spec: Spec) -> set:
-    """(article line, value) of each number a step of numbers only is computed from, and of
-    each decimal written into a step of tensors (``q[0, 0] * (0.6)`` of ``(1.0)(0.6) + …``),
-    on the line the step is said to be printed (``e^{1.0} = 2.718``: the 1.0) or the few
-    above it its equation runs on, signs apart."""
-    alone = {s.name for s in _of_numbers(spec)}
-    return {(line, x) for step in spec.steps if step.article_line
-            for x in map(abs, E.numbers(step.tree)) if step.name in alone or x.denominator != 1
-            for line in range(max(1, step.article_line - WORKED_ABOVE), step.article_line + 1)}
-
-
-def _of_numbers(spec: Spec) -> list:
-    """The steps computed from numbers written in the spec only, no tensor."""
-    return [s for s in spec.steps if not E.names(s.tree) & set(spec.tensors)]
-
-
-def _selections(spec: Spec) -> set:
-    """The inputs and the steps that only pick part of one (``hello = emb["Hello"]``): a
-    print of them restates an input, it is no step worked out."""
-    out = set(spec.inputs)
-    for step in spec.steps:
-        t = step.tree
-        while isinstance(t, E.Index):
-            t = t.target
-        if isinstance(t, E.Name) and (t.id in out or t.id in spec.inputs):
-            out.add(step.name)
-    return out
-
-
-def _names(text: str, name: str) -> int:
-    """1 if step or input ``name`` is written in ``text`` (``Q``, ``Q_{…}``, ``W_Q``; a step
-    ``Qc`` by its capital ``Q``), else 0."""
-    full = re.search(r"(?<![A-Za-z])" + re.escape(name) + r"(?![A-Za-z])", text)
-    if full or len(name) == 1:
-        return int(bool(full))
-    cap = name[0]
-    return int(cap.isupper() and re.search(r"(?<![A-Za-z\\])" + cap + r"(?![a-z])", text) is not None)
-
-
-def mentions(text: str, label: str) -> bool:
-    """Does ``text`` name ``label``? A one-character label (猫, は, a) only in quotes or
-    brackets, a Latin one as a whole word."""
-    return _last(text, label) >= 0
-
-
-def _last(text: str, label: str) -> int:
-    found = _positions(text, label)
-    return found[-1] if found else -1
-
-
-def _positions(text: str, label: str) -> list[int]:
-    """Where ``text`` names ``label`` (see :func:`mentions`), in order."""
-    if not label or label.isdigit() or label not in text:
-        return []
-    if len(label) == 1:
-        quoted = "|".join(re.escape(q[0] + label + q[1]) for q in ("「」", "『』", "“”", '""', "{}", "()"))
-        return [m.start() for m in re.finditer(quoted, text)]
-    if label.isascii():
-        return [m.start() for m in re.finditer(r"(?<![A-Za-z])" + re.escape(label) + r"(?![A-Za-z])", text)]
-    return [m.start() for m in re.finditer(re.escape(label), text)]
-
-
-def _words(text: str) -> bool:
-    return re.search(r"[^\W\d_]{2,}", re.sub(r"\\[A-Za-z]+", "", text)) is not None

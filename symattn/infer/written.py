@@ -138,9 +138,13 @@ def _column_sum(text: str, line: int, above: list) -> Written | None:
     m = _COLUMN_SUM.match(text)
     if m is None or len(above) < 2:
         return None
-    numbers = tuple(w.result for w in above)
-    return Written(ARITHMETIC, False, " + ".join(numbers), m.group("result"), line, m.group("result"),
-                   "", " + ".join(f"{{{k}}}" for k in range(len(numbers))), numbers)
+    return _sum(tuple(w.result for w in above), m.group("result"), line)
+
+
+def _sum(numbers: tuple, result: str, line: int, row: bool = False) -> Written:
+    """The written arithmetic ``numbers[0] + numbers[1] + … = result`` on ``line``."""
+    return Written(ARITHMETIC, False, " + ".join(numbers), result, line, result, "",
+                   " + ".join(f"{{{k}}}" for k in range(len(numbers))), numbers, row=row)
 
 
 _PLUS_LINE = re.compile(r"\s*\+")
@@ -294,9 +298,7 @@ def _row_sums(text: str, line: int) -> list[Written]:
         numbers = tuple(x.strip() for x in m.group(1).split(","))
         if not any("." in x for x in numbers + (m.group("result"),)):
             continue                         # whole numbers: as for :func:`_sums`
-        form = " + ".join(f"{{{k}}}" for k in range(len(numbers)))
-        out.append(Written(ARITHMETIC, False, " + ".join(numbers), m.group("result"), line,
-                           m.group("result"), "", form, numbers, row=True))
+        out.append(_sum(numbers, m.group("result"), line, row=True))
     return out
 
 

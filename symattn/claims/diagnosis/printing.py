@@ -29,7 +29,7 @@ def digit_slip(expected: str, number, decimals: int) -> str | None:
     return None
 
 
-def float_noise(checker, e, t) -> str | None:
+def float_rounding(checker, e, t) -> str | None:
     """A binary float printed in full (``2.3575999999999997`` for 2.3576, as Python prints
     ``sum(x) / n``): its last digits are the float arithmetic's rounding
     (:func:`~symattn.claims.printed.float_noise`), not a slip of the author's; the exact
@@ -154,7 +154,7 @@ def printing_mistakes(checker, e, expected: R.Rounded, row_ok) -> list[str]:
         found.append("minus sign dropped" if printed > 0 else "minus sign added")
     if e.number.negative and printed == 0 and expected.value == 0:
         found.append("minus sign added (the value is positive)")
-    noise = float_noise(checker, e, t)
+    noise = float_rounding(checker, e, t)
     if noise:
         found.append(noise)
     elif not e.digits:
