@@ -225,11 +225,12 @@ def _rightmost(item) -> int:
 def _hand_claims_printed(spec: Spec, path: str, lines: list[Line]):
     by_line: dict = {}                           # an HTML line may be read as several
     for ln in lines:
-        by_line.setdefault(ln.number, []).append(ln)
+        for number in ln.source_lines():
+            by_line.setdefault(number, []).append(ln)
     glued = glued_rows(lines)
     for c in spec.claims:
         here = by_line.get(c.line, [])
-        printed = Counter(n.value for ln in here for n in numbers_in(ln))
+        printed = Counter(n.value for ln in here for n in numbers_in(ln) if n.line == c.line)
         for way in readings(here[-1], glued[c.line]) if c.line in glued else ():
             printed.update(n.value for n in way)         # 成分100: the cells 0 and 0
         try:

@@ -82,7 +82,8 @@ def without_comment(line: Line, labelled: bool = True) -> Line:
     if m is None or (labelled and _LABELLED.match(line.text, m.start())):
         return line
     return replace(line, text=line.text[:m.start()],
-                   columns=line.columns[:m.start()] if line.columns else None)
+                   columns=line.columns[:m.start()] if line.columns else None,
+                   lines=line.lines and line.lines[:m.start()])
 
 
 def comment_of(line: Line) -> Line | None:

@@ -62,7 +62,8 @@ def plan(lines: list[Line], records: list, fixing: list) -> Plan:
     ``records`` are all of the article's records (to place those without a column)."""
     by_line: dict = defaultdict(list)
     for ln in lines:
-        by_line[ln.number].append(ln)
+        for number in ln.source_lines():
+            by_line[number].append(ln)
     minus = _minus(lines)
     out = Plan([], [])
     for r in fixing:
@@ -91,7 +92,7 @@ def _minus(lines: list[Line]) -> str:
 
 def locate(here: list[Line], r, records: list):
     """(Line, Number) of record ``r`` on its lines, or why it is not found."""
-    numbers = [(ln, n) for ln in here for n in numbers_in(ln) if not n.neg_inf]
+    numbers = [(ln, n) for ln in here for n in numbers_in(ln) if not n.neg_inf and n.line == r.line]
     if r.column is not None:
         at = [(ln, n) for ln, n in numbers if n.column == r.column]
         return at[0] if len(at) == 1 else f"no number at line {r.line}, column {r.column}"
@@ -121,9 +122,10 @@ def _source_columns(f: Fix, text: str, starts: list, html: bool) -> tuple[int, i
     ln, n = f.line, f.number
     start = n.start + (len(ln.text[n.start:n.end]) - len(ln.text[n.start:n.end].lstrip()))
     last = start + len(f.old) - 1
-    base = starts[ln.number - 1] if 0 < ln.number <= len(starts) else None
+    number = ln.line_at(start)
+    base = starts[number - 1] if 0 < number <= len(starts) else None
     if base is None:
-        raise SpecError(f"line {ln.number} is not in the file", where=ln.place())
+        raise SpecError(f"line {number} is not in the file", where=ln.place())
     a, z = base + ln.column(start) - 1, base + ln.column(last) - 1
     width = 1
     if html and text[z:z + 1] == "&":
@@ -138,7 +140,7 @@ def verify(before: list[Line], after: list[Line], fixes: list) -> None:
     """Each line of ``after`` prints the numbers of ``before`` with only ``fixes`` changed
     (to their records' expected values)."""
     from ..numbers import parse_exact
-    changed = {(f.line.number, f.number.column): parse_exact(f.record.expected) for f in fixes}
+    changed = {(f.number.line, f.number.column): parse_exact(f.record.expected) for f in fixes}
     old, new = _values(before), _values(after)
     if set(old) != set(new):
         raise SpecError("the fixed article would not have the same lines; nothing was written")
@@ -152,7 +154,9 @@ def verify(before: list[Line], after: list[Line], fixes: list) -> None:
 def _values(lines: list[Line]) -> dict:
     out: dict = defaultdict(list)
     for ln in lines:
-        out[ln.number] += [(n.column, n.value) for n in numbers_in(ln) if not n.neg_inf]
+        for n in numbers_in(ln):
+            if not n.neg_inf:
+                out[n.line].append((n.column, n.value))
     return out
 
 

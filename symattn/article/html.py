@@ -41,6 +41,7 @@ class _Reader(HTMLParser):
         self.open = {"skip": 0, "code": 0, "table": 0}
         self.chars: dict[int, list] = {}       # source line -> [(char, column, kind)]
         self.cell_in_row = 0
+        self.row: int | None = None            # the source line of the open <tr>
 
     def _kind(self) -> str:
         return "table" if self.open["table"] else "code" if self.open["code"] else "text"
@@ -53,16 +54,24 @@ class _Reader(HTMLParser):
         col = col0
         for ch in text:
             if ch == "\n" and not fixed:
+                if self.row is not None:
+                    self.chars.setdefault(self.row, []).append((" ", col + 1, kind, line))
                 line, col = line + 1, 0
                 continue
-            self.chars.setdefault(line, []).append((ch, col + 1, kind))
+            self.chars.setdefault(self._at(line), []).append((ch, col + 1, kind, line))
             if not fixed:
                 col += 1
+
+    def _at(self, line: int) -> int:
+        """The Line a character of source ``line`` joins: its table row's, inside one."""
+        return line if self.row is None else self.row
 
     def _gap(self, sep: str) -> None:
         """``sep`` at the tag's position, if the tag's line already has text."""
         line, col0 = self.getpos()
-        have = self.chars.get(line)
+        have = self.chars.get(self._at(line))
+        if self.row is not None:              # a row over several lines: its cells' newlines
+            have = [c for c in have or () if c[0] is None or not c[0].isspace()]
         if have and not self.open["skip"] and have[-1][0] is not None and not have[-1][0].isspace():
             self._put(sep, line, col0, fixed=True)
 
@@ -70,9 +79,9 @@ class _Reader(HTMLParser):
         """A block tag ends the Line here: text after it on the same source line is a new
         Line with the same number (a minified page keeps its paragraphs and rows apart)."""
         line, col0 = self.getpos()
-        have = self.chars.get(line)
+        have = self.chars.get(self._at(line))
         if have and not self.open["skip"] and have[-1][0] is not None:
-            have.append((None, col0 + 1, "break"))
+            have.append((None, col0 + 1, "break", line))
 
     def handle_starttag(self, tag, attrs):
         self._tag(tag, +1)
@@ -85,6 +94,7 @@ class _Reader(HTMLParser):
         elif tag == "tr":
             self.cell_in_row = 0
             self._break()
+            self.row = self.getpos()[0]
         elif tag in _BLOCK:
             self._break()
 
@@ -98,6 +108,8 @@ class _Reader(HTMLParser):
         self._tag(tag, -1)
         if tag in _BLOCK:
             self._break()
+        if tag in ("tr", "table"):
+            self.row = None
 
     def _tag(self, tag: str, step: int) -> None:
         if tag in _VOID:
@@ -129,14 +141,16 @@ def read(text: str, path: str = "") -> list[Line]:
     out = []
     for number in sorted(r.chars):
         for run in _runs(r.chars[number]):
-            s = "".join(c for c, _, _ in run)
+            s = "".join(c for c, _, _, _ in run)
             s = s.replace(lt, "<") if lt else s
             if not s.strip():
                 continue
             kind = run[0][2]
             if kind == "code" and _PRINTOUT.match(s):
                 kind = "output"
-            out.append(Line(number, s, kind, tuple(c for _, c, _ in run)))
+            lines = tuple(n for _, _, _, n in run)
+            out.append(Line(number, s, kind, tuple(c for _, c, _, _ in run),
+                            lines=lines if set(lines) != {number} else None))
     return nest(mark(out))
 
 
@@ -161,7 +175,7 @@ def _runs(chars: list) -> list[list]:
     kinds: list[str | None] = []
     fresh = True
     for item in chars:
-        ch, _, kind = item
+        ch, _, kind, _ = item
         if ch is None:                               # a block tag: the next text is a new Line
             fresh = True
             continue
@@ -176,4 +190,4 @@ def _runs(chars: list) -> list[list]:
         else:
             runs.append([item])
             kinds.append(None if ch.isspace() else kind)
-    return [[(c, col, k or "text") for c, col, _ in run] for run, k in zip(runs, kinds)]
+    return [[(c, col, k or "text", n) for c, col, _, n in run] for run, k in zip(runs, kinds)]

@@ -7,7 +7,8 @@ of every line is the source line itself (``columns`` is None), so ``$``, ``|``, 
 or ``text`` fence, or a block right after an ``Out[n]:``/``Output:``/``出力`` line), with ``**bold**`` marks
 read as spaces; a printout written as comments in code (``# tensor([[…``) is ``output``
 (:func:`comment_printouts`); tables
-are ``table``; ``$$ … $$`` blocks and ``\\begin{aligned}``/bmatrix/pmatrix blocks are
+are ``table``; an equation drawn as an image by a LaTeX service is its LaTeX, ``math``
+(:mod:`.rendered`); ``$$ … $$`` blocks and ``\\begin{aligned}``/bmatrix/pmatrix blocks are
 ``math``; the rest is ``text``.
 """
 
@@ -21,6 +22,7 @@ from ..errors import LimitError
 from .latex import math_flags, source_lines
 from .nesting import mark as nest
 from .quiet import mark
+from .rendered import drawn
 from .source import Line
 
 # markdown-it's list rule is quadratic in the items of one list and keeps a token object
@@ -92,8 +94,8 @@ def read_lines(lines: list[str], number=lambda k: k + 1, where=lambda k: "") -> 
     (a notebook's markdown cell places its lines its own way). In a code block, bold marks
     around words (``**Total:** 40.04``) are the author's emphasis, not a power: they are
     read as spaces (columns stay those of the source)."""
-    return comment_printouts([Line(number(k), unbold(s) if kind in ("code", "output") else s, kind,
-                                   None, where(k)) for k, (s, kind) in enumerate(zip(lines, kinds(lines)))])
+    return comment_printouts([drawn(Line(number(k), unbold(s) if kind in ("code", "output") else s, kind,
+                                         None, where(k))) for k, (s, kind) in enumerate(zip(lines, kinds(lines)))])
 
 
 def comment_printouts(lines: list[Line]) -> list[Line]:

@@ -95,4 +95,4 @@ def _part(ln: Line, start: int, end: int) -> Line:
     """The part ``text[start:end]`` of a line, its source columns kept."""
     cols = ln.columns if ln.columns is not None else tuple(range(1, len(ln.text) + 1))
     return replace(ln, text=ln.text[start:end].rstrip(), columns=tuple(cols[start:end]),
-                   quiet=(), nest=())
+                   lines=ln.lines and ln.lines[start:end], quiet=(), nest=())

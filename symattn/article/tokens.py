@@ -143,7 +143,7 @@ def numbers_in(line: Line) -> list[Number]:
             out.append(n)
     for m in (_NEG_INF_PRINTED if line.kind in ("output", "code") else _NEG_INF).finditer(s):
         printed = "-inf" if "inf" in m.group(0) and "infty" not in m.group(0) else "-∞"   # as printed
-        out.append(Number(line.text[m.start():m.end()], printed, Fraction(0), line.number,
+        out.append(Number(line.text[m.start():m.end()], printed, Fraction(0), line.line_at(m.start()),
                           line.column(m.start()), m.start(), m.end(), line.kind, neg_inf=True,
                           line_text=line.text))
     out = sorted((n for n in out if not _inside(n.start, quiet)), key=lambda n: n.start)
@@ -218,7 +218,7 @@ def _fractions(line: Line, s: str) -> tuple[list, list]:
             continue                                              # sin(2/9980): an argument
         printed = f"{'-' if sign == '-' else ''}{int(num)}/{int(den)}"
         out.append(Number(line.text[start:m.end()].strip(), printed, parse_exact(printed),
-                          line.number, line.column(start), start, m.end(), line.kind, exponent,
+                          line.line_at(start), line.column(start), start, m.end(), line.kind, exponent,
                           integer=True, fraction=True, approximate=bool(_APPROX.search(before)),
                           line_text=line.text))
     return out, spans
@@ -300,7 +300,7 @@ def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | No
         raise
     except SymattnError:                        # an exponent past the limits: not a claim
         return None
-    return Number(line.text[start:end].strip(), printed, value, line.number,
+    return Number(line.text[start:end].strip(), printed, value, line.line_at(start),
                   line.column(start), start, end, line.kind, exponent,
                   integer="." not in digits and not e and not pct,
                   approximate=bool(_APPROX.search(before[-_WINDOW:])), line_text=line.text)
