@@ -186,6 +186,12 @@ def test_a_free_index_label_names_its_tensor_the_last_block_so_labelled():
     assert base_names(["P_i", "X", "P_i", "E_i"]) == {2: "P", 3: "E"}
 
 
+def test_a_letter_subscript_in_a_family_of_names_is_no_free_index():
+    """``W_k`` beside ``W_q`` and ``W_v`` is the key's weights, not row k of W."""
+    assert base_names(["W_q", "W_k", "W_v"]) == {} and base_names(["W_k", "W_Q"]) == {}
+    assert base_names(["P_i", "P_1"]) == {0: "P"}           # P_1: a row of P, no family
+
+
 def test_a_table_printed_again_with_nothing_computing_it_is_no_step(tmp_path):
     pe = pe_truth(3, 4)
     block = bmatrix([[f"{float(v):.4f}" for v in r] for r in pe])

@@ -32,11 +32,19 @@ def free_base(label: str) -> str:
 
 def base_names(labels: list[str]) -> dict[int, str]:
     """Block position -> the tensor name its free-index label gives it: for each such
-    tensor, the last block labelled so (the others keep their labels)."""
+    tensor, the last block labelled so (the others keep their labels). A name the article
+    also subscripts with a word or letter of its own is a family of names (``W_k`` beside
+    ``W_q`` and ``W_v``: the key's weights, not a row ``k`` of ``W``)."""
+    from ..article.labels import parse
+    family = set()
+    for label in labels:
+        name = parse(label) if label else None
+        if name is not None and name.sub and not free_base(label) and not any(p.isdigit() for p in name.sub):
+            family.add(name.name)
     last: dict[str, int] = {}
     for k, label in enumerate(labels):
         base = free_base(label)
-        if base:
+        if base and base not in family:
             last[base] = k
     return {k: base for base, k in last.items()}
 
