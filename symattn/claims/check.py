@@ -27,6 +27,8 @@ from ..tensor import Tensor, NEG_INF
 
 EXACT_DIGITS = 20
 VERDICTS = ("correct", "carried", "consistent", "wrong")
+FLOAT32 = ("below float32's normal range, where it holds multiples of 2^-149 only: a float32 "
+           "program prints this, and the print cannot say more")
 UNDECIDED = ("not decided whether the rounded inputs reach it: no point of their rounding "
              "intervals found that gives it, none ruled out")
 
@@ -252,6 +254,11 @@ class Checker:
 
     def _not_correct(self, rec: Record, e: Entry, r: R.Rounded) -> Record:
         from .carried import describe
+        from .printed import float32_underflow
+        if e.claim.found and e.number.value is not NEG_INF and \
+                float32_underflow(Fraction(e.value), self.ev.ball(self.spec.tensors[e.claim.step], 128)[e.i][e.j]):
+            rec.verdict, rec.diagnosis = "consistent", [FLOAT32]
+            return rec
         note = None
         if self.spec_rounded():                  # a machine's printout: before carrying
             from .consistent import reached

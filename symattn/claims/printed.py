@@ -172,6 +172,22 @@ def float_noise(printed: Fraction, exact: Fraction, slack: Fraction = Fraction(0
     return exact != 0 and abs(printed - exact) <= float_slack(exact) + slack
 
 
+FLOAT32_TINY = Fraction(1, 2 ** 126)       # float32's smallest normal number
+FLOAT32_STEP = Fraction(1, 2 ** 149)       # the spacing of its subnormal numbers
+
+
+def float32_underflow(value: Fraction, ball) -> bool:
+    """Is ``value`` (a print) within one subnormal spacing of the ball's value (a ``flint.arb``
+    entry), which lies below float32's normal range? There float32 holds multiples of
+    2⁻¹⁴⁹ only (``1.5414e-44`` for 1.5518e-44, ``0.0000e+00`` for 7.1e-51): a program that
+    computes in float32 (PyTorch's default) prints such a number, and no print can say
+    more than that."""
+    if ball is NEG_INF or not ball.is_finite():
+        return False
+    exact = Fraction(ball.mid().str(40, radius=False))
+    return abs(exact) < FLOAT32_TINY and abs(value - exact) <= FLOAT32_STEP
+
+
 def float_noise_of(text: str, value: Fraction, ball) -> bool:
     """Is ``text`` (of ``value``) a binary float printed in full whose value is the ball's
     (a ``flint.arb`` entry, or ``NEG_INF``) but for float64 rounding, and not the ball's

@@ -65,10 +65,11 @@ _RESULT = re.compile(rf"(?:=|≈|\\approx|\\simeq|≃)\s*(?P<result>{_NUM}(?:[eE
 _INSIDE = set("_^.'])}\\")            # an expression cut out of a name, an index or a call
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _BULLET = re.compile(r"^\s*[-*+]\s+(?=\S)")
+_STAR_BULLET = re.compile(r"^\s*\*\s+(?=\S)")
 ARITHMETIC = "arithmetic"                 # the key of a written expression of several numbers
 NO_END = 10 ** 9                           # a chain of written steps alone: its block's part is not cut
 _TEX = ((r"\left(", "("), (r"\right)", ")"), (r"\mathrm{e}", "e"), (r"\operatorname{log}", r"\log"),
-        (r"\,", " "), (r"\!", ""))
+        (r"\,", " "), (r"\!", ""), ("\\ ", " "))
 
 
 @dataclass(frozen=True)
@@ -150,14 +151,27 @@ def _sum(numbers: tuple, result: str, line: int, row: bool = False) -> Written:
 _PLUS_LINE = re.compile(r"\s*\+")
 
 
+_EMPHASIS = re.compile(r"\\(?:mathbf|boldsymbol|bm|textbf|mathit|textit|underline|boxed)\{([^{}]*)\}"
+                       r"|(\*\*|__)(\S[^*_]*?)\2")
+_ALIGNED = re.compile(r"&\s*(?==|≈|\\approx)")
+_TEX_MATH = re.compile(r"\\[()\[\]]")
+_ASIDE = re.compile(r"\s\((?=[^()]*[A-Za-z]{2})[^()\d=+*/^\\]*\)\s*(?==|≈|\\approx)")   # e^{3.2} (for "mat") ≈
+
+
 def arithmetic_text(ln) -> str:
     """A line's text as the arithmetic is read: folded, TeX spacing and delimiters plain, a
-    list item's bullet blanked (``- e^{0.55} = 1.733``)."""
+    list item's bullet blanked (``- e^{0.55} = 1.733``), emphasis unwrapped (``\\mathbf{0.49}``,
+    ``**0.49**``), an aligned equation's ``&=`` an equals sign, an aside before the equals
+    sign left out (``e^{3.2} (for "mat") ≈ 24.53``)."""
     text = fold(ln.text)
     for a, b in _TEX:
         text = text.replace(a, b)
+    text = _EMPHASIS.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(3), text)
+    text = _ASIDE.sub(" ", _TEX_MATH.sub(" ", _ALIGNED.sub("", text)))
     if getattr(ln, "kind", "text") == "text":
         text = _BULLET.sub(lambda b: " " * len(b.group()), text)
+    else:                               # a list indented into a code block: ``    * e^{3.2} ≈ 24.53``
+        text = _STAR_BULLET.sub(lambda b: " " * len(b.group()), text)
     return text
 
 

@@ -72,9 +72,12 @@ class _Writing:
                        for key, form in TEMPLATE.items()
                        if form.endswith(")") and expr.lstrip("-").startswith(form.split("{")[0])}   # a call
         self.chained = {line for _, _, _, line in steps}
+        self.sums = {line: (c, name, expr) for c, name, expr, line in steps if _SUM_OF.fullmatch(expr)}
         self.by_expr = {expr: (c, name, expr) for c, name, expr, _ in steps}
         self.results: dict = {}              # a result as printed -> (its step, its chain's block
-                                             # or None: the lone chain)
+                                             # or None: the lone chain), the latest
+        self.printed: dict = {}              # a result as printed -> every such pair, in order
+        self.last: tuple = ("", ())          # the form and operands of the last step
 
     def take(self, w: Written, before: list[Block], lines, listed: dict) -> None:
         """One written expression: a claim on a chain's entry, or on a derived block's entry,
@@ -95,15 +98,16 @@ class _Writing:
     def _on_chain(self, w: Written, before: list[Block]) -> bool:
         """Is ``w`` a chain's step already (its entry claimed there)?"""
         if (w.line, w.key) in self.worked or (w.key == ARITHMETIC and w.line in self.chained):
-            claimed = _entry_claim(w, self.worked.get((w.line, w.key)), before)
-            _remember(w, claimed, self.shown, self.results)
+            claimed = _entry_claim(w, self.worked.get((w.line, w.key)), before) or \
+                _sum_claim(w, self.sums.get(w.line), self.results)
+            _remember(w, claimed, self)
             return True                      # √0.1325 = 0.364 where a chain's sqrt(variance) is,
                                              # 2.034 + 1 + 2.034 ≈ 5.068 where its sum of exps is
         whole = [b for b in before if w.key != ARITHMETIC and _entry(b, w.argument) is not None
                  and _expr(w, (b.name,)) in self.covered]
         if whole:                            # e^{2.0} = 7.389 of exp(z), a step already
             claimed = _entry_claim(w, self.by_expr.get(_expr(w, (whole[-1].name,))), before)
-            _remember(w, claimed, self.shown, self.results)
+            _remember(w, claimed, self)
             return True
         return False
 
@@ -116,10 +120,29 @@ class _Writing:
                 next((b for b in reversed(before) if b.index in self.in_example), None)
             key = None if owner is None else owner.index
             table = {p: name for p, (name, k) in self.results.items() if k == key}
+            table.update(self._sibling(as_written, key))
             operands, owners = _operands(as_written, before, table, listed)
             if operands is not None:
                 return as_written, owner, owners, operands, key
         return None
+
+    def _sibling(self, w: Written, key) -> dict:
+        """The result a print stands for where several results print it (``0.61``: e^{-0.5}
+        and p(mat)): the one that goes on from the step before of the same form, operand by
+        operand (``o_exp[0, 1] / S`` then ``0.61 / S``: ``o_exp[0, 2]``); else the latest."""
+        form, before = self.last
+        if form != w.form or len(before) != len(w.numbers):
+            return {}
+        out = {}
+        for x, prev in zip(w.numbers, before):
+            names = [name for name, k in self.printed.get(x, ()) if k == key]
+            a = _AT.fullmatch(prev)
+            nxt = a and {f"{a.group(1)}[{a.group(2)}, {int(a.group(3)) + 1}]",
+                         f"{a.group(1)}[{int(a.group(2)) + 1}, {a.group(3)}]"}
+            fit = [name for name in names if nxt and name in nxt]
+            if len(set(names)) > 1 and len(fit) == 1:
+                out[x] = fit[0]
+        return out
 
     def _step(self, first: Written, w: Written, owner, owners: list, operands: tuple, key, lines) -> None:
         """``w`` as a step of its owner's chain (the lone chain without one), its result and
@@ -130,18 +153,34 @@ class _Writing:
         named = w.label and w.label not in self.used and not _relabelled(lines, w)
         name = w.label if named else f"{base}_{'neg_' if w.negated else ''}{w.key}"
         step = (fresh(name, self.used), _expr(w, operands), w.line)
+        self.last = (w.form, operands)
         chain = self.lone if owner is None else self.shown.setdefault(
             owner.index, Chain(tuple(b.index for b in owners), [], 0, (), NO_END))
         chain.operands += tuple(b.index for b in owners if b.index not in chain.operands)
         chain.steps.append(step)
         chain.claims.append((step[0], w.printed, w.line))    # which number on the line it is
+        percent = _as_percent(lines, w)
+        if percent:                          # 0.61 (61%): the result again, in percent
+            chain.claims.append((step[0], percent, w.line))
         terms = _terms(first, w, operands, self.used)   # a*b + c*d = 0.585 + 1.035 = …: 0.585
         for term, at in zip(terms, _printing(lines, w.line, [t[3] for t in terms]) or ()):
             chain.steps.append(term[:3])
             chain.claims.append((term[0], term[3], at))
         if w.result not in w.numbers:        # sin(0.01) ≈ 0.01: the digits are a given's too
-            self.results.setdefault(w.result, (step[0], key))   # exp(0.357) of the loss -log(0.70) = 0.357
+            _result(self, w.result, step[0], key)     # exp(0.357) of the loss -log(0.70) = 0.357
         chain.end = max(chain.end, w.line)
+
+
+def _as_percent(lines, w: Written) -> str | None:
+    """The percent written right after ``w``'s result in parentheses (``= 0.61 (61%)``), as
+    claims print it (``61%``), or None."""
+    pattern = re.compile(rf"(?<![\d.]){re.escape(w.result)}\s*\(\s*({NUMBER.pattern})\s*\\?%\s*\)")
+    for ln in lines:
+        if ln.number == w.line:
+            m = pattern.search(arithmetic_text(ln))
+            if m:
+                return m.group(1) + "%"
+    return None
 
 
 _PRODUCT = re.compile(r"(?:\(\s*)?\{\d+\}(?:\s*\))?\s*\*\s*(?:\(\s*)?\{\d+\}(?:\s*\))?")
@@ -242,13 +281,38 @@ def _entry_claim(w: Written, call, before: list[Block]) -> tuple | None:
     return None
 
 
-def _remember(w: Written, claimed: tuple | None, shown: dict, results: dict) -> None:
+_SUM_OF = re.compile(r"sum\((\w+)\)")
+
+
+def _sum_claim(w: Written, call, results: dict) -> tuple | None:
+    """The result of ``24.53 + 2.72 + 0.61 + 12.18 = 40.04`` where a chain's step on its
+    line sums a row (``sum(o_exp)``) and every term is a result taken as an entry of that
+    row, each once: a claim on that row's sum. Returns (chain, ``o_sum_exp[0, 0]``), or None."""
+    if call is None or not w.form.startswith("{0} + "):
+        return None
+    chain, name, expr = call
+    row = _SUM_OF.fullmatch(expr).group(1)
+    at = [_AT.fullmatch(results[x][0]) if x in results else None for x in w.numbers]
+    if not all(a is not None and a.group(1) == row for a in at) or len({a.group(2) for a in at}) != 1 \
+            or len({a.group(3) for a in at}) != len(at):
+        return None
+    chain.claims.append((name, w.printed, w.line, (int(at[0].group(2)), 0)))
+    return chain, f"{name}[{at[0].group(2)}, 0]"
+
+
+def _remember(w: Written, claimed: tuple | None, writing: _Writing) -> None:
     """A result claimed on a chain's entry (:func:`_entry_claim`) is that entry where later
     arithmetic takes it up (``Sum = 1.649 + 3.320 + 1.350``)."""
     if claimed is not None:
         chain, entry = claimed
-        key = next((k for k, c in shown.items() if c is chain), None)
-        results.setdefault(w.result, (entry, key))
+        key = next((k for k, c in writing.shown.items() if c is chain), None)
+        _result(writing, w.result, entry, key)
+
+
+def _result(writing: _Writing, printed: str, entry: str, key) -> None:
+    """``printed`` is ``entry``'s result (of the chain of block ``key``): the latest such."""
+    writing.results[printed] = (entry, key)
+    writing.printed.setdefault(printed, []).append((entry, key))
 
 
 _VECTOR = re.compile(r"\[([-+\d.,\s]*)\]")

@@ -41,7 +41,8 @@ def format_report(records: list[Record], summary: Summary, *, only_problems: boo
         if r.verdict == "carried" and r.carried_from:
             text += ": from " + "; ".join(r.carried_from)
         if r.verdict == "consistent":
-            text += " (with the rounded inputs inside their rounding intervals)"
+            text += (": " + "; ".join(r.diagnosis)) if r.diagnosis else \
+                " (with the rounded inputs inside their rounding intervals)"
         if r.verdict == "wrong":
             text += f" (expected {r.expected})"
             text += ": " + ("; ".join(r.diagnosis) if r.diagnosis else "no known mistake reproduces it")

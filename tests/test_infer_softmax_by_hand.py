@@ -1,0 +1,173 @@
+"""A softmax worked by hand, in the forms posts write it, checked with no spec:
+
+- exponentials in an aligned block (``e^{3.0} &= 20.0855``) or with an aside before the
+  result (``e^{3.2} (for "mat") ≈ 24.53``), in a list a code block holds;
+- their sum written out beside the sum step of the chain (``24.53 + … = 40.04``);
+- each probability as a quotient of those prints (``24.53 / 40.04 = 0.61``,
+  ``\\frac{20.0855}{36.7497} ≈ 0.5464``), its result in bold (``\\mathbf{0.61}``, ``**0.61**``)
+  and again in percent (``0.61 (61%)``);
+- a print two results share (``0.61``: e^{-0.5} and p(mat)) taken as the one its siblings'
+  pattern says (``o_exp[0, 1] / S`` then ``0.61 / S``), and the loss of the latest.
+
+Then a print below float32's normal range in a PyTorch printout (``1.5414e-44`` for
+1.5518e-44) is no slip of the article's. Truths: ``mpmath`` at 30 digits, ``numpy.float32``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import mpmath
+import numpy as np
+import pytest
+
+from symattn.infer.written import written
+
+mpmath.mp.dps = 30
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "symattn", *args], capture_output=True, text=True)
+
+
+def check(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    r = cli("check", "--json", str(path))
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def softmax(z):
+    e = [mpmath.exp(mpmath.mpf(x)) for x in z]
+    return [x / mpmath.fsum(e) for x in e]
+
+
+def read(text):
+    class Line:
+        number, quiet, kind = 1, (), "text"
+    Line.text = text
+    return [(w.form, w.numbers, w.result) for w in written([Line()])]
+
+
+@pytest.mark.parametrize("text, want", [
+    (r"e^{3.0} &= 20.0855 \\", ("exp({0})", ("3.0",), "20.0855")),
+    (r'\(e^{3.2}\) (for "mat") \(\approx 24.53\)', ("exp({0})", ("3.2",), "24.53")),
+    (r"p: 24.53 / 40.04 = \(\mathbf{0.61\ (61\%)}\)", ("{0} / {1}", ("24.53", "40.04"), "0.61")),
+    (r"Loss: \(-\log(0.61) \approx \mathbf{0.49}\)", ("-log({0})", ("0.61",), "0.49")),
+    ("so 2.72 / 40.04 = **0.07**", ("{0} / {1}", ("2.72", "40.04"), "0.07")),
+])
+def test_the_forms_a_post_writes_are_read(text, want):
+    assert read(text) == [want]
+
+
+TEMPERATURE = r"""Softmax at temperature 1.
+
+| Token  | Logit |
+| ------ | ----- |
+| Paris  | 3.0   |
+| London | 2.5   |
+| Berlin | 1.5   |
+
+$$
+\begin{aligned}
+e^{3.0} &= 20.0855 \\
+e^{2.5} &= 12.1825 \\
+e^{1.5} &= 4.4817 \\
+\end{aligned}
+$$
+
+$$
+\text{Sum} = 20.0855 + 12.1825 + 4.4817 = 36.7497
+$$
+
+$$
+\begin{aligned}
+P(\text{Paris}) &= \frac{20.0855}{36.7497} ≈ 0.5464 \\
+P(\text{London}) &= \frac{12.1825}{36.7497} ≈ 0.3315 \\
+P(\text{Berlin}) &= \frac{4.4817}{36.7497} ≈ 0.1220 \\
+\end{aligned}
+$$
+"""
+
+
+def test_an_aligned_softmax_by_hand_is_checked_and_its_slip_flagged(tmp_path):
+    p = softmax(["3.0", "2.5", "1.5"])
+    assert [mpmath.nstr(x, 4) for x in p] == ["0.5465", "0.3315", "0.122"]
+    quotient = mpmath.mpf("20.0855") / mpmath.mpf("36.7497")
+    assert mpmath.nstr(quotient, 4) == "0.5465"          # wrong even from its own prints
+    data = check(tmp_path, "temperature.md", TEMPERATURE)
+    verdicts = {c["printed"]: c["verdict"] for c in data["claims"]}
+    assert verdicts["20.0855"] == verdicts["36.7497"] == verdicts["0.3315"] == "correct"
+    assert verdicts["0.5464"] == "wrong" and verdicts["0.1220"] == "correct"
+    (paris,) = [c for c in data["claims"] if c["printed"] == "0.5464"]
+    assert abs(mpmath.mpf(paris["exact"]) - p[0]) < mpmath.mpf("1e-15")
+
+
+CROSS_ENTROPY = r"""Our logits, for `[mat, hat, sat, rug]`:
+    `o = [3.2, 1.0, -0.5, 2.5]`
+
+\[
+p = \frac{\exp(o_i)}{\sum_a \exp(o_a)}
+\]
+
+    * **Calculation:**
+        * \(e^{3.2}\) (for "mat") \(\approx 24.53\)
+        * \(e^{1.0}\) (for "hat") \(\approx 2.72\)
+        * \(e^{-0.5}\) (for "sat") \(\approx 0.61\)
+        * \(e^{2.5}\) (for "rug") \(\approx 12.18\)
+        * **Total Sum:** \(24.53 + 2.72 + 0.61 + 12.18 = 40.04\)
+    * **Final Probabilities (p):**
+        * \(p(\text{"mat"})\): 24.53 / 40.04 = \(\mathbf{0.61\ (61\%)}\)
+        * \(p(\text{"hat"})\): 2.72 / 40.04 = \(0.07\ (7\%)\)
+        * \(p(\text{"sat"})\): 0.61 / 40.04 = \(0.01\ (1\%)\)
+        * \(p(\text{"rug"})\): 12.18 / 40.04 = \(0.31\ (31\%)\)
+
+The loss: \(-\log(0.61) \approx \mathbf{0.49}\)
+"""
+
+
+def test_probabilities_as_quotients_of_the_prints_and_their_percents(tmp_path):
+    p = softmax(["3.2", "1.0", "-0.5", "2.5"])
+    assert [mpmath.nstr(x, 2) for x in p] == ["0.61", "0.068", "0.015", "0.3"]
+    assert mpmath.nstr(-mpmath.log(p[0]), 2) == "0.49"
+    data = check(tmp_path, "ce.md", CROSS_ENTROPY)
+    by_line = {}
+    for c in data["claims"]:
+        by_line.setdefault(c["line"], []).append(c)
+    sat = {c["printed"]: c for c in by_line[17]}            # 0.61 / 40.04: e^{-0.5}, not p(mat)
+    assert sat["0.01"]["verdict"] == "wrong" and sat["1%"]["verdict"] == "wrong"
+    assert abs(mpmath.mpf(sat["0.01"]["exact"]) - p[2]) < mpmath.mpf("1e-15")
+    rug = {c["printed"]: c["verdict"] for c in by_line[18]}
+    assert rug["0.31"] == rug["31%"] == "wrong"               # 0.3043
+    assert rug["12.18"] == rug["40.04"] == "correct"          # its operands, printed again
+    mat = {c["printed"]: c["verdict"] for c in by_line[15]}
+    assert mat["0.61"] == "correct" and mat["61%"] == "correct"
+    (loss,) = [c for c in by_line[20] if c["printed"] == "0.49"]   # -log p(mat), not of e^{-0.5}
+    assert loss["verdict"] == "correct"
+    assert abs(mpmath.mpf(loss["exact"]) + mpmath.log(p[0])) < mpmath.mpf("1e-15")
+    assert data["summary"]["wrong"] == 4
+
+
+def _torch_style(x: float) -> str:
+    return f"{x:.4e}"
+
+
+def test_a_float32_underflow_in_a_printout_is_no_slip(tmp_path):
+    scores = ["47.5504", "-53.3239", "-56.3575"]
+    exact = softmax(scores)
+    f32 = np.exp(np.array(scores, dtype=np.float32) - np.float32(47.5504)).astype(np.float32)
+    f32 = f32 / f32.sum(dtype=np.float32)
+    printed = [_torch_style(float(v)) for v in f32]
+    assert printed[0] == "1.0000e+00"
+    assert printed[1] != mpmath.nstr(exact[1], 5, min_fixed=1, max_fixed=0)   # float32's, not exact
+    assert abs(mpmath.mpf(float(f32[2])) - exact[2]) < mpmath.mpf(2) ** -149
+    text = ("```python\nimport torch\nimport torch.nn.functional as F\n"
+            f"s = torch.tensor([{', '.join(scores)}])\nprint(F.softmax(s, dim=-1))\n```\n\n"
+            f"```\ntensor([{', '.join(printed)}])\n```\n")
+    data = check(tmp_path, "f32.md", text)
+    tiny = [c for c in data["claims"] if c["printed"] in printed[1:]]
+    assert tiny and all(c["verdict"] == "consistent" for c in tiny)
+    assert all("float32" in " ".join(c.get("diagnosis") or []) for c in tiny)
