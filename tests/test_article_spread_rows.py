@@ -145,3 +145,22 @@ def test_projections_drawn_as_images_are_checked(tmp_path):
     data = json.loads(r.stdout)
     got = {(c["printed"], c["verdict"]) for c in data["claims"] if c["step"] == "Q"}
     assert got == {("0.22", "correct"), ("0.41", "correct"), ("0.51", "correct"), ("0.69", "wrong")}
+
+
+def test_a_mark_beside_a_cell_s_number_leaves_the_number(tmp_path):
+    """``0.7311 ⭐``: the largest weight of each row marked; the rows are still numbers."""
+    w = _softmax_rows()
+    cells = [[mpmath.nstr(x, 4) for x in row] for row in w]
+    cells[0][1] += " ⭐"
+    cells[1][0] += " ⭐"
+    text = ("Scores:\n\n| | cat | dog |\n|---|---|---|\n| cat | 1 | 2 |\n| dog | 2 | 0 |\n\n"
+            "Weights = softmax(Scores):\n\n| | cat | dog |\n|---|---|---|\n"
+            + "".join(f"| {w} | {a} | {b} |\n" for w, (a, b) in zip(["cat", "dog"], cells)))
+    page = tmp_path / "marked.md"
+    page.write_text(text, encoding="utf-8")
+    r = cli("check", "--json", str(page))
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    got = {c["printed"]: c["verdict"] for c in data["claims"]}
+    assert got == {"0.2689": "correct", "0.7311": "correct", "0.8808": "correct", "0.1192": "correct"}
+    assert [s["expr"] for s in data["inferred"][0]["steps"]] == ["softmax(Scores)"]

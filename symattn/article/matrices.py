@@ -272,8 +272,18 @@ def _row(cells: list[str]):
         if all(isinstance(x, list) and x and not isinstance(x[0], list) for x in lists):
             return "lists", label, lists
         return None
-    nums = [number(c) for c in rest]
+    nums = [number(_undecorated(c)) for c in rest]
     return ("numbers", label, nums) if all(nums) else None
+
+
+def _undecorated(cell: str) -> str:
+    """A cell without the marks set beside its number (``4.601 ⭐``, ``0.72 ✓``, ``0.9 ←``):
+    symbols and arrows, not signs, letters or digits."""
+    import unicodedata
+    t = cell.strip()
+    while t and (unicodedata.category(t[-1]) in ("So", "Sk") or t[-1] in "←→↑↓⇐⇒\ufe0f") :
+        t = t[:-1].rstrip()
+    return t
 
 
 _TUPLE = re.compile(r"\(\s*[-+−]?[\d.]+(?:\s*,\s*[-+−]?[\d.]+)+\s*\)")
