@@ -48,3 +48,20 @@ def number(text: str):
 def name_above(caption: str) -> str | None:
     """``X =`` or ``X:`` (or ``X：``) ending the line above a table."""
     return _name_before(caption.rstrip().replace("：", ":"))
+
+
+def numbering(texts: list[str]) -> bool:
+    """Do ``texts`` number something, 0, 1, 2 … or 1, 2, 3 … (two or more, whole numbers as
+    written): a table's row or column index, not its values."""
+    if len(texts) < 2 or not all(re.fullmatch(r"\d{1,4}", t.strip()) for t in texts):
+        return False
+    start = int(texts[0])
+    return start in (0, 1) and [int(t) for t in texts] == list(range(start, start + len(texts)))
+
+
+def indexed(header: list[str] | None) -> bool:
+    """Is ``header`` (a table's header cells) a word over an index column and then the
+    columns numbered (``| Token | 0 | 1 | 2 |``)? Its numbers are labels."""
+    return bool(header) and len(header) >= 3 and re.search(r"[^\W\d_]", header[0]) is not None \
+        and numbering(header[1:])
+

@@ -30,7 +30,7 @@ from dataclasses import replace
 from ..errors import LimitError, SymattnError
 from ..spec.latex_import import MATRIX_ENVS, latex_name, read_matrices
 from .boxed import boxed
-from .cells import MINUS_INF as _MINUS_INF, Printed, name_above, number
+from .cells import MINUS_INF as _MINUS_INF, Printed, indexed, name_above, number, numbering
 from .rows import stacked_rows
 from .side import side_by_side
 from .source import Line
@@ -303,7 +303,7 @@ def tables(lines: list[Line]) -> list[Printed]:
     out: list[Printed] = []
     run: list = []
     header: list[str] | None = None
-    caption = ""
+    caption, cells_before = "", None
     for line in lines + [Line(0, "")]:
         cells = _cells(line) if line.kind in ("text", "table", "math") else None
         if cells == []:
@@ -314,7 +314,10 @@ def tables(lines: list[Line]) -> list[Printed]:
             continue
         if run:
             out += _from_run(run, header, caption)
+            if len(run) == 1 and row:        # | Token | 0 | 1 |: a header of numbered columns
+                header = cells_before
         run = [(line, row)] if row else []
+        cells_before = cells
         if not row and cells:
             header = cells
         elif not row and line.text.strip():
@@ -341,6 +344,7 @@ def _from_run(run, header, caption) -> list[Printed]:
     """The matrices of a run of table rows; rows labelled by groups of equal size
     (``head 1, row 1`` … ``head 2, row 4``) are one matrix per group, named with its number
     (``W_Q1``, ``W_Q2``)."""
+    run = _indexed_rows(run, header)
     groups = _groups(run)
     if groups is None:
         return _from_rows(run, header, caption)
@@ -350,6 +354,19 @@ def _from_run(run, header, caption) -> list[Printed]:
             out.append(replace(p, name=f"{p.name}{number}" if p.name else "",
                                rows=tuple(_GROUPED.fullmatch(r).group(2) for r in p.rows) if p.rows else None))
     return out
+
+
+def _indexed_rows(run, header) -> list:
+    """The rows with their first column as their labels where it numbers them (``| 0 |
+    -5.37 | …``, ``| 1 | …``: 0, 1, 2 … or 1, 2, 3 …, whole numbers) under a header that
+    names it with a word (``| Token | 0 | 1 | …``): an index, not a column of numbers."""
+    if len(run) < 2 or run[0][1][0] != "numbers" or not indexed(header) or \
+            len(header) != len(run[0][1][2]) or any(r[1] is not None for _, r in run):
+        return run
+    first = [r[2][0][1] for _, r in run]
+    if not numbering(first):
+        return run
+    return [(line, ("numbers", t, r[2][1:])) for (line, r), t in zip(run, first)]
 
 
 def _groups(run) -> list | None:

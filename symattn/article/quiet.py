@@ -1,12 +1,14 @@
 """Numbers that print nothing of the computation, marked when an article is read.
 
-Two kinds, each a span of a Line's text (``Line.quiet``) whose numbers the tokenizer skips:
+Three kinds, each a span of a Line's text (``Line.quiet``) whose numbers the tokenizer skips:
 
 * TikZ and pgfplots code: inside ``tikzpicture``/``axis``/``scope`` or a ``\\draw``,
   ``\\node``, ``\\fill``, ``\\path``, ``\\addplot``, ``\\foreach`` … statement (until its
   ``;``), everything inside ``[…]`` options and ``(…)`` coordinates, and the braces of
   ``coordinates {…}``, ``\\foreach … in {…}``, ``\\addplot {…}``, ``\\tikzset{…}``. A node's
   text (``\\node at (1,2) {0.73};``) is still read: it prints a number.
+* A table's index: the header cells numbering its columns after a word (``| Token | 0 | 1
+  | 2 |``), and the first cells numbering its rows under such a header (:func:`.cells.indexed`).
 * Plotting code in code lines: a line that calls matplotlib, seaborn or plotly
   (``plt.plot(…)``, ``ax.set_xlim(0, 1)``, ``sns.heatmap(…)``, ``x.plot(…)``), with the lines
   that continue the call until its parentheses close.
@@ -40,12 +42,13 @@ _PLOT = re.compile(r"(?<![\w.])(?:plt|ax|axs|axes|ax\d+|ax_\w+|fig|sns|px|go|mpl
 def mark(lines: list[Line]) -> list[Line]:
     """``lines`` with the spans of TikZ code and plotting calls set in ``quiet``."""
     tikz, plot = _Tikz(), _Plot()
+    index = _table_indices(lines)
     out = []
     prev = None
-    for line in lines:
+    for k, line in enumerate(lines):
         if prev is not None and (line.number not in (prev.number, prev.number + 1) or line.kind != prev.kind):
             plot.depth = 0                  # another cell or block: a call does not continue
-        spans = tikz.spans(line.text) + (plot.spans(line.text) if line.kind == "code" else [])
+        spans = tikz.spans(line.text) + (plot.spans(line.text) if line.kind == "code" else []) + index.get(k, [])
         out.append(dataclasses.replace(line, quiet=tuple(sorted(spans))) if spans else line)
         prev = line
     return out
@@ -125,3 +128,45 @@ class _Tikz:
         if start is not None:
             out.append((start, k))
         return None
+
+
+def _cell_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each cell of a Markdown table row, its text stripped (the pipes at
+    the row's ends open and close it: no cells of their own)."""
+    bars = [k for k, ch in enumerate(text) if ch == "|"]
+    if not bars:
+        return []
+    edges = ([-1] if text[:bars[0]].strip() else []) + bars + ([len(text)] if text[bars[-1] + 1:].strip() else [])
+    out = []
+    for a, b in zip(edges, edges[1:]):
+        cell = text[a + 1:b]
+        lead = len(cell) - len(cell.lstrip())
+        out.append((a + 1 + lead, a + 1 + len(cell.rstrip())))
+    return out
+
+
+def _table_indices(lines: list[Line]) -> dict[int, list]:
+    """Line position -> the spans of a table's index cells (:func:`.cells.indexed` header,
+    the first cells numbering the rows under it)."""
+    from .cells import indexed, numbering
+    out: dict = {}
+    k = 0
+    while k < len(lines):
+        if lines[k].kind != "table" or "|" not in lines[k].text:
+            k += 1
+            continue
+        run = [k]
+        while run[-1] + 1 < len(lines) and lines[run[-1] + 1].kind == "table" and \
+                lines[run[-1] + 1].number == lines[run[-1]].number + 1:
+            run.append(run[-1] + 1)
+        k = run[-1] + 1
+        cells = [_cell_spans(lines[i].text) for i in run]
+        texts = [[lines[i].text[a:b] for a, b in c] for i, c in zip(run, cells)]
+        if not indexed(texts[0]):
+            continue
+        out[run[0]] = cells[0][1:]
+        body = [(i, c, t) for i, c, t in zip(run[1:], cells[1:], texts[1:]) if t and not set("".join(t)) <= set("-: ")]
+        if numbering([t[0] for _, _, t in body]):
+            for i, c, _ in body:
+                out[i] = [c[0]]
+    return out

@@ -105,3 +105,30 @@ def one_head(operands: tuple) -> bool:
     different blocks?"""
     heads = {o.name[len(o.parent.name):] if o.parent is not None and o.row < 0 else None for o in operands}
     return None not in heads and len(heads) == 1 and len({o.index for o in operands}) == len(operands)
+
+
+MAX_FITTED_ROOT = 4096      # d_k of sqrt(d_k) read off a softmax's print: 2 … this
+
+
+def fitted_root(weights: Block, scores: Block) -> str | None:
+    """The d_k that ``softmax(scores / sqrt(d_k))`` prints ``weights`` with, read off the
+    prints when the text gives none (``softmax(QKᵀ/√d_k)`` under a table of scores): in a
+    row, two weights w, v well above their rounding give √d_k = (s − t) / ln(w / v); the
+    median over every such pair, squared, must be a whole number within 2 % (else None).
+    One parameter, read off and then checked like any: the search still needs the block
+    reproduced entry by entry."""
+    import numpy as np
+    if weights.shape != scores.shape or weights.shape[1] < 2:
+        return None
+    roots = []
+    for w, h, s in zip(weights.floats, weights.half, scores.floats):
+        sure = [j for j in range(len(w)) if np.isfinite(s[j]) and w[j] > 200 * h[j] and w[j] > 0]
+        for j, l in itertools.combinations(sure, 2):
+            ratio = float(np.log(w[j] / w[l]))
+            if abs(ratio) > 0.05:
+                roots.append((s[j] - s[l]) / ratio)
+    if len(roots) < 3:
+        return None
+    d = float(np.median(roots)) ** 2
+    n = round(d)
+    return str(n) if 2 <= n <= MAX_FITTED_ROOT and abs(d - n) <= 0.02 * n else None

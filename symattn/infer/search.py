@@ -48,7 +48,7 @@ from .evidence import SMALL, binary, freedom, plain, preference, within
 from .forms import MOST, SCORES, Form, _operand_tuples, forms
 from .masks import says_masked
 from .order import operands as pool
-from .said import HEAD_WIDTH, roots_said
+from .said import HEAD_WIDTH, fitted_root, roots_said
 from .tried import MAX_TRIES, Tried
 
 MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
@@ -298,6 +298,9 @@ class Search:
                     continue
                 scales = self.said(target.stating) if form.said else \
                     self.scales(everything, target.stating, operands) if "{k}" in form.template else []
+                if form.scaled and len(operands) == 1:        # softmax(S / sqrt(k)), k unsaid
+                    fitted = fitted_root(target, operands[0])
+                    scales = scales + [fitted] if fitted and fitted not in scales else scales
                 for text, slotted, cost in self._texts(form, operands, shape, scales, target.line):
                     tries += tried.one(form, operands, shape, text, slotted, cost)
         return tried.best_of(rows, earlier)
