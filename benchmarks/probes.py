@@ -13,9 +13,9 @@ not JSON counts as nothing found, and the error line is printed.
 
 Matching, one to one (modelled on benchmarks/infer.py): a key row is found by a record of
 ``claims`` or ``restated`` that prints the same text (unicode minus, a trailing '.', '≈'
-normalised) for the same exact value to 12 significant digits, preferring a record on the
-key row's line; a record with no exact value is matched by the same printed text alone, in
-the order of the article. Per article and in total:
+normalised; a percent sign dropped, as the keys print a percent in its units) for the same
+exact value to 12 significant digits, preferring a record on the key row's line; a record
+with no exact value is matched by the same printed text alone, in the order of the article. Per article and in total:
 
 - found: key rows matched;
 - key verdict: matched with the key's verdict (correct <-> correct,
@@ -36,6 +36,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -54,6 +55,7 @@ FLAGS = ("wrong", "carried")
 
 def norm(s) -> str:
     s = str(s).replace("\u2212", "-").replace("\u2248", "").strip()
+    s = re.sub(r"\s*\\?[%％]$", "", s)          # keys print a percent in its units, unsigned
     return s.rstrip(".") if s.rstrip(".") else s
 
 
