@@ -171,3 +171,27 @@ def test_a_float32_underflow_in_a_printout_is_no_slip(tmp_path):
     tiny = [c for c in data["claims"] if c["printed"] in printed[1:]]
     assert tiny and all(c["verdict"] == "consistent" for c in tiny)
     assert all("float32" in " ".join(c.get("diagnosis") or []) for c in tiny)
+
+
+LISTS = """For position 1, scores = [0.0, 0.00707]
+
+**Softmax:**
+1. Find max: max(0.0, 0.00707) = 0.00707
+2. Subtract max: [0.0 - 0.00707, 0.00707 - 0.00707] = [-0.00707, 0.0]
+3. Exponentiate: [exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]
+4. Sum: 0.9929 + 1.0 = 1.9929
+5. Normalize: [0.9929/1.9929, 1.0/1.9929] ≈ [0.498, 0.502]
+"""
+
+
+def test_the_list_after_exponentials_written_out_prints_their_results(tmp_path):
+    """``[exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]``: the list is the exponentials' print,
+    so the sum and the quotients after it are of the exponentials, judged exactly."""
+    e = mpmath.exp(mpmath.mpf("-0.00707"))
+    assert mpmath.nstr(e, 4) == "0.993"                       # 0.9929 is a slip: 0.99296
+    data = check(tmp_path, "lists.md", LISTS)
+    got = {(c["line"], c["printed"]): c for c in data["claims"]}
+    assert got[(6, "0.9929")]["verdict"] == "wrong"
+    w = got[(8, "0.498")]
+    assert w["verdict"] == "correct"
+    assert abs(mpmath.mpf(w["exact"]) - e / (e + 1)) < mpmath.mpf("1e-15")   # not 0.9929 / 1.9929

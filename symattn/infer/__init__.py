@@ -95,6 +95,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     onto: dict = {}                       # claims of written arithmetic on derived blocks' entries
     lone = written_steps(found, parts, shown, in_examples(derived, reprints, taken),
                          _names(found, derived, shown), derived, set(reprints), onto)
+    _written_over(found, derived, written_claims(list(shown.values()) + [lone], onto))
     moved = restated(found, derived, reprints, lone)    # softmax([0.577, …]) of 1 / 1.732 = 0.577
     groups = examples(found, derived, reprints, {i: c.prints + c.operands for i, c in shown.items()})
     folder = folder or str(Path(files[0]).parent)
@@ -125,6 +126,21 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
         out.append(Inferred(identifier(files[0], n - 1, n), files,
                             written_text(lone, sources, identifier(files[0], n - 1, n), lines), folder))
     return out
+
+
+def _written_over(found: list, derived: dict, claimed: dict) -> None:
+    """Drop the derivation of a one-row block whose every number the arithmetic written on
+    its line claims (``[0.9929/1.9929, 1.0/1.9929] ≈ [0.498, 0.502]``): the written steps
+    compute it, from the results they take up; a second step would claim its numbers again."""
+    from collections import Counter
+    by_index = {b.index: b for b in found}
+    for i in list(derived):
+        b = by_index.get(i)
+        if b is None or b.shape[0] != 1 or b.line not in claimed:
+            continue
+        need = Counter(b.printed.values[0])
+        if all(claimed[b.line][v] >= k for v, k in need.items()):
+            derived.pop(i)
 
 
 def _with_moved(ranges: tuple, group: list, moved: dict) -> tuple:

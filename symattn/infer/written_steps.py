@@ -41,15 +41,30 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
     done: set = set()
     for path, lines in parts:
         earlier = [b for b in found if b.path in done and _origin(b, reprinted)]   # the files before
-        here = [b for b in found if b.path == path and _origin(b, reprinted)]
+        ws = written(lines)
+        shown = _vector_results(ws)
+        here = [b for b in found if b.path == path and _origin(b, reprinted)
+                and (b.line, tuple(b.printed.texts[0])) not in shown]
         done.add(path)
         listed = _listed(lines)
-        for w in written(lines):
+        for w in ws:
             before = earlier + [b for b in here if b.line + b.shape[0] <= w.line + 1 and b.line <= w.line
                                 and not (w.strict and b.line == w.line)]   # lists worked together:
                                                                            # their own prints are no origin
             writing.take(w, before, lines, listed)
     return writing.lone
+
+
+def _vector_results(ws: list[Written]) -> set:
+    """(line, the results as printed) of each vector equation written out entry by entry
+    (``[exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]``): the list after it prints those entries'
+    results, so later arithmetic on its numbers takes the results, not the list as given."""
+    rows: dict = {}
+    for w in ws:
+        if w.place >= 0:
+            rows.setdefault(w.line, {})[w.place] = w.result
+    return {(line, tuple(r[k] for k in range(len(r)))) for line, r in rows.items()
+            if sorted(r) == list(range(len(r))) and len(r) > 1}
 
 
 def _origin(b: Block, reprinted) -> bool:
