@@ -195,3 +195,33 @@ def test_the_list_after_exponentials_written_out_prints_their_results(tmp_path):
     w = got[(8, "0.498")]
     assert w["verdict"] == "correct"
     assert abs(mpmath.mpf(w["exact"]) - e / (e + 1)) < mpmath.mpf("1e-15")   # not 0.9929 / 1.9929
+
+
+def test_latex_spacing_between_terms_keeps_one_expression():
+    """``0.43 \\cdot [1.0,\\ 0.5] \\;+\\; 0.39 \\cdot [0.8,\\ 0.6]``: ``\\;`` is a space."""
+    got = read(r"y = 0.43 \cdot [1.0,\ 0.5] \;+\; 0.39 \cdot [0.8,\ 0.6] = [0.74,\ 0.45]")
+    assert [(f, n) for f, n, _ in got] == [
+        ("{0} * {1} + {2} * {3}", ("0.43", "1.0", "0.39", "0.8")),
+        ("{0} * {1} + {2} * {3}", ("0.43", "0.5", "0.39", "0.6"))]
+    v = [mpmath.mpf("0.43") * mpmath.mpf(a) + mpmath.mpf("0.39") * mpmath.mpf(b)
+         for a, b in [("1.0", "0.8"), ("0.5", "0.6")]]
+    assert [mpmath.nstr(x, 2) for x in v] == ["0.74", "0.45"]
+
+
+NSP = r"""Suppose the true label is $y = 0$ and the model predicts $p = 0.20$:
+
+$$\mathcal{L} = -[0 \times \log(0.20) + 1 \times \log(0.80)] = -\log(0.80) = 0.22$$
+"""
+
+
+def test_the_number_beside_a_written_result_is_no_second_print_of_it(tmp_path):
+    assert mpmath.nstr(-mpmath.log(mpmath.mpf("0.80")), 2) == "0.22"
+    data = check(tmp_path, "nsp.md", NSP)
+    here = [(c["printed"], c["verdict"]) for c in data["claims"] if c["line"] == 3]
+    assert here == [("0.22", "correct")]
+
+
+def test_the_same_result_again_in_percent_beside_it_stays_claimed(tmp_path):
+    assert mpmath.nstr(-mpmath.log(mpmath.mpf("0.5")), 2) == "0.69"
+    data = check(tmp_path, "pc.md", "The loss.\n\n$$-\\log(0.50) = 0.69 = 69\\%$$\n")
+    assert sorted((c["printed"], c["verdict"]) for c in data["claims"]) == [("0.69", "correct"), ("69%", "correct")]

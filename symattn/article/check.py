@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from fractions import Fraction
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from .tokens import numbers_in
 from ..claims.check import check_spec
 from ..claims.printed import parse_printed
 from ..errors import SpecError, SymattnError
+from ..tensor import NEG_INF
 from ..spec.load import Spec
 
 KEPT = ("carried", "consistent")          # a tentative claim stays only as these
@@ -153,7 +155,7 @@ def _check(spec: Spec, f, diagnose: bool, written: list):
     """The records of a spec's part (one file): its claims and those found there, less the
     found ones that a hand-written claim of the spec (``written``: of every part) names."""
     hand = spec.claims
-    claims = _not_hand_written(written, f.claims)
+    claims = _not_scalar_claimed(spec, written, _not_hand_written(written, f.claims))
     lost = []
     try:
         if f.tentative:
@@ -184,6 +186,35 @@ def _not_kept(f, records: dict) -> set:
         if not all(kept(k, True) for k in row):
             bad |= row
     return bad
+
+
+def _not_scalar_claimed(spec: Spec, hand: list, found: list) -> list:
+    """Found claims less those on a one-number step on a line where a hand-written claim
+    says which number prints it (``-[0 × log(0.20) + 1 × log(0.80)] = -log(0.80) = 0.22``:
+    the 0.22, not the 0.20 beside it); the same number again stays (``= 0.32 = 32%``)."""
+    said: dict = {}
+    for c in hand:
+        if spec.tensors.get(c.step) is not None and spec.tensors[c.step].shape == (1, 1):
+            said.setdefault((c.line, c.step), []).append(_value(c.printed))
+    return [c for c in found if (c.line, c.step) not in said
+            or any(_same_print(_value(c.printed), v) for v in said[(c.line, c.step)])]
+
+
+def _value(printed: str):
+    try:
+        return parse_printed(printed).entries[0]
+    except SymattnError:
+        return None
+
+
+def _same_print(a, b) -> bool:
+    """Do two printed numbers print one value (``0.32`` and ``32%``), within the coarser's
+    half unit?"""
+    from ..claims.printed import last_place
+    if a is None or b is None or a.value is NEG_INF or b.value is NEG_INF:
+        return a is not None and b is not None and a.value is b.value
+    ua, ub = (Fraction(1, 100) if x.percent else 1 for x in (a, b))
+    return abs(a.value * ua - b.value * ub) <= max(last_place(a) * ua, last_place(b) * ub) / 2
 
 
 def _not_hand_written(hand: list, found: list) -> list:

@@ -69,7 +69,7 @@ _STAR_BULLET = re.compile(r"^\s*\*\s+(?=\S)")
 ARITHMETIC = "arithmetic"                 # the key of a written expression of several numbers
 NO_END = 10 ** 9                           # a chain of written steps alone: its block's part is not cut
 _TEX = ((r"\left(", "("), (r"\right)", ")"), (r"\mathrm{e}", "e"), (r"\operatorname{log}", r"\log"),
-        (r"\,", " "), (r"\!", ""), ("\\ ", " "))
+        (r"\,", " "), (r"\!", ""), ("\\ ", " "), (r"\;", " "), (r"\:", " "))
 
 
 @dataclass(frozen=True)

@@ -41,13 +41,10 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
     done: set = set()
     for path, lines in parts:
         earlier = [b for b in found if b.path in done and _origin(b, reprinted)]   # the files before
-        ws = written(lines)
-        shown = _vector_results(ws)
-        here = [b for b in found if b.path == path and _origin(b, reprinted)
-                and (b.line, tuple(b.printed.texts[0])) not in shown]
+        here = [b for b in found if b.path == path and _origin(b, reprinted)]
         done.add(path)
         listed = _listed(lines)
-        for w in ws:
+        for w in written(lines):
             before = earlier + [b for b in here if b.line + b.shape[0] <= w.line + 1 and b.line <= w.line
                                 and not (w.strict and b.line == w.line)]   # lists worked together:
                                                                            # their own prints are no origin
@@ -55,16 +52,11 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
     return writing.lone
 
 
-def _vector_results(ws: list[Written]) -> set:
-    """(line, the results as printed) of each vector equation written out entry by entry
-    (``[exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]``): the list after it prints those entries'
-    results, so later arithmetic on its numbers takes the results, not the list as given."""
-    rows: dict = {}
-    for w in ws:
-        if w.place >= 0:
-            rows.setdefault(w.line, {})[w.place] = w.result
-    return {(line, tuple(r[k] for k in range(len(r)))) for line, r in rows.items()
-            if sorted(r) == list(range(len(r))) and len(r) > 1}
+def _result_print(b: Block, w: Written) -> bool:
+    """Is ``b`` the list of results of the vector equation ``w`` is an entry of, on its line
+    (``[exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]``: the list, no operand of the exps)?"""
+    texts = b.printed.texts[0] if b.shape[0] == 1 else ()
+    return b.line == w.line and 0 <= w.place < len(texts) and texts[w.place].strip() == w.result
 
 
 def _origin(b: Block, reprinted) -> bool:
@@ -92,6 +84,7 @@ class _Writing:
         self.results: dict = {}              # a result as printed -> (its step, its chain's block
                                              # or None: the lone chain), the latest
         self.printed: dict = {}              # a result as printed -> every such pair, in order
+        self.result_line: dict = {}          # a result as printed -> the line it is written on
         self.last: tuple = ("", ())          # the form and operands of the last step
 
     def take(self, w: Written, before: list[Block], lines, listed: dict) -> None:
@@ -99,6 +92,7 @@ class _Writing:
         or a step of its own."""
         if self._on_chain(w, before):
             return
+        before = [b for b in before if not self._results_of(b) and not _result_print(b, w)]
         got = self._operands(w, before, listed)
         if got is None:
             return
@@ -141,6 +135,13 @@ class _Writing:
                 return as_written, owner, owners, operands, key
         return None
 
+    def _results_of(self, b: Block) -> bool:
+        """Does the one-row block ``b`` print results written on its own line, each taken up
+        as a step's (``[exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]``)? Then arithmetic on its
+        numbers takes those results, not the list as given."""
+        texts = b.printed.texts[0] if b.shape[0] == 1 else ()
+        return len(texts) > 1 and all(self.result_line.get(t.strip()) == b.line for t in texts)
+
     def _sibling(self, w: Written, key) -> dict:
         """The result a print stands for where several results print it (``0.61``: e^{-0.5}
         and p(mat)): the one that goes on from the step before of the same form, operand by
@@ -182,7 +183,7 @@ class _Writing:
             chain.steps.append(term[:3])
             chain.claims.append((term[0], term[3], at))
         if w.result not in w.numbers:        # sin(0.01) ≈ 0.01: the digits are a given's too
-            _result(self, w.result, step[0], key)     # exp(0.357) of the loss -log(0.70) = 0.357
+            _result(self, w, step[0], key)            # exp(0.357) of the loss -log(0.70) = 0.357
         chain.end = max(chain.end, w.line)
 
 
@@ -321,13 +322,14 @@ def _remember(w: Written, claimed: tuple | None, writing: _Writing) -> None:
     if claimed is not None:
         chain, entry = claimed
         key = next((k for k, c in writing.shown.items() if c is chain), None)
-        _result(writing, w.result, entry, key)
+        _result(writing, w, entry, key)
 
 
-def _result(writing: _Writing, printed: str, entry: str, key) -> None:
-    """``printed`` is ``entry``'s result (of the chain of block ``key``): the latest such."""
-    writing.results[printed] = (entry, key)
-    writing.printed.setdefault(printed, []).append((entry, key))
+def _result(writing: _Writing, w: Written, entry: str, key) -> None:
+    """``w``'s result as printed is ``entry``'s (of the chain of block ``key``): the latest such."""
+    writing.results[w.result] = (entry, key)
+    writing.printed.setdefault(w.result, []).append((entry, key))
+    writing.result_line[w.result] = w.line
 
 
 _VECTOR = re.compile(r"\[([-+\d.,\s]*)\]")
