@@ -225,3 +225,29 @@ def test_the_same_result_again_in_percent_beside_it_stays_claimed(tmp_path):
     assert mpmath.nstr(-mpmath.log(mpmath.mpf("0.5")), 2) == "0.69"
     data = check(tmp_path, "pc.md", "The loss.\n\n$$-\\log(0.50) = 0.69 = 69\\%$$\n")
     assert sorted((c["printed"], c["verdict"]) for c in data["claims"]) == [("0.69", "correct"), ("69%", "correct")]
+
+
+@pytest.mark.parametrize("text, argument, results", [
+    (r"first row: $\text{softmax}(0.71, 0, 0.71) \approx (0.39, 0.22, 0.39)$.", ("0.71", "0", "0.71"), ["0.39", "0.22", "0.39"]),
+    (r"$\alpha = \text{softmax}([0.707, 0, 0.707]) = \left[\frac{e^{0.707}}{S}, \dots\right] \approx [0.422, 0.156, 0.422]$",
+     ("0.707", "0", "0.707"), ["0.422", "0.156", "0.422"]),
+    ("Without scaling:  softmax([6, 4]) = [0.8808, 0.1192]   (huge gap)", ("6", "4"), ["0.8808", "0.1192"]),
+])
+def test_a_softmax_of_a_list_in_its_written_forms(text, argument, results):
+    got = read(text)
+    assert [r for _, _, r in got] == results and all(n == argument for _, n, _ in got)
+
+
+def test_softmax_of_tuples_judged_entry_by_entry(tmp_path):
+    text = ("Compare:\n\n- $\\mathrm{softmax}(8, 0, 0) = (0.9993, 0.0003, 0.0003)$\n"
+            "- $\\mathrm{softmax}(1, 0, 0) = (0.576, 0.212, 0.212)$\n"
+            "- $\\text{softmax}(0.71, 0, 0.71) \\approx (0.39, 0.22, 0.39)$\n")
+    truth = [softmax(z) for z in (["8", "0", "0"], ["1", "0", "0"], ["0.71", "0", "0.71"])]
+    assert [mpmath.nstr(x, 3) for x in truth[2]] == ["0.401", "0.197", "0.401"]     # 0.39, 0.22: wrong
+    data = check(tmp_path, "tuples.md", text)
+    got = {}
+    for c in data["claims"]:
+        got.setdefault(c["line"], []).append((c["printed"], c["verdict"]))
+    assert sorted(got[3]) == [("0.0003", "correct"), ("0.0003", "correct"), ("0.9993", "correct")]
+    assert sorted(got[4]) == [("0.212", "correct"), ("0.212", "correct"), ("0.576", "correct")]
+    assert sorted(got[5]) == [("0.22", "wrong"), ("0.39", "wrong"), ("0.39", "wrong")]

@@ -95,7 +95,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     onto: dict = {}                       # claims of written arithmetic on derived blocks' entries
     lone = written_steps(found, parts, shown, in_examples(derived, reprints, taken),
                          _names(found, derived, shown), derived, set(reprints), onto)
-    _written_over(found, derived, written_claims(list(shown.values()) + [lone], onto))
+    _written_over(found, derived, written_claims(list(shown.values()) + [lone], {}))   # not onto it
     moved = restated(found, derived, reprints, lone)    # softmax([0.577, …]) of 1 / 1.732 = 0.577
     groups = examples(found, derived, reprints, {i: c.prints + c.operands for i, c in shown.items()})
     folder = folder or str(Path(files[0]).parent)

@@ -316,12 +316,15 @@ def _row_sums(text: str, line: int) -> list[Written]:
     return out
 
 
-_SOFTMAX_OF = re.compile(rf"(?<![\w.])softmax\(\s*\[\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*\]\s*\)")
-_LAST_LIST = re.compile(rf"(?:=|≈|\\approx)\s*\[\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*\](?=[^\[\]=≈]*$)")
+_SOFTMAX_OF = re.compile(rf"(?<![\w.])softmax\}}?\s*(?:\\left)?\s*\(\s*(?:(?:\\left)?\s*\[)?\s*({_NUM}(?:\s*,\s*{_NUM})+)"
+                         rf"\s*(?:(?:\\right)?\s*\])?\s*(?:\\right)?\s*\)")   # \text{softmax}\left([…]\right), softmax(a, b)
+_LAST_LIST = re.compile(rf"(?:=|≈|\\approx)\s*(?:\\left)?\s*([\[(])\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*(?:\\right)?\s*[\])]"
+                        rf"(?=[^\[\]=≈]*$)")                           # the result, [a, b] or (a, b)
 
 
 def _softmax_of_list(text: str, line: int, since: int = 0) -> list[Written]:
-    """``softmax([0.9, 0.2, 0.1]) ≈ [0.72, 0.15, 0.13]`` (the result the last list the
+    """``softmax([0.9, 0.2, 0.1]) ≈ [0.72, 0.15, 0.13]``, ``softmax(0.71, 0, 0.71) ≈ (0.39,
+    0.22, 0.39)`` (the result the last list the
     equation ends with, at ``since`` or after; lines worked between them aside): each entry
     the arithmetic ``exp({k}) / (exp({0}) + exp({1}) + …)`` of the list, in its place."""
     m = _SOFTMAX_OF.search(text)
@@ -329,7 +332,7 @@ def _softmax_of_list(text: str, line: int, since: int = 0) -> list[Written]:
     if m is None or end is None or end.start() < m.end() or _GOES_ON.match(text, end.end()):
         return []
     numbers = tuple(x.strip() for x in m.group(1).split(","))
-    results = [x.strip() for x in end.group(1).split(",")]
+    results = [x.strip() for x in end.group(2).split(",")]
     if len(results) != len(numbers) or not any("." in x for x in numbers + tuple(results)):
         return []
     total = " + ".join(f"exp({{{k}}})" for k in range(len(numbers)))
