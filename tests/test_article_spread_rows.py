@@ -164,3 +164,38 @@ def test_a_mark_beside_a_cell_s_number_leaves_the_number(tmp_path):
     got = {c["printed"]: c["verdict"] for c in data["claims"]}
     assert got == {"0.2689": "correct", "0.7311": "correct", "0.8808": "correct", "0.1192": "correct"}
     assert [s["expr"] for s in data["inferred"][0]["steps"]] == ["softmax(Scores)"]
+
+
+def test_a_latex_matrix_written_as_a_table_has_row_labels_and_numbers():
+    from symattn.spec.latex_import import read_matrices
+    text = ("\\begin{bmatrix}\n- & K_{the} & K_{cat} \\\\\nQ_{the} & 2 & 0 \\\\\nQ_{cat} & 0.5 & 2\n"
+            "\\end{bmatrix}")
+    (m,) = read_matrices(text, None)
+    assert m.rows == ("Q_{the}", "Q_{cat}")
+    assert m.values == ((Fraction(2), Fraction(0)), (Fraction(1, 2), Fraction(2)))
+
+
+def test_scores_printed_as_a_labelled_latex_table_are_checked(tmp_path):
+    q = [[Fraction(1), Fraction(0), Fraction(1)], [Fraction(0), Fraction(1), Fraction(1)]]
+    k = [[Fraction(1), Fraction(1), Fraction(0)], [Fraction(0), Fraction(1), Fraction(1)],
+         [Fraction(1), Fraction(0), Fraction(1)]]
+    s = [[sum(a * b for a, b in zip(qi, kj)) for kj in k] for qi in q]
+    assert s == [[1, 1, 2], [1, 2, 1]]
+    shown = [row[:] for row in s]
+    shown[1][2] = Fraction(3)                                 # a slip
+
+    def bmatrix(m):
+        return "\\begin{bmatrix} " + " \\\\ ".join(" & ".join(str(int(v)) for v in r) for r in m) + " \\end{bmatrix}"
+    table = ("$$\n\\begin{bmatrix}\n- & K_{a} & K_{b} & K_{c} \\\\\n"
+             + " \\\\\n".join(f"Q_{{{w}}} & " + " & ".join(str(int(v)) for v in r) for w, r in zip("ab", shown))
+             + "\n\\end{bmatrix}\n$$\n")
+    text = (f"Queries $Q = {bmatrix(q)}$ and keys $K = {bmatrix(k)}$.\n\n"
+            "The scores $Q K^T$ for every pair:\n\n" + table)
+    page = tmp_path / "labelled.md"
+    page.write_text(text, encoding="utf-8")
+    r = cli("check", "--json", str(page))
+    assert r.returncode == 1, r.stderr
+    data = json.loads(r.stdout)
+    got = sorted((c["printed"], c["verdict"]) for c in data["claims"])
+    assert got == sorted([("1", "correct"), ("1", "correct"), ("2", "correct"), ("1", "correct"),
+                          ("2", "correct"), ("3", "wrong")])

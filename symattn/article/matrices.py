@@ -141,7 +141,8 @@ def latex(lines: list[Line]) -> list[Printed]:
     except SymattnError:
         found = _one_by_one(text)
     return [Printed(m.name if not re.fullmatch(r"M\d+", m.name) else "", numbers[m.line - 1 + off],
-                    m.values, m.texts) for m, off in found if m.line - 1 + off < len(numbers)]
+                    m.values, m.texts, getattr(m, "rows", None))
+            for m, off in found if m.line - 1 + off < len(numbers)]
 
 
 def _one_by_one(text: str) -> list:

@@ -49,6 +49,7 @@ class ImportedMatrix:
     line: int
     values: tuple          # rows of Fraction or NEG_INF
     texts: tuple           # rows of TOML value text
+    rows: tuple | None = None   # the row labels of a matrix written as a table, else None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -140,7 +141,7 @@ def _read(text: str, source: str | None):
             name = None                           # y = R x = [R][x]: a factor, not y
         label = name or f"M{len(out) + 1}"
         try:
-            values, texts = _parse_body(text, body_start, body_end, label, source)
+            values, texts, rows = _parse_body(text, body_start, body_end, label, source)
         except NotANumber as e:
             skipped.append((_line_col(text, begin)[0], label, e))
             continue
@@ -153,7 +154,7 @@ def _read(text: str, source: str | None):
             repeats.append((line, same))     # the same numbers again: not a new input
             continue
         final = _unique(name, names, len(out) + 1, suffixes)
-        mat = ImportedMatrix(final, env, line, values, texts)
+        mat = ImportedMatrix(final, env, line, values, texts, rows)
         names[final] = mat
         out.append(mat)
         first_with.setdefault(values, final)
@@ -227,6 +228,9 @@ def _parse_body(text: str, start: int, end: int, label: str, source):
     if not rows:
         line = _line_col(text, start)[0]
         raise ParseError(f"matrix {label} is empty", where=f"{source}:{line}" if source else f"line {line}")
+    labels = _labels(rows)
+    if labels is not None:                         # - & K_1 & K_2 \\ Q_1 & 2 & 0: a table
+        rows = [(row[a:], rpos + a) for (row, rpos), a in zip(rows[1:], labels[1])]
     values, texts = [], []
     width = None
     for r, (row, rpos) in enumerate(rows, start=1):
@@ -254,7 +258,30 @@ def _parse_body(text: str, start: int, end: int, label: str, source):
             trow.append(t)
         values.append(tuple(vrow))
         texts.append(tuple(trow))
-    return tuple(values), tuple(texts)
+    return tuple(values), tuple(texts), (labels[0] if labels else None)
+
+
+def _labels(rows: list) -> tuple | None:
+    """(the row labels, where each row's numbers start) of a matrix written as a table, a
+    header row of names over the columns and a name before each row's numbers (``- &
+    K_{the} & K_{cat} \\ Q_{the} & 2 & 0``); None for any other matrix."""
+    cells = [_split_cells(row) for row, _ in rows]
+    if len(cells) < 2 or len({len(c) for c in cells}) != 1 or len(cells[0]) < 3:
+        return None
+
+    def number(cell: str) -> bool:
+        try:
+            cell_value(cell)
+            return True
+        except SymattnError:
+            return False
+    head, body = cells[0], cells[1:]
+    names = [c.strip() for c, _ in (r[0] for r in body)]
+    if any(number(c) for c, _ in head[1:]) or any(number(c) for c, _ in (r[0] for r in body)) \
+            or not all(names) or len(set(names)) != len(names) \
+            or not all(number(c) for r in body for c, _ in r[1:]):
+        return None
+    return tuple(names), [r[1][1] for r in body]
 
 
 def _split_cells(row: str) -> list[tuple[str, int]]:
