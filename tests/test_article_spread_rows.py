@@ -199,3 +199,20 @@ def test_scores_printed_as_a_labelled_latex_table_are_checked(tmp_path):
     got = sorted((c["printed"], c["verdict"]) for c in data["claims"])
     assert got == sorted([("1", "correct"), ("1", "correct"), ("2", "correct"), ("1", "correct"),
                           ("2", "correct"), ("3", "wrong")])
+
+
+def test_a_spread_table_ends_at_its_last_source_line_and_its_numbers_are_its_own():
+    """The chains after a block look at the numbers printed after it: a row spread over
+    lines ends at its last cell's line (the block's own numbers are no later prints; all
+    of a large table's were taken for them once, quadratic in its size)."""
+    from symattn.infer.blocks import blocks
+    from symattn.infer.chain_numbers import printed_numbers
+    from symattn.infer.chains import _own
+    page = _table([("a", "0.125", "0.875"), ("b", "0.5", "0.25"), ("c", "0.375", "0.625")])
+    lines = read_html(page)
+    (b,) = blocks([("t.html", lines)])
+    source = page.split("\n")
+    last_cell = max(k + 1 for k, s in enumerate(source) if "<td>" in s)
+    assert b.line == 2 and last_cell <= b.end <= last_cell + 1          # its row's </tr>
+    window = printed_numbers(lines)
+    assert len(window) == 6 and all(_own(n, b) for n in window)

@@ -22,6 +22,8 @@ class Printed:
     texts: tuple
     rows: tuple | None = None
     form: str = "latex"          # latex | list | table
+    end: int = 0                 # its last source line, where its rows are not one a line
+                                 # (an HTML table written one <td> a line); 0: line + rows - 1
 
     @property
     def shape(self) -> tuple[int, int]:

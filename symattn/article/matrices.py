@@ -393,13 +393,15 @@ def _from_rows(run, header, caption) -> list[Printed]:
         return []
     kind = run[0][1][0]
     line = run[0][0].number
+    last = max(max(ln.source_lines()) for ln, _ in run)
+    end = last if last != line + len(run) - 1 else 0
     if kind == "numbers":
         name = name_above(caption) or _corner(header, len(run[0][1][2]))
         if len(run) == 1 and not name:
             return []
         values = tuple(tuple(v for v, _ in r[2]) for _, r in run)
         texts = tuple(tuple(t for _, t in r[2]) for _, r in run)
-        return [Printed(name or "", line, values, texts, rows, "table")]
+        return [Printed(name or "", line, values, texts, rows, "table", end)]
     out = []
     heads = (header or [])[-len(run[0][1][2]):] if header else []
     for j in range(len(run[0][1][2])):
@@ -410,7 +412,7 @@ def _from_rows(run, header, caption) -> list[Printed]:
             _plain_name(run[0][1][1]) if len(run) == 1 else None)
         if len(run) == 1 and not name:
             continue
-        out.append(Printed(name or "", line, *mat, rows if len(run) > 1 else None, "table"))
+        out.append(Printed(name or "", line, *mat, rows if len(run) > 1 else None, "table", end))
     return out
 
 

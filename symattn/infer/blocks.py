@@ -67,6 +67,11 @@ class Block:
         return self.printed.line
 
     @property
+    def end(self) -> int:
+        """The last source line of its print."""
+        return self.printed.end or self.printed.line + self.shape[0] - 1
+
+    @property
     def rounded(self) -> bool:
         """A printout of computed numbers (every entry at the same 4 or more decimals, or
         in scientific notation with as many, as PyTorch and NumPy print, or percentages at

@@ -153,7 +153,7 @@ def _candidates(found: list[Block], numbers: dict, derived, texts: dict):
         nexts = [o for o in found if o.path == run[-1].path and o.line > stop and o.parent is None
                  and (o.index not in derived or _of(derived[o.index], run))][:MAX_NEXT]
         text = run[0].name if len(run) == 1 else "concat(" + ", ".join(b.name for b in run) + ")"
-        end = max([stop] + [o.line + o.shape[0] for o in nexts]) + SLACK     # its part and its nexts'
+        end = max([stop] + [o.end + 1 for o in nexts]) + SLACK     # its part and its nexts'
         said = epsilons("\n".join(t for n, t in texts.get(run[0].path, ()) if run[0].line <= n <= end), words)
         yield _Candidate(text, tuple(run), run[-1].name, window, nexts,
                          {o.index: part(o, [o])[0] for o in nexts}, eps=f" + {said[0]}" if said else "")
@@ -171,8 +171,8 @@ def _own(n: WindowNumber, b: Block) -> bool:
     is printed again: a notebook's ``print(data)`` under the code that writes it)."""
     if not np.any(np.abs(b.floats - n.value) <= 1e-12):
         return False
-    return n.line < b.line + b.shape[0] + 1 or any(
-        path == b.path and p.line <= n.line < p.line + p.shape[0] + 1 for path, p in b.echoes)
+    return n.line < b.end + 2 or any(
+        path == b.path and p.line <= n.line < (p.end or p.line + p.shape[0] - 1) + 2 for path, p in b.echoes)
 
 
 def _best(cand: _Candidate, search, used: set) -> Chain | None:
@@ -275,7 +275,7 @@ def _shown(cand, steps, inline, window, taken, search, used, ddof, freedom, chai
         return None                          # one step alone is a derivation, the search's; one
                                              # digit (0.1 of 1/9) is matched too easily to count
     end = max([window[k].line for st in steps for k in st.picked] +
-              [b.line + b.shape[0] + 1 for b in cand.nexts if b.index in prints]) + SLACK
+              [b.end + 2 for b in cand.nexts if b.index in prints]) + SLACK
     return Chain(tuple(o.index for o in cand.operands), shown, explained, prints, restated_to(end, window, values))
 
 

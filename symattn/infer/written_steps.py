@@ -45,7 +45,7 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
         done.add(path)
         listed = _listed(lines)
         for w in written(lines):
-            before = earlier + [b for b in here if b.line + b.shape[0] <= w.line + 1 and b.line <= w.line
+            before = earlier + [b for b in here if b.end <= w.line and b.line <= w.line
                                 and not (w.strict and b.line == w.line)]   # lists worked together:
                                                                            # their own prints are no origin
             writing.take(w, before, lines, listed)
