@@ -39,7 +39,7 @@ class _Reader(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=False)
         self.open = {"skip": 0, "code": 0, "table": 0}
-        self.chars: dict[int, list] = {}       # source line -> [(char, column, kind)]
+        self.chars: dict[int, list] = {}       # Line -> [(char, column, kind, source line)]
         self.cell_in_row = 0
         self.row: int | None = None            # the source line of the open <tr>
 
@@ -69,10 +69,11 @@ class _Reader(HTMLParser):
     def _gap(self, sep: str) -> None:
         """``sep`` at the tag's position, if the tag's line already has text."""
         line, col0 = self.getpos()
-        have = self.chars.get(self._at(line))
-        if self.row is not None:              # a row over several lines: its cells' newlines
-            have = [c for c in have or () if c[0] is None or not c[0].isspace()]
-        if have and not self.open["skip"] and have[-1][0] is not None and not have[-1][0].isspace():
+        have = self.chars.get(self._at(line)) or ()
+        k = len(have) - 1
+        while self.row is not None and k >= 0 and have[k][0] is not None and have[k][0].isspace():
+            k -= 1                            # a row over several lines: its cells' newlines
+        if k >= 0 and not self.open["skip"] and have[k][0] is not None and not have[k][0].isspace():
             self._put(sep, line, col0, fixed=True)
 
     def _break(self) -> None:
