@@ -97,3 +97,17 @@ def test_no_root_from_weights_that_are_no_softmax_of_the_scores():
     w = Block("W", _printed(flat), 2, "x", flat, half)
     s = Block("S", _printed(scores), 1, "x", scores, half)
     assert fitted_root(w, s) is None
+
+
+def test_no_root_from_weights_that_fall_as_the_scores_rise():
+    import numpy as np
+    from symattn.infer.blocks import Block
+    flipped = []                                             # softmax(-S / 4): -4 from every pair
+    for row in SCORES:
+        e = [mpmath.exp(-mpmath.mpf(x) / 4) for x in row]
+        flipped.append([round(float(x / mpmath.fsum(e)), 4) for x in e])
+    flipped = np.array(flipped)
+    scores = np.array([[float(v) for v in r] for r in SCORES])
+    half = np.full((4, 4), 5e-5)
+    assert fitted_root(Block("W", _printed(flipped), 2, "x", flipped, half),
+                       Block("S", _printed(scores), 1, "x", scores, half)) is None

@@ -129,6 +129,9 @@ def fitted_root(weights: Block, scores: Block) -> str | None:
                 roots.append((s[j] - s[l]) / ratio)
     if len(roots) < 3:
         return None
-    d = float(np.median(roots)) ** 2
+    root = float(np.median(roots))
+    if root <= 0:                        # larger scores, smaller weights: no softmax of them
+        return None
+    d = root ** 2
     n = round(d)
     return str(n) if 2 <= n <= MAX_FITTED_ROOT and abs(d - n) <= 0.02 * n else None
