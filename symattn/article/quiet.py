@@ -40,7 +40,7 @@ _PLOT = re.compile(r"(?<![\w.])(?:plt|ax|axs|axes|ax\d+|ax_\w+|fig|sns|px|go|mpl
 
 
 def mark(lines: list[Line]) -> list[Line]:
-    """``lines`` with the spans of TikZ code and plotting calls set in ``quiet``."""
+    """``lines`` with the spans of TikZ code, tables' indices and plotting calls set in ``quiet``."""
     tikz, plot = _Tikz(), _Plot()
     index = _table_indices(lines)
     out = []
