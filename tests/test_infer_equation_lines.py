@@ -86,7 +86,7 @@ def test_entry_k_of_a_row_times_a_matrix_takes_column_k(tmp_path):
     from symattn.article.read import read_article
     from symattn.infer.blocks import blocks
     from symattn.infer.written import Written
-    from symattn.infer.written_steps import _dot
+    from symattn.infer.written_operands import _dot
     text = ("# Mix\n\n```\nw = [0.38, 0.23, 0.38]\nV = [[2, 1, 0, 1], [1, 2, 1, 0], [0, 1, 2, 1]]\n"
             "C = [[2, 0, 1], [0, 2, 0], [1, 1, 1]]\n```\n")
     path = tmp_path / "post.md"

@@ -1,6 +1,6 @@
-"""One printed matrix and one printed number, as the article reading takes them
-(:mod:`.matrices`, :mod:`.rows`): nothing is evaluated, a number goes through
-:func:`symattn.spec.latex_cells.cell_value`."""
+"""One printed matrix, one printed number and one bracket list of numbers, as the article
+reading takes them (:mod:`.matrices`, :mod:`.tables`, :mod:`.rows`): nothing is evaluated, a
+number goes through :func:`symattn.spec.latex_cells.cell_value`."""
 
 from __future__ import annotations
 
@@ -67,3 +67,72 @@ def indexed(header: list[str] | None) -> bool:
     return bool(header) and len(header) >= 3 and re.search(r"[^\W\d_]", header[0]) is not None \
         and numbering(header[1:])
 
+
+# ---- bracket lists of numbers -------------------------------------------------------------
+
+MAX_LIST_ENTRIES = 10_000     # a longer bracket list is not read as a matrix
+
+_NUM = re.compile(r"[+\-−]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+\-]?\d+)?")
+_SPACE = re.compile(r"(?:\s|\\[ ,;:!]|\\q?quad\b|~)*")
+
+
+def parse_list(s: str, i: int):
+    """The nested list of numbers starting with ``[`` at ``s[i]``: (list, end) or (None, end)
+    where ``end`` is where reading stopped (a list of non-numbers, or of more than
+    MAX_LIST_ENTRIES numbers, fails there). Numbers are read once the list is complete."""
+    stack: list[list] = []
+    n, count, joined = len(s), 0, False    # joined: a number ends right here, nothing between
+    while i < n:
+        j = _SPACE.match(s, i).end()
+        glued, joined, i = joined and j == i, False, j
+        if i >= n:
+            break
+        ch = s[i]
+        if ch == "[":
+            if len(stack) == 2:                      # a matrix is a list of rows: no deeper
+                return None, i + 1
+            stack.append([])
+            i += 1
+        elif ch == "]" and stack:
+            done = stack.pop()
+            i += 1
+            if not stack:
+                return _numbers(done), i
+            stack[-1].append(done)
+        elif ch == "," and stack:
+            i += 1
+        elif ch == "#" and stack and "\n" in s[i:i + 500]:    # a code comment between rows
+            i = s.index("\n", i)
+        else:
+            m = _NUM.match(s, i) or MINUS_INF.match(s, i)
+            if not m or not stack or len(m.group(0)) > 200 or glued:
+                return None, max(i, 1)          # joined: ``[0.2+0+0.1, …]``, a sum, not three entries
+            count += 1
+            if count > MAX_LIST_ENTRIES:
+                return None, m.end()
+            stack[-1].append(m.group(0))
+            i, joined = m.end(), True
+    return None, i
+
+
+def _numbers(value):
+    """The nested list of number texts as (value, TOML text) pairs, or None."""
+    out = []
+    for x in value:
+        v = _numbers(x) if isinstance(x, list) else number(x)
+        if v is None:
+            return None
+        out.append(v)
+    return out
+
+
+def as_matrix(value) -> tuple | None:
+    """(values, texts) of a rectangular list of numbers (a flat list is one row)."""
+    if not value:
+        return None
+    rows = value if isinstance(value[0], list) else [value]
+    if any(not isinstance(r, list) or not r or any(isinstance(x, list) for x in r) for r in rows):
+        return None
+    if len({len(r) for r in rows}) != 1:
+        return None
+    return tuple(tuple(v for v, _ in r) for r in rows), tuple(tuple(t for _, t in r) for r in rows)

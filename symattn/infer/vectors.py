@@ -13,14 +13,15 @@ code names it, and a table only when tab- or ``|``-separated. For the inference 
 candidates too: a vector is a ``1 × d`` block (a row that a row of another block times a
 weight matrix, or a softmax of a row of scores, may reproduce), and a space-aligned table is
 read by the same table reader once its runs of two or more spaces are taken as cell breaks.
-Nothing here is evaluated: the lists go through :func:`symattn.article.matrices.parse_list`.
+Nothing here is evaluated: the lists go through :func:`symattn.article.cells.parse_list`.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..article.matrices import _ASSIGN, Printed, _nested_lines, as_matrix, parse_list, tables
+from ..article.matrices import _ASSIGN, Printed, _nested_lines, as_matrix, parse_list
+from ..article.tables import tables
 from ..article.source import Line
 from ..spec.latex_import import _name_before
 
@@ -73,7 +74,7 @@ def table_columns(lines: list[Line]) -> list[Printed]:
 
 def _columns(run: list) -> list[Printed]:
     """The columns of one run of tab lines (the first a header when its cells are no numbers)."""
-    from ..article.matrices import number
+    from ..article.cells import number
     from ..spec.functions import names
     header = run[0][1] if run and all(number(c) is None and _cell(c) is None for c in run[0][1][1:]) else None
     rows = run[1:] if header else run
@@ -100,7 +101,7 @@ def _cell(c: str):
     """(value, text, plain) of a table cell: a number, a percentage (``58.7%``: 0.587), the
     result of a worked cell (``1×1 + 0×0 = 1``); None for any other."""
     from fractions import Fraction
-    from ..article.matrices import number
+    from ..article.cells import number
     from ..claims.printed import parse_number
     from ..errors import ParseError
     c = c.strip()
