@@ -185,6 +185,8 @@ def echoed(found: list[Block], parts: list, derived: dict, taken: dict | None = 
     taken = taken or {}
     lines = {path: {ln.number: Counter(n.value for n in numbers_in(ln)) - taken.get(ln.number, Counter())
                     for ln in ls} for path, ls in parts}
+    as_printed = {path: {(n.line, n.value): n.printed for ln in ls for n in reversed(numbers_in(ln))}
+                  for path, ls in parts}        # ``1.1920e-01`` as the line prints it
     out: dict = {}
     for b in found:
         texts = list(b.printed.texts)
@@ -206,6 +208,7 @@ def echoed(found: list[Block], parts: list, derived: dict, taken: dict | None = 
                 if line is None:
                     break
                 left[line] -= want
+                row = [as_printed[path].get((line, v), t) for v, t in zip(b.printed.values[i], row)]
                 out.setdefault(b.index, []).append((b.name, i, "[" + ", ".join(row) + "]", line))
     return out
 

@@ -207,7 +207,8 @@ def _skip_array_spec(text: str, pos: int, where) -> int:
                      where=where(i))
 
 
-_ROW_END = re.compile(r"\\\\(?:\s*\[[^\]\\\n]{0,40}\])?|\\cr\b")   # \\[2pt]: bounded, linear
+_ROW_END = re.compile(r"\\\\(?:\\(?=\s))?(?:\s*\[[^\]\\\n]{0,40}\])?|\\cr\b")   # \\[2pt]: bounded, linear;
+                                # ``\\\`` ending a line: a row end as Markdown writers escape it
 
 
 def _parse_body(text: str, start: int, end: int, label: str, source):
