@@ -59,7 +59,7 @@ _ENDED = re.compile(rf"(?:=|≈|\\approx)\s*{_NUM}(?:\s{{2,}}|\s*[,;]\s*)$")   #
                                                  # the equation before it ended: no operand
 _BINARY = re.compile(r"[\w)\]}]\s*$")             # ``x - log(…)``: a minus between two operands
 _LABEL = re.compile(r"(?<![\w\\])(?:\\(?:mathcal|mathrm|text)\{(\w+)\}|\\?([A-Za-z]\w*))(_\{?\w+\}?)?\s*=\s*$")
-_OF = re.compile(r"(?:\\?(?:log|ln|exp|sqrt)|[-+*/^_(√])\s*$")
+_OF = re.compile(r"(?:\\?(?:log|ln|exp|sqrt)|[-+*/^_(√·×]|\\cdot|\\times)\s*$")
 _GOES_ON = re.compile(r"\s*(?:[-+*/×·^%\d]|\\cdot|\\times)")         # the result is not the end
 _RESULT = re.compile(rf"(?:=|≈|\\approx|\\simeq|≃)\s*(?P<result>{_NUM}(?:[eE][-+]?\d+)?)(?![\d.])")
 _INSIDE = set("_^.'])}\\")            # an expression cut out of a name, an index or a call
@@ -97,6 +97,8 @@ class Written:
     row: bool = False        # its numbers may be one printed row, in order (a sum beside its
                              # list, a softmax of a list): that row's entries, where one is
     results: tuple = ()      # the whole result of a vector equation it is an entry of
+    substituted: bool = False   # written after its form in symbols (``W_Q * x1 = 0.1 * 0.2``):
+                                # its decimals are the symbols' values, givens
 
 
 def written(lines) -> list[Written]:
@@ -110,6 +112,9 @@ def written(lines) -> list[Written]:
         if total is not None:
             out.append(total)
         code = getattr(ln, "kind", "text") != "text"
+        if not text.strip() and chain:      # ``\[ = (0.22)(0.54) + … \]``, a blank, ``\[ = 0.1188 + … \]``
+            above = []
+            continue
         chain = f"{chain} {text}" if chain and continues(text, code) else text
         nxt = texts[k + 1] if k + 1 < len(texts) else ""
         ahead = " +" if code and _PLUS_LINE.match(nxt) else ""     # ``= [0.329, 0.0]`` then ``+ [0.168, …]``
@@ -153,6 +158,8 @@ _PLUS_LINE = re.compile(r"\s*\+")
 
 _EMPHASIS = re.compile(r"\\(?:mathbf|boldsymbol|bm|textbf|mathit|textit|underline|boxed)\{([^{}]*)\}"
                        r"|(\*\*|__)(\S[^*_]*?)\2")
+_DOUBLED = re.compile(r"\\\\(?=(?:frac|text|sum|sqrt|cdot|times|approx|exp|log|ln)\b)")   # ``\\frac``: a
+                                                           # string's escape, not a row's end
 _ALIGNED = re.compile(r"&\s*(?==|≈|\\approx)")
 _TEX_MATH = re.compile(r"\\[()\[\]]")
 _ASIDE = re.compile(r"\s\((?=[^()]*[A-Za-z]{2})[^()\d=+*/^\\]*\)\s*(?==|≈|\\approx)")   # e^{3.2} (for "mat") ≈
@@ -163,7 +170,7 @@ def arithmetic_text(ln) -> str:
     list item's bullet blanked (``- e^{0.55} = 1.733``), emphasis unwrapped (``\\mathbf{0.49}``,
     ``**0.49**``), an aligned equation's ``&=`` an equals sign, an aside before the equals
     sign left out (``e^{3.2} (for "mat") ≈ 24.53``)."""
-    text = fold(ln.text)
+    text = _DOUBLED.sub(r"\\", fold(ln.text))
     for a, b in _TEX:
         text = text.replace(a, b)
     text = _EMPHASIS.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(3), text)
@@ -296,8 +303,13 @@ def _sums(text: str, line: int, since: int = 0) -> list[Written]:
             continue                         # whole numbers: a step of 1 or 2 matches every 1 and 2
         earlier, at = _earlier(text, start)
         out.append(Written(ARITHMETIC, False, text[start:m.start()].strip(), m.group("result"), line,
-                           m.group("result"), _label(text[:at].rstrip() + " "), form, numbers, earlier))
+                           m.group("result"), _label(text[:at].rstrip() + " "), form, numbers, earlier,
+                           substituted=_SYMBOLS.search(text[:at]) is not None))
     return out
+
+
+_SYMBOLS = re.compile(r"(?:^|=|≈)(?=[^=≈]*[^\W\d])(?=[^=≈]*(?:[*×·+/]|\\cdot|\\times|\\frac))"
+                      r"(?![^=≈]*\d\.\d)[^=≈]*=\s*$")     # ``W_Q * x1 * W_K * x1 =`` (no decimal in it)
 
 
 _ROW_SUM = re.compile(rf"\[\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*\]\s*(?:[,;]|→|->)?\s*"

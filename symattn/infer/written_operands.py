@@ -16,16 +16,22 @@ from .blocks import Block
 from .written import ARITHMETIC, NUMBER, Written
 
 _VECTOR = re.compile(r"\[([-+\d.,\s]*)\]")
+_STATED = re.compile(r"\b(?:assum\w*|suppos\w*|let|say|given)\b(?P<left>[^=≈,;:(\d+*/×·^]*[^\W\d][^=≈,;:(\d+*/×·^]*)"
+                     r"(?:=|≈)\s*(?P<x>-?\d+\.\d+)(?!\d|\.\d|\s*(?:[-+*/×·^]|\\cdot|\\times))", re.I)
 
 
 def _listed(lines) -> dict:
-    """The decimals the lines print inside a bracketed vector (``[0.3, 0.6]``), each with
-    the first line it is printed on."""
+    """The decimals the lines give: inside a bracketed vector (``[0.3, 0.6]``), or in prose
+    a decimal assumed (``assuming a score for quickly ≈ 1.2``, ``let x = 0.5``), each
+    with the first line it is printed on."""
     out: dict = {}
     for ln in lines:
         for m in _VECTOR.finditer(fold(ln.text)):
             for x in NUMBER.findall(m.group(1)):
                 out.setdefault(x, ln.number)
+        if getattr(ln, "kind", "text") == "text":      # prose: (assuming a score for quickly ≈ 1.2)
+            for m in _STATED.finditer(fold(ln.text)):
+                out.setdefault(m.group("x"), ln.number)
     return out
 
 
@@ -91,7 +97,8 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
             owners += [owner] if owner not in owners else []
         else:                                 # a whole number: as written (2 is no result)
             operands.append(results.get(x, x) if "." in x else x)
-            loose |= "." in x and x not in results and (w.strict or listed.get(x, w.line) >= w.line)
+            loose |= "." in x and x not in results and not w.substituted and \
+                (w.strict or listed.get(x, w.line) >= w.line)
     if w.key == ARITHMETIC and loose:
         return None, None
     return tuple(operands), owners

@@ -127,6 +127,7 @@ class _Writing:
             owners = _owners(as_written, before, self.results)
             owner = max(owners, key=lambda b: b.index) if owners else \
                 next((b for b in reversed(before) if b.index in self.in_example), None)
+            owner = self._joined(as_written, owner, before)
             key = None if owner is None else owner.index
             table = {p: name for p, (name, k) in self.results.items() if k == key}
             table.update(self._sibling(as_written, key))
@@ -134,6 +135,16 @@ class _Writing:
             if operands is not None:
                 return as_written, owner, owners, operands, key
         return None
+
+    def _joined(self, w: Written, owner, before: list[Block]):
+        """The owner ``w`` joins: a block with no chain yet gives way to the one chain whose
+        results ``w`` takes (0.42 · [0.12, …] with V's rows, of α = 0.42 worked out before)."""
+        if owner is None or owner.index in self.shown:
+            return owner
+        keys = {self.results[x][1] for x in w.numbers if x in self.results and not any(
+            _entry(b, x) is not None for b in before)}
+        by_index = {b.index: b for b in self.found}
+        return by_index.get(keys.pop(), owner) if len(keys) == 1 and None not in keys else owner
 
     def _results_of(self, b: Block) -> bool:
         """Does the one-row block ``b`` print results written on its own line, each taken up
@@ -276,8 +287,11 @@ def _printing(lines, last: int, numbers: list) -> list | None:
 
 def _before_result(text: str) -> str:
     """A line's text before its last ``=`` (``≈``): what is written before its result."""
-    cut = max(text.rfind("="), text.rfind("≈"))
-    return text[:cut] if cut >= 0 else text
+    cut = [m.start() for m in _EQUALS.finditer(text)]
+    return text[:cut[-1]] if cut else text
+
+
+_EQUALS = re.compile(r"=|≈|≃|\\approx|\\simeq")
 
 
 def _entry_claim(w: Written, call, before: list[Block]) -> tuple | None:

@@ -1,0 +1,177 @@
+"""Worked examples written as a run of display equations, checked with no spec:
+
+- a dot product substituted and summed over separate ``\\[ … \\]`` blocks (``= (0.3)(0.5) +
+  …``, a blank, ``= 0.15 + … \\approx 0.47``): its terms and its sum are claims;
+- a softmax of that score and a score the text assumes (``assuming a score ≈ 1.1``);
+- the output as those weights times value vectors (``0.37 \\cdot [..] + 0.63 \\cdot [..]``),
+  its slip flagged;
+- products written after their form in symbols (``W_Q * x1 * W_K * x1 = 0.1 * 0.2 * 0.1``)
+  in a code block that doubles its backslashes (``\\\\frac``), a wrong softmax flagged;
+- a matrix whose rows end in ``\\\\\\`` (Markdown's escaped row end), printed again in a
+  product: the second print judged as printed (``1.1920e-01``, not ``1.1920e-1``).
+
+Truths: ``fractions`` and ``mpmath`` at 30 digits, never symattn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+
+import mpmath
+
+from symattn.spec.latex_import import read_matrices
+
+mpmath.mp.dps = 30
+
+
+def check(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def verdicts(d):
+    return {(c["line"], c["printed"]): c["verdict"] for c in d["claims"]}
+
+
+def rounds_to(x, printed):
+    places = len(printed.partition(".")[2])
+    return abs(mpmath.mpf(x) - mpmath.mpf(printed)) <= mpmath.mpf(10) ** -places / 2
+
+
+DISPLAY = r"""# Attention for one word
+
+- Query: \[ q = [0.3, 0.9, 0.4] \]
+- Key: \[ k = [0.5, 0.2, 0.6] \]
+- Value (a): \[ v_a = [0.10, 0.80, 0.50] \]
+- Value (b): \[ v_b = [0.70, 0.20, 0.30] \]
+
+\[
+s = q \cdot k
+\]
+
+\[
+= (0.3)(0.5) + (0.9)(0.2) + (0.4)(0.6)
+\]
+
+\[
+= 0.15 + 0.18 + 0.24 \approx 0.57
+\]
+
+With a second word (assuming its score ≈ 1.1):
+
+\[
+\alpha_a = \frac{e^{0.57}}{e^{0.57} + e^{1.1}} \approx 0.37
+\]
+
+\[
+\alpha_b = \frac{e^{1.1}}{e^{0.57} + e^{1.1}} \approx 0.63
+\]
+
+\[
+out = \alpha_a \cdot v_a + \alpha_b \cdot v_b
+\]
+
+\[
+= 0.37 \cdot [0.10, 0.80, 0.50] + 0.63 \cdot [0.70, 0.20, 0.30]
+\]
+
+\[
+= [0.48, 0.42, 0.36]
+\]
+"""
+
+
+def test_a_run_of_display_equations_is_worked_out(tmp_path):
+    got = verdicts(check(tmp_path, "display.md", DISPLAY))
+    q, k = [Fraction(x) for x in ("0.3", "0.9", "0.4")], [Fraction(x) for x in ("0.5", "0.2", "0.6")]
+    terms = [a * b for a, b in zip(q, k)]
+    assert [str(float(t)) for t in terms] == ["0.15", "0.18", "0.24"]
+    s = sum(terms)                                   # 0.57 exactly
+    w = [mpmath.exp(mpmath.mpf(s.numerator) / s.denominator), mpmath.exp(mpmath.mpf("1.1"))]
+    w = [x / (w[0] + w[1]) for x in w]
+    assert rounds_to(w[0], "0.37") and rounds_to(w[1], "0.63")
+    out = [Fraction("0.37") * a + Fraction("0.63") * b
+           for a, b in zip((Fraction("0.10"), Fraction("0.80"), Fraction("0.50")),
+                           (Fraction("0.70"), Fraction("0.20"), Fraction("0.30")))]
+    assert [round(float(x), 2) for x in out] == [0.48, 0.42, 0.37]     # the article prints 0.36
+    lines = {t: n for n, t in enumerate(DISPLAY.splitlines(), start=1)}
+    at = {x: next(n for t, n in lines.items() if x in t) for x in ("0.15 +", "e^{1.1}} \\approx 0.63",
+                                                                     "e^{0.57} + e^{1.1}} \\approx 0.37",
+                                                                     "= [0.48")}
+    for printed in ("0.15", "0.18", "0.24", "0.57"):
+        assert got.get((at["0.15 +"], printed)) == "correct", printed
+    assert got.get((at["e^{0.57} + e^{1.1}} \\approx 0.37"], "0.37")) == "correct"
+    assert got.get((at["e^{1.1}} \\approx 0.63"], "0.63")) == "correct"
+    for printed in ("0.48", "0.42"):
+        assert got.get((at["= [0.48"], printed)) == "correct", printed
+    assert got.get((at["= [0.48"], "0.36")) == "wrong"
+
+
+SUBSTITUTED = r"""# Scores
+
+1. Scores:
+   ```latex
+   \\text{s}[1, 1] = W\_Q * x1 * W\_K * x1 = 0.2 * 0.5 * 0.1 = 0.01
+   \\text{s}[1, 2] = W\_Q * x1 * W\_K * x2 = 0.2 * 0.5 * 0.3 = 0.03
+   ```
+2. Softmax:
+   ```latex
+   \\text{p}[1, 1] = \\frac{e^{0.01}}{e^{0.01} + e^{0.03}} = 0.2
+   \\text{p}[1, 2] = \\frac{e^{0.03}}{e^{0.01} + e^{0.03}} = 0.505
+   ```
+"""
+
+
+def test_products_after_their_symbols_are_givens_and_a_wrong_softmax_is_flagged(tmp_path):
+    got = verdicts(check(tmp_path, "substituted.md", SUBSTITUTED))
+    assert Fraction("0.2") * Fraction("0.5") * Fraction("0.1") == Fraction("0.01")
+    assert Fraction("0.2") * Fraction("0.5") * Fraction("0.3") == Fraction("0.03")
+    e1, e3 = mpmath.exp(mpmath.mpf("0.01")), mpmath.exp(mpmath.mpf("0.03"))
+    p1, p2 = e1 / (e1 + e3), e3 / (e1 + e3)
+    assert not rounds_to(p1, "0.2") and rounds_to(p2, "0.505")
+    assert got[(5, "0.01")] == "correct" and got[(6, "0.03")] == "correct"
+    assert got[(10, "0.2")] == "wrong"
+    assert got[(11, "0.505")] == "correct"
+
+
+def test_a_row_end_with_its_backslash_escaped():
+    m, = read_matrices("Q = \\begin{bmatrix}1 \\\\\\\n2 \\\\\\\n3.5\\end{bmatrix}", None)
+    assert m.values == ((Fraction(1),), (Fraction(2),), (Fraction(7, 2),))
+
+
+MASKED = r"""# Causal mask
+
+$$X = \begin{bmatrix} 0 \\\
+1 \end{bmatrix}$$
+
+$$S = \begin{bmatrix} 0 & -\infty \\\
+0 & 1 \end{bmatrix}$$
+
+$$\text{Softmax}(S) = \begin{bmatrix}
+1.0000e+00 & 0 \\\
+2.6894e-01 & 7.3106e-01
+\end{bmatrix}$$
+
+Then
+
+$$\text{Softmax}(S) X = \begin{bmatrix}
+1.0000e+00 & 0 \\\
+2.6894e-01 & 7.3106e-01
+\end{bmatrix} * \begin{bmatrix} 0 \\\ 1 \end{bmatrix}$$
+"""
+
+
+def test_a_matrix_printed_again_is_judged_as_printed(tmp_path):
+    d = check(tmp_path, "masked.md", MASKED)
+    e = mpmath.exp(1)
+    assert rounds_to(1 / (1 + e), "0.26894") and rounds_to(e / (1 + e), "0.73106")
+    again = {c["printed"]: c["verdict"] for c in d["claims"] if c["line"] == 18}
+    assert again.get("2.6894e-01") == "correct" and again.get("7.3106e-01") == "correct"
+    assert "2.6894e-1" not in again
