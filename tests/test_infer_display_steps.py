@@ -175,3 +175,37 @@ def test_a_matrix_printed_again_is_judged_as_printed(tmp_path):
     again = {c["printed"]: c["verdict"] for c in d["claims"] if c["line"] == 18}
     assert again.get("2.6894e-01") == "correct" and again.get("7.3106e-01") == "correct"
     assert "2.6894e-1" not in again
+
+
+WHOLE = r"""# One score
+
+Let $Q = [1, 2, 3]$, $K = [4, 5, 6]$.
+
+$$
+QK^T = 1 \cdot 4 + 2 \cdot 5 + 3 \cdot 6 = 32
+$$
+
+$$
+\frac{QK^T}{\sqrt{d_k}} = \frac{32}{\sqrt{3}} \approx 18.26
+$$
+"""
+
+
+def test_whole_numbers_worked_to_a_result_and_that_result_taken_on(tmp_path):
+    got = verdicts(check(tmp_path, "whole.md", WHOLE))
+    dot = sum(a * b for a, b in zip((1, 2, 3), (4, 5, 6)))
+    assert dot == 32
+    assert not rounds_to(mpmath.mpf(dot) / mpmath.sqrt(3), "18.26")      # 18.475…
+    assert got[(6, "32")] == "correct"
+    assert got[(10, "18.26")] == "wrong"
+
+
+def test_a_wrong_whole_result_carried_into_the_next_step(tmp_path):
+    text = WHOLE.replace("= 32", "= 31").replace(r"\frac{32}{\sqrt{3}} \approx 18.26", r"\frac{31}{\sqrt{3}} \approx 17.90")
+    got = verdicts(check(tmp_path, "carried.md", text))
+    assert rounds_to(mpmath.mpf(31) / mpmath.sqrt(3), "17.90")          # right from the print
+    assert not rounds_to(mpmath.mpf(32) / mpmath.sqrt(3), "17.90")      # not from 1·4 + 2·5 + 3·6
+    d = check(tmp_path, "carried2.md", text)
+    why = {c["printed"]: c.get("diagnosis", "") for c in d["claims"]}
+    assert got[(6, "31")] == "wrong"
+    assert got[(10, "17.90")] == "wrong" and "follows from the wrong number printed at line 6" in str(why["17.90"])

@@ -299,13 +299,19 @@ def _sums(text: str, line: int, since: int = 0) -> list[Written]:
         form, numbers, start = found
         before, prev = text[:start].rstrip(), text[start - 1:start]
         if len(numbers) < 2 or prev.isalnum() or prev in _INSIDE or before[-1:] in ("[", ",") or \
-                not any("." in x for x in numbers + (m.group("result"),)):
+                not (any("." in x for x in numbers + (m.group("result"),)) or _worked(numbers, m.group("result"))):
             continue                         # whole numbers: a step of 1 or 2 matches every 1 and 2
         earlier, at = _earlier(text, start)
         out.append(Written(ARITHMETIC, False, text[start:m.start()].strip(), m.group("result"), line,
                            m.group("result"), _label(text[:at].rstrip() + " "), form, numbers, earlier,
                            substituted=_SYMBOLS.search(text[:at]) is not None))
     return out
+
+
+def _worked(numbers: tuple, result: str) -> bool:
+    """Whole numbers worked to a result of two digits or more that none of them is
+    (``1 · 4 + 2 · 5 + 3 · 6 = 32``): arithmetic, not a count or an index."""
+    return len(numbers) >= 4 and len(result.lstrip("-")) >= 2 and result not in numbers
 
 
 _SYMBOLS = re.compile(r"(?:^|=|≈)(?=[^=≈]*[^\W\d])(?=[^=≈]*(?:[*×·+/]|\\cdot|\\times|\\frac))"

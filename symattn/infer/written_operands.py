@@ -95,8 +95,8 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
             i, j = _entry(owner, x)
             operands.append(f"{owner.name}[{i}, {j}]")
             owners += [owner] if owner not in owners else []
-        else:                                 # a whole number: as written (2 is no result)
-            operands.append(results.get(x, x) if "." in x else x)
+        else:                                 # a whole number as written (2 is no result; 32 of
+            operands.append(results.get(x, x) if "." in x or len(x.lstrip("-")) > 1 else x)   # 1·4 + … is)
             loose |= "." in x and x not in results and not w.substituted and \
                 (w.strict or listed.get(x, w.line) >= w.line)
     if w.key == ARITHMETIC and loose:

@@ -132,6 +132,9 @@ class _Writing:
             table = {p: name for p, (name, k) in self.results.items() if k == key}
             table.update(self._sibling(as_written, key))
             operands, owners = _operands(as_written, before, table, listed)
+            if operands is not None and owner is None and owners and not set(operands) & set(table.values()):
+                owner = max(owners, key=lambda b: b.index)     # 1·4 + 2·5 + 3·6 of Q and K's entries
+                key = owner.index
             if operands is not None:
                 return as_written, owner, owners, operands, key
         return None
