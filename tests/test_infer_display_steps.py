@@ -209,3 +209,33 @@ def test_a_wrong_whole_result_carried_into_the_next_step(tmp_path):
     why = {c["printed"]: c.get("diagnosis", "") for c in d["claims"]}
     assert got[(6, "31")] == "wrong"
     assert got[(10, "17.90")] == "wrong" and "follows from the wrong number printed at line 6" in str(why["17.90"])
+
+
+def test_a_thousands_comma_is_no_result_of_its_own(tmp_path):
+    from symattn.infer.written import written
+
+    class Line:
+        number, quiet, kind = 1, (), "text"
+    Line.text = r"- $e^{10} = 22,026$ is 22,026 times $e^0 = 1$"
+    assert [w.result for w in written([Line()]) if w.key == "exp"] == ["1"]    # e^0 = 1, not 22
+    Line.text = r"so $e^{0.5} = 1.6487$."
+    assert [(w.numbers, w.result) for w in written([Line()])] == [(("0.5",), "1.6487")]
+    assert abs(mpmath.exp(mpmath.mpf("0.5")) - mpmath.mpf("1.6487")) < mpmath.mpf("0.00005")
+
+
+def test_an_inferred_claim_its_line_does_not_print_is_said_and_left_out(tmp_path, capsys):
+    from symattn.cli.inferred import _printed_claims
+    from symattn.infer import Inferred
+    from symattn.spec.load import load
+    article = tmp_path / "a.md"
+    article.write_text("x = [0.5, 1.5]\n\ny = 22,026 here\n", encoding="utf-8")
+    text = "\n".join(['[example]', 'id = "a-ex1"', 'source = "a.md"', '', '[inputs]',
+                      'x = { value = [[0.5, 1.5]], line = 1 }', '', '[[steps]]', 'name = "y"',
+                      'expr = "x * 2"', '', '[[claims]]', 'step = "y"', 'printed = "22"', 'line = 3',
+                      'at = [0, 0]', '', '[[claims]]', 'step = "y"', 'printed = "1.5"', 'line = 1',
+                      'at = [0, 0]', ''])
+    spec = load(str(tmp_path / "a-ex1.inferred.toml"), text)
+    kept = _printed_claims(spec, Inferred("a-ex1", [str(article)], text, str(tmp_path)))
+    assert [c.printed for c in kept.claims] == ["1.5"]
+    err = capsys.readouterr().err
+    assert "a.md:3: example a-ex1 was inferred to claim '22' there, which the line does not print" in err

@@ -254,11 +254,22 @@ def _rightmost(item) -> int:
 
 
 def _hand_claims_printed(spec: Spec, path: str, lines: list[Line]):
+    for c in unprinted(spec, lines):
+        raise SpecError(f"the claim says line {c.line} of {Path(path).name} prints "
+                        f"{c.printed[:60]!r}, but that line does not",
+                        where=spec.where(c.spec_line),
+                        hint="correct the claim's line or printed text")
+
+
+def unprinted(spec: Spec, lines: list[Line]) -> list:
+    """The claims of ``spec`` whose line of the article (``lines``) does not print their
+    numbers (a claim whose printed text does not parse is the checker's to name)."""
     by_line: dict = {}                           # an HTML line may be read as several
     for ln in lines:
         for number in ln.source_lines():
             by_line.setdefault(number, []).append(ln)
     glued = glued_rows(lines)
+    out = []
     for c in spec.claims:
         here = by_line.get(c.line, [])
         printed = Counter(n.value for ln in here for n in numbers_in(ln) if n.line == c.line)
@@ -267,12 +278,10 @@ def _hand_claims_printed(spec: Spec, path: str, lines: list[Line]):
         try:
             want = Counter(e.value for e in parse_printed(c.printed).entries)
         except SymattnError:
-            continue                            # the checker names the bad printed text
+            continue
         if not here or not all(printed[v] + printed[-v] >= k for v, k in want.items()):  # 3-4: -4
-            raise SpecError(f"the claim says line {c.line} of {Path(path).name} prints "
-                            f"{c.printed[:60]!r}, but that line does not",
-                            where=spec.where(c.spec_line),
-                            hint="correct the claim's line or printed text")
+            out.append(c)
+    return out
 
 
 def _one_example_per_number(parts: list, found: dict):

@@ -61,6 +61,7 @@ def infer_specs(articles: list[str], write_to: str | None = None, force: bool = 
             say(f"{f.articles[0]}:1: example {f.id} was inferred inconsistently ({e.message}); "
                 "its numbers are not checked")
             continue
+        spec = _printed_claims(spec, f)
         if write_to:
             write_output(path, f.text, force)
             if show:
@@ -69,6 +70,23 @@ def infer_specs(articles: list[str], write_to: str | None = None, force: bool = 
         spec.inferred = True
         specs.append(spec)
     return specs
+
+
+def _printed_claims(spec, f):
+    """``spec`` without the claims its article does not print where they say (an inference
+    that misread a number: each said, none checked)."""
+    from dataclasses import replace
+
+    from ..article.check import unprinted
+    from ..article.read import read_article
+    from .output import say
+    if len(spec.sources) != 1:
+        return spec
+    bad = unprinted(spec, read_article(f.articles[0]))
+    for c in bad:
+        say(f"{f.articles[0]}:{c.line}: example {f.id} was inferred to claim {c.printed[:60]!r} "
+            "there, which the line does not print; that claim is not checked")
+    return replace(spec, claims=[c for c in spec.claims if c not in bad]) if bad else spec
 
 
 def article_files(specs: list) -> list[str]:
