@@ -239,3 +239,19 @@ def test_an_inferred_claim_its_line_does_not_print_is_said_and_left_out(tmp_path
     assert [c.printed for c in kept.claims] == ["1.5"]
     err = capsys.readouterr().err
     assert "a.md:3: example a-ex1 was inferred to claim '22' there, which the line does not print" in err
+
+
+def test_a_caption_opening_its_line_names_the_list_after_it(tmp_path):
+    """``exp():     [0.30, …]`` is the exponentials of ``Logits:    [-1.2, …]`` (not a list
+    cut from its caption, which left the sum below judged as a sum of rounded prints)."""
+    logits = ["-1.2", "0.3", "4.8", "-0.5"]
+    e = [mpmath.exp(mpmath.mpf(x)) for x in logits]
+    shown = ["0.30", "1.35", "121.5", "0.61"]
+    assert all(rounds_to(x, t) for x, t in zip(e, shown))
+    assert rounds_to(mpmath.fsum(e), "123.77") and not rounds_to(sum(map(mpmath.mpf, shown)), "123.77")
+    text = "\n".join(["# Exponentials", "", "```", "Logits:    [" + ",  ".join(logits) + "]",
+                      "            ↓      ↓      ↓      ↓", "exp():     [" + ", ".join(shown) + "]",
+                      "```", "", "```", "Sum = " + " + ".join(shown), "    = 123.77", "```", ""])
+    got = verdicts(check(tmp_path, "caption.md", text))
+    assert all(got.get((6, t)) == "correct" for t in shown)
+    assert got.get((11, "123.77")) == "correct"

@@ -27,7 +27,8 @@ MAX_COLUMNS = 6
 ALIGN = 6                   # columns two cuts may differ by and still be one column's edge
 _BESIDE = re.compile(r"[\]:]\s*,?(\s{%d,}|\s{2,}=\s*)(?:[A-Za-z_]\w*\s*=\s*)?\[" % GAP)   # a list
                                         # (or its caption) ends, another (``K = [``, ``= [``) begins
-_CAPTION = re.compile(r":(\s{%d,})\S" % GAP)            # ``Wq (…):    Wk (…):``
+_CAPTION = re.compile(r":(\s{%d,})[^\s\[]" % GAP)        # ``Wq (…):    Wk (…):``
+_OWN_CAPTION = re.compile(r"\s*[^\[\]=:]*:")              # ``exp():     [0.30, 1.35]``: its list
 
 
 def side_by_side(lines: list[Line]) -> list[list[Line]]:
@@ -86,8 +87,10 @@ def _cuts(para: list[Line]) -> list[int | None]:
 
 def _cut(text: str) -> int | None:
     """Where the right-hand part of a line begins: after the first gap of :data:`GAP`
-    spaces that follows a closed list or a caption, before a list or a word; or None."""
-    m = _BESIDE.search(text) or _CAPTION.search(text)
+    spaces that follows a closed list or a caption, before a list or a word; or None. A
+    caption opening its line names the list after it (``Logits:    [-1.2,  0.3]``)."""
+    m = next((m for m in _BESIDE.finditer(text) if not _OWN_CAPTION.fullmatch(text, 0, m.start() + 1)),
+             None) or _CAPTION.search(text)
     return None if m is None else m.end(1)
 
 
