@@ -255,3 +255,15 @@ def test_a_caption_opening_its_line_names_the_list_after_it(tmp_path):
     got = verdicts(check(tmp_path, "caption.md", text))
     assert all(got.get((6, t)) == "correct" for t in shown)
     assert got.get((11, "123.77")) == "correct"
+
+
+def test_a_list_captioned_as_a_call_is_a_block_and_its_slip_flagged(tmp_path):
+    logits = ["-1.2", "0.3", "4.8", "-0.5", "1.1", "-2.3"]
+    shown = ["0.30", "1.35", "121.5", "0.62", "3.00", "0.10"]
+    e = [mpmath.exp(mpmath.mpf(x)) for x in logits]
+    right = [rounds_to(x, t) for x, t in zip(e, shown)]
+    assert right == [True, True, True, False, True, True]           # e^-0.5 = 0.6065…
+    text = "\n".join(["# Exponentials", "", "```", "Logits:    [" + ",  ".join(logits) + "]", "",
+                      "exp():     [" + ", ".join(shown) + "]", "```", ""])
+    got = verdicts(check(tmp_path, "call.md", text))
+    assert [got.get((6, t)) for t in shown] == ["correct" if r else "wrong" for r in right]

@@ -100,7 +100,8 @@ _ARROW_NOTE = re.compile(r"(?<=[\],])[ \t]+(?:←|⟵|<-+)[^\n]*"      # a note 
 _CALL = re.compile(r"(?:(?:torch|np|numpy|jnp)\.)?(?:tensor|array|asarray|Tensor|FloatTensor)\s*\(\s*$")
 _FIRST = re.compile(r"\s*([^\W\d]\w*(?:\^\{?\w+\}?)?)\s*=(?!=)")    # ``q = x × W^Q = [``: q
 _ASSIGN = re.compile(r"((?<![\w^])[^\W\d]\w*(?:\^\{?\w+\}?)?)\s*=\s*(?:(?:torch|np|numpy|jnp)\.\w+\s*\(\s*)?$")
-_CAPTION = re.compile(r"^\s*([A-Za-z_]\w*)\s*:\s*$")          # ``exp: [3.145, 2.489]`` opening its line
+_CAPTION = re.compile(r"^\s*([A-Za-z_]\w*)(?:\(\))?\s*:\s*$")   # ``exp: [3.145, 2.489]``, ``exp():  [``
+                                                                   # opening its line
 _OF_TOKEN = re.compile(r"^\s*([^\W\d]\w*\s*\(\s*\w+\s*\))\s*(?:=(?!=)|≈)")   # ``output(the) = … = [``, ``PE(1) ≈ [``
 _ARROWED = re.compile(r"^\s*([^\W\d]\w*(?:\s+\d+)?(?:\s*\(\s*[^\W\d]\w*\s*\))?)\s*(?:->|→)\s*$")   # ``pos 1 (cat) -> [``
 
