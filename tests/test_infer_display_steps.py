@@ -267,3 +267,18 @@ def test_a_list_captioned_as_a_call_is_a_block_and_its_slip_flagged(tmp_path):
                       "exp():     [" + ", ".join(shown) + "]", "```", ""])
     got = verdicts(check(tmp_path, "call.md", text))
     assert [got.get((6, t)) for t in shown] == ["correct" if r else "wrong" for r in right]
+
+
+def test_a_list_worked_in_symbols_then_given_in_numbers_under_its_name(tmp_path):
+    z = [mpmath.mpf(x) for x in ("2.0", "1.0", "0.1")]
+    e = [mpmath.exp(x) for x in z]
+    p = [x / mpmath.fsum(e) for x in e]
+    shown = ["0.66", "0.24", "0.06"]
+    right = [rounds_to(x, t) for x, t in zip(p, shown)]
+    assert right == [True, True, False]                               # 0.0986…
+    den = "e^{2} + e^{1} + e^{0.1}"
+    text = "\n".join(["# Softmax", "", "$$", "z = [2.0, 1.0, 0.1]", "$$", "Computing:", "$$",
+                      "P = [" + ", ".join(f"\\frac{{e^{{{a}}}}}{{{den}}}" for a in ("2", "1", "0.1")) + "]",
+                      "$$", "After calculations:", "$$", "P = [" + ", ".join(shown) + "]", "$$", ""])
+    got = verdicts(check(tmp_path, "symbols.md", text))
+    assert [got.get((12, t)) for t in shown] == ["correct" if r else "wrong" for r in right]

@@ -105,8 +105,10 @@ class Written:
 def written(lines) -> list[Written]:
     """The arithmetic written on the lines of one article part (a line that opens with ``=``
     goes on with the line above, and in code one that opens with ``+``: ``+ 0.335 × [0.5,
-    1.5]``; a result the next line goes on from with ``+`` is a term, not the result)."""
-    out, chain, above = [], "", []
+    1.5]``; a result the next line goes on from with ``+`` is a term, not the result; a list
+    a name is given in numbers goes on from the list the same name was given worked out a
+    few lines above: ``P = [\\frac{e^{2}}{…}, …]``, "after calculations", ``P = [0.71, …]``)."""
+    out, chain, above, worked = [], "", [], {}
     texts = [arithmetic_text(ln) for ln in lines]
     for k, (ln, text) in enumerate(zip(lines, texts)):
         total = _column_sum(text, ln.number, above)
@@ -116,6 +118,12 @@ def written(lines) -> list[Written]:
         if not text.strip() and chain:      # ``\[ = (0.22)(0.54) + … \]``, a blank, ``\[ = 0.1188 + … \]``
             above = []
             continue
+        named = _NAMED_LIST.fullmatch(text)
+        if named and named.group(1) in worked and ln.number - worked[named.group(1)][0] <= WORKED_APART \
+                and _NUMBERS_ONLY.fullmatch(named.group(2)):
+            chain, text = worked.pop(named.group(1))[1], text[text.index("="):]   # P = [\frac{e^2}{…}, …]
+        elif named and not _NUMBERS_ONLY.fullmatch(named.group(2)) and "=" not in named.group(2):
+            worked[named.group(1)] = (ln.number, text)      # … "After calculations:" P = [0.71, …]
         chain = f"{chain} {text}" if chain and continues(text, code) else text
         nxt = texts[k + 1] if k + 1 < len(texts) else ""
         ahead = " +" if code and _PLUS_LINE.match(nxt) else ""     # ``= [0.329, 0.0]`` then ``+ [0.168, …]``
@@ -135,6 +143,9 @@ def written(lines) -> list[Written]:
     return [w for w in out if _plain(w)]
 
 
+WORKED_APART = 6            # lines between a list worked in symbols and its numbers, at most
+_NAMED_LIST = re.compile(r"\s*([A-Za-z]\w{0,11})\s*=\s*\[(.*)\]\s*")
+_NUMBERS_ONLY = re.compile(rf"\s*{_NUM}(?:\s*,\s*{_NUM})+\s*")
 _COLUMN_SUM = re.compile(rf"^\s*(?:sum|total|Σ)\s*[=:]\s*(?P<result>{_NUM})\s*$", re.I)
 _ENDS = re.compile(rf"(?:=|≈)\s*{_NUM}\s*$")
 
