@@ -280,11 +280,11 @@ SHARED = ROOT.parent / "shared"
 FLOORS = {
     "karim_illustrated_self_attention.md": 102,
     "raschka_llms_from_scratch_ch03_attention.ipynb": 244,
-    "wangywust_lecture3_transformer.md": 226,
+    "wangywust_lecture3_transformer.md": 228,
     "yangshiteng_multi_head_calculation.md": 36,
     "rezaei_transformers_math_positional_encoding.part1.ipynb": 65,
     "datawhale_happy_llm_positional_encoding.md": 32,
-    "micwill755_layer_normalization.md": 127,      # the deviations a block, the mean alone in the prose (6.5)
+    "micwill755_layer_normalization.md": 128,      # the deviations a block, the mean alone in the prose (6.5)
     "raschka_llms_from_scratch_ch05_cross_entropy.ipynb": 9,
     "pytorch_forums_layernorm_biased_std.txt": 23,
     "pytorch_forums_cross_entropy_from_logits.txt": 6,
