@@ -282,3 +282,16 @@ def test_a_list_worked_in_symbols_then_given_in_numbers_under_its_name(tmp_path)
                       "$$", "After calculations:", "$$", "P = [" + ", ".join(shown) + "]", "$$", ""])
     got = verdicts(check(tmp_path, "symbols.md", text))
     assert [got.get((12, t)) for t in shown] == ["correct" if r else "wrong" for r in right]
+
+
+def test_a_hand_written_claim_its_line_does_not_print_is_still_an_error(tmp_path):
+    (tmp_path / "a.md").write_text("x = [0.5, 1.5]\n\ny = 1.0 here\n", encoding="utf-8")
+    spec = tmp_path / "a.toml"
+    spec.write_text("\n".join(['[example]', 'id = "a"', 'source = "a.md"', '', '[inputs]',
+                               'x = { value = [[0.5, 1.5]], line = 1 }', '', '[[steps]]', 'name = "y"',
+                               'expr = "x * 2"', '', '[[claims]]', 'step = "y"', 'printed = "3.0"',
+                               'line = 3', 'at = [0, 1]', '']), encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", str(spec), "--article", str(tmp_path / "a.md")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "the claim says line 3 of a.md prints '3.0', but that line does not" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

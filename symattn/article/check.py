@@ -254,7 +254,9 @@ def _rightmost(item) -> int:
 
 
 def _hand_claims_printed(spec: Spec, path: str, lines: list[Line]):
-    for c in unprinted(spec, lines):
+    bad = unprinted(spec, lines)
+    if bad:
+        c = bad[0]
         raise SpecError(f"the claim says line {c.line} of {Path(path).name} prints "
                         f"{c.printed[:60]!r}, but that line does not",
                         where=spec.where(c.spec_line),

@@ -183,10 +183,11 @@ def echoed(found: list[Block], parts: list, derived: dict, taken: dict | None = 
     from collections import Counter
     from ..article.tokens import numbers_in
     taken = taken or {}
-    lines = {path: {ln.number: Counter(n.value for n in numbers_in(ln)) - taken.get(ln.number, Counter())
-                    for ln in ls} for path, ls in parts}
-    as_printed = {path: {(n.line, n.value): n.printed for ln in ls for n in reversed(numbers_in(ln))}
-                  for path, ls in parts}        # ``1.1920e-01`` as the line prints it
+    read = {path: [(ln, numbers_in(ln)) for ln in ls] for path, ls in parts}
+    lines = {path: {ln.number: Counter(n.value for n in ns) - taken.get(ln.number, Counter()) for ln, ns in got}
+             for path, got in read.items()}
+    as_printed = {path: {(n.line, n.value): n.printed for _, ns in got for n in reversed(ns)}
+                  for path, got in read.items()}        # ``1.1920e-01`` as the line prints it
     out: dict = {}
     for b in found:
         texts = list(b.printed.texts)

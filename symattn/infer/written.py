@@ -38,6 +38,7 @@ from .arithmetic import expression
 
 _NUM = r"-?\d+(?:\.\d+)?"
 _END = r"(?!\d|\.\d|,\d{3}(?!\d))"      # a number's end: not 22 of 22,026 (nor the end of a sentence)
+EQUALS = r"(?:=|≈|\\approx|\\simeq|≃)"     # what a result is written after
 
 
 def _arg(k: str) -> str:
@@ -54,7 +55,7 @@ _FUNCTION = re.compile(
     rf"|(?<![A-Za-z\\])e\^(?:{_arg('e')}|(?P<es>\d+(?:\.\d+)?))"
     rf"|(?:{_WORD}sqrt|√)(?:{_arg('s')}|(?<=√)\s*(?P<ss>\d+(?:\.\d+)?))"
     rf"|(?:\((?P<qp>{_NUM})\)|(?<![\w.])(?P<qs>\d+(?:\.\d+)?))\s*(?:²|\^\{{?2\}}?(?![\d.])))"
-    rf"\s*(?:=|≈|\\approx|\\simeq|≃)\s*(?P<result>{_NUM}(?:[eE][-+]?\d+)?){_END}")
+    rf"\s*{EQUALS}\s*(?P<result>{_NUM}(?:[eE][-+]?\d+)?){_END}")
 _OPEN = re.compile(r"(?:[-+*/×·^_{}()\[\]\d]|\\cdot|\\times|\\frac)\s*$")   # an operand before it
 _ENDED = re.compile(rf"(?:=|≈|\\approx)\s*{_NUM}(?:\s{{2,}}|\s*[,;]\s*)$")   # ``e^2.0 = 7.39    e^1.0 = …``:
                                                  # the equation before it ended: no operand
@@ -62,7 +63,7 @@ _BINARY = re.compile(r"[\w)\]}]\s*$")             # ``x - log(…)``: a minus be
 _LABEL = re.compile(r"(?<![\w\\])(?:\\(?:mathcal|mathrm|text)\{(\w+)\}|\\?([A-Za-z]\w*))(_\{?\w+\}?)?\s*=\s*$")
 _OF = re.compile(r"(?:\\?(?:log|ln|exp|sqrt)|[-+*/^_(√·×]|\\cdot|\\times)\s*$")
 _GOES_ON = re.compile(r"\s*(?:[-+*/×·^%\d]|\\cdot|\\times)")         # the result is not the end
-_RESULT = re.compile(rf"(?:=|≈|\\approx|\\simeq|≃)\s*(?P<result>{_NUM}(?:[eE][-+]?\d+)?){_END}")
+_RESULT = re.compile(rf"{EQUALS}\s*(?P<result>{_NUM}(?:[eE][-+]?\d+)?){_END}")
 _INSIDE = set("_^.'])}\\")            # an expression cut out of a name, an index or a call
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _BULLET = re.compile(r"^\s*[-*+]\s+(?=\S)")

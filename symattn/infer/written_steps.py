@@ -18,7 +18,8 @@ from collections import Counter
 from ..article.tokens import fold
 from .blocks import Block
 from .chains import Chain
-from .written import ARITHMETIC, NO_END, NUMBER, TEMPLATE, Written, arithmetic_text, continues, written
+from .written import (ARITHMETIC, EQUALS, NO_END, NUMBER, TEMPLATE, Written, arithmetic_text, continues,
+                      written)
 from .written_operands import (_AT, _entry, _expr, _forms, _listed, _of_rows, _operands, _owners, _places,
                                _softmax_row)
 
@@ -294,7 +295,7 @@ def _before_result(text: str) -> str:
     return text[:cut[-1]] if cut else text
 
 
-_EQUALS = re.compile(r"=|≈|≃|\\approx|\\simeq")
+_EQUALS = re.compile(EQUALS)
 
 
 def _entry_claim(w: Written, call, before: list[Block]) -> tuple | None:
