@@ -18,7 +18,8 @@ from pathlib import Path
 from ..numbers import shown
 from ..spec.latex_import import _unique
 from ..spec.toml_lines import toml_key, toml_string
-from .matrices import Printed, find
+from .cells import Printed
+from .matrices import find
 from .read import read_article
 from .results import printed_results
 

@@ -20,7 +20,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..article.matrices import Printed, find
+from ..article.cells import Printed
+from ..article.matrices import find
 from ..article.results import _decimals
 from ..claims.printed import last_place, parse_number
 from ..spec.load import NAME, RESERVED

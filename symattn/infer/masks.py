@@ -119,7 +119,7 @@ def unmasked(b, index: int, earlier: list = (), roots: tuple = ()):
     ``roots`` (the text's ``√3``): the search adds the mask to it."""
     import dataclasses
     from fractions import Fraction
-    from ..article.matrices import Printed
+    from ..article.cells import Printed
     if not np.any(np.isneginf(b.floats)) or not _causal(b.floats):
         return None
     p, masked = b.printed, np.isneginf(b.floats)

@@ -57,7 +57,8 @@ def reprinted(lines, found: list) -> list:
     (:func:`symattn.spec.latex_import.read_matrices`) leaves out an unnamed matrix that
     repeats an earlier one's numbers (as a spec's input it is not a new one); here it is a
     block printed again, read by the same reader, each environment on its own."""
-    from ..article.matrices import Printed, _blob, _one_by_one
+    from ..article.cells import Printed
+    from ..article.matrices import _blob, _one_by_one
     rest = [ln for ln in lines if ln.kind not in ("code", "output")]
     text, numbers = _blob(rest)
     if "\\begin" not in text:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..article.matrices import Printed
+from ..article.cells import Printed
 from .blocks import Block, printed_block, spec_name
 from .order import is_prose
 from .stated import fresh

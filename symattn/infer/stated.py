@@ -23,7 +23,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..article.matrices import Printed, as_matrix, find, parse_list
+from ..article.cells import Printed, as_matrix, parse_list
+from ..article.matrices import find
 from .blocks import Block, floats_of, spec_name
 
 MAX_STATED = 40            # stated weights read from one article (the first ones)

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 
-from ..article.matrices import _ASSIGN, Printed, _nested_lines, as_matrix, parse_list
+from ..article.cells import Printed, as_matrix, parse_list
+from ..article.matrices import _ASSIGN, _nested_lines
 from ..article.tables import tables
 from ..article.source import Line
 from ..spec.latex_import import _name_before

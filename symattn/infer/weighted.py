@@ -222,7 +222,7 @@ def _name_slices(search: Search, keys: dict, first: Derivation, parts: list) -> 
 def printed_vectors(parts: list[tuple[str, list]]) -> list[np.ndarray]:
     """Each one-row bracket list an article's lines print (``= [1.0, 4.0, 0.0]``), any kind
     of line, as a (2, n) array: the values and the half unit of each one's print."""
-    from ..article.matrices import parse_list
+    from ..article.cells import parse_list
     from .blocks import entry_float, half_units
     out = []
     for _, lines in parts:

@@ -37,6 +37,7 @@ from .blocks import spec_name
 from .arithmetic import expression
 
 _NUM = r"-?\d+(?:\.\d+)?"
+_NUMS = rf"{_NUM}(?:\s*,\s*{_NUM})+"     # the numbers of a list, two or more: ``0.3, 0.6``
 _END = r"(?!\d|\.\d|,\d{3}(?!\d))"      # a number's end: not 22 of 22,026 (nor the end of a sentence)
 EQUALS = r"(?:=|≈|\\approx|\\simeq|≃)"     # what a result is written after
 
@@ -146,7 +147,7 @@ def written(lines) -> list[Written]:
 
 WORKED_APART = 6            # lines between a list worked in symbols and its numbers, at most
 _NAMED_LIST = re.compile(r"\s*([A-Za-z]\w{0,11})\s*=\s*\[(.*)\]\s*")
-_NUMBERS_ONLY = re.compile(rf"\s*{_NUM}(?:\s*,\s*{_NUM})+\s*")
+_NUMBERS_ONLY = re.compile(rf"\s*{_NUMS}\s*")
 _COLUMN_SUM = re.compile(rf"^\s*(?:sum|total|Σ)\s*[=:]\s*(?P<result>{_NUM})\s*$", re.I)
 _ENDS = re.compile(rf"(?:=|≈)\s*{_NUM}\s*$")
 
@@ -219,7 +220,7 @@ def _functions(text: str, line: int) -> list[Written]:
     return out
 
 
-_RESULTS = re.compile(rf"(?:=|≈|\\approx)\s*\[\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*\](?![\d.])")
+_RESULTS = re.compile(rf"(?:=|≈|\\approx)\s*\[\s*({_NUMS})\s*\](?![\d.])")
 _LIST = re.compile(r"\[([^\[\]]*)\]")
 _SIDES = re.compile(r"=|≈|\\approx|:")          # where a side of an equation starts
 
@@ -331,7 +332,7 @@ _SYMBOLS = re.compile(r"(?:^|=|≈)(?=[^=≈]*[^\W\d])(?=[^=≈]*(?:[*×·+/]|\\
                       r"(?![^=≈]*\d\.\d)[^=≈]*=\s*$")     # ``W_Q * x1 * W_K * x1 =`` (no decimal in it)
 
 
-_ROW_SUM = re.compile(rf"\[\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*\]\s*(?:[,;]|→|->)?\s*"
+_ROW_SUM = re.compile(rf"\[\s*({_NUMS})\s*\]\s*(?:[,;]|→|->)?\s*"
                       rf"(?:sum|total)\s*[=:]\s*(?P<result>{_NUM})(?![\d.])", re.I)
 
 
@@ -347,9 +348,9 @@ def _row_sums(text: str, line: int) -> list[Written]:
     return out
 
 
-_SOFTMAX_OF = re.compile(rf"(?<![\w.])softmax\}}?\s*(?:\\left)?\s*\(\s*(?:(?:\\left)?\s*\[)?\s*({_NUM}(?:\s*,\s*{_NUM})+)"
+_SOFTMAX_OF = re.compile(rf"(?<![\w.])softmax\}}?\s*(?:\\left)?\s*\(\s*(?:(?:\\left)?\s*\[)?\s*({_NUMS})"
                          rf"\s*(?:(?:\\right)?\s*\])?\s*(?:\\right)?\s*\)")   # \text{softmax}\left([…]\right), softmax(a, b)
-_LAST_LIST = re.compile(rf"(?:=|≈|\\approx)\s*(?:\\left)?\s*([\[(])\s*({_NUM}(?:\s*,\s*{_NUM})+)\s*(?:\\right)?\s*[\])]"
+_LAST_LIST = re.compile(rf"(?:=|≈|\\approx)\s*(?:\\left)?\s*([\[(])\s*({_NUMS})\s*(?:\\right)?\s*[\])]"
                         rf"(?=[^\[\]=≈]*$)")                           # the result, [a, b] or (a, b)
 
 
