@@ -216,6 +216,30 @@ expr = "rms_norm(x)"
                    ("out_b", "1.0954", "correct"), ("out_b", "1.4605", "wrong")]
 
 
+
+def test_a_caption_that_misses_an_operations_head_word_names_nothing(tmp_path):
+    """"Layer 1 output:" over [0.1, 0.2, 100.0, 0.3] is about a network's layer, not the
+    example's layer norm of [2, 4, 6, 8] (exact -1.3416…, -0.4472…, …: no entry agrees):
+    no claim there. "Layer norm output:" names it, and its slip is flagged."""
+    spec = """
+[example]
+id = "ln"
+source = "post.md"
+[inputs]
+x = [[2.0, 4.0, 6.0, 8.0]]
+[[steps]]
+name = "y"
+expr = "layer_norm(x)"
+"""
+    xs = [mpmath.mpf(v) for v in (2, 4, 6, 8)]
+    sd = mpmath.sqrt(sum((v - 5) ** 2 for v in xs) / 4 + mpmath.mpf("1e-5"))
+    assert [f"{float((v - 5) / sd):.2f}" for v in xs] == ["-1.34", "-0.45", "0.45", "1.34"]
+    article = ("Layer 1 output:\n\n[0.1, 0.2, 100.0, 0.3]\n\n"
+               "Layer norm output:\n\n[-1.34, -0.45, 0.45, 1.43]\n")
+    out = check(tmp_path, spec, article)
+    assert at(out, 3) == []
+    assert [c[3] for c in at(out, 7)] == ["correct", "correct", "correct", "wrong"]
+
 CAUSAL = """
 [example]
 id = "causal"

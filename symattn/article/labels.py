@@ -383,7 +383,7 @@ def _phrases(step) -> list:
     out = [[w.lower() for w in name]]
     call = getattr(step.tree, "name", None)
     if isinstance(call, str) and "_" in call:       # layer_norm: "layer norm", "layernorm"
-        out += [call.split("_"), [call.replace("_", "")]]
+        out += [tuple(call.split("_")), [call.replace("_", "")]]   # its last word heads it
     elif isinstance(call, str) and call.isalpha() and call in _operations():   # softmax, gelu
         out.append([call.lower()])
     return out
@@ -392,10 +392,11 @@ def _phrases(step) -> list:
 def _caption_score(words: set, phrase: list, says) -> tuple:
     """(the words of a name's ``phrase`` the caption says, less the words it leaves out);
     (0, 0) when it says none but numbers: a number in a name (``exp_3``) names nothing
-    alone (``Row 3:`` is no caption of ``exp_3``)."""
+    alone (``Row 3:`` is no caption of ``exp_3``); nor when an operation's words (a tuple)
+    miss their last, the head (``Layer 1 output`` is no caption of a layer norm)."""
     hits = [p for p in phrase if (any(w in says(p) for w in words) if says is _forms else
                                   any(says(w, p) for w in words))]
-    if all(p.isdigit() for p in hits):
+    if all(p.isdigit() for p in hits) or isinstance(phrase, tuple) and phrase[-1] not in hits:
         return (0, 0)
     return (len(hits), len(hits) - len(phrase))
 
