@@ -1,6 +1,7 @@
 """Blocks the text labels with a formula: ``QK^T = \\begin{bmatrix}…``.
 
-A worked example often writes what a matrix is on its left: ``QK^T =``,
+A worked example often writes what a matrix is on its left (on its line or the one above):
+``QK^T =``,
 ``\\text{softmax}\\left(\\frac{QK^T}{\\sqrt{d_k}}\\right) =``, ``X W_Q =``. The label is read
 as an expression over the blocks printed before it (matched by name: ``QK^T`` is the block
 printed as ``QK^T`` before, else ``Q`` times ``K`` transposed when both are blocks) and the
@@ -10,6 +11,12 @@ program's print is (:mod:`.program`), when the expression's value has the block'
 reproduces at least :data:`~.tried.PARTLY` of its entries where a name was read as
 adjacent blocks (``QK``: the label is then read as meant, not some other formula): the
 article check judges every number, wrong ones included.
+
+A tutorial may instead write the program statement just above the block
+(```attention_scores = Q @ K.T``` over ``\\text{Scores} = \\begin{bmatrix}…``): when the
+statement's name ends with the block's label, the block is that statement, and later
+statements name the block so. ``d_k`` that the text does not state is the one width of
+every matrix printed before, if they have one.
 
 Read: names of blocks (letters with a subscript, adjacent ones multiplied: ``QK``), numbers,
 ``^T``/``^\\top``/``ᵀ``, ``\\frac{a}{b}``, ``\\sqrt{…}``, ``/``, ``\\cdot``/``×``/``*``,
@@ -42,19 +49,15 @@ _TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z]+[₀-₉]*(
 
 
 def labelled(search: Search, parts: list) -> None:
-    """Derive each block no pass derived whose label is a formula over earlier blocks
-    (``parts``: the article's (path, lines))."""
+    """Derive each block no pass derived whose label, or the program statement written just
+    above it, is a formula over earlier blocks (``parts``: the article's (path, lines))."""
     texts = {(path, ln.number): ln.text for path, lines in parts for ln in lines}
+    coded: dict = {}                             # a program's name -> the block it was seen to compute
     for b in search.blocks:
         if b.index in search.derived or b.index in search.reprints or b.given or b.parent is not None:
             continue
-        beside = sum(x.path == b.path and x.line == b.line and x.index < b.index and x.parent is None
-                     for x in search.blocks)     # the blocks opened on its line before it
-        label = _label(texts.get((b.path, b.line), ""), beside)
-        if label is None:
-            continue
         earlier = {x.name: x for x in search.blocks if x.index < b.index and x.parent is None}
-        expr = formula(label, earlier, search.text)
+        expr = _written(search, texts, b, earlier, coded)
         if expr is None:
             continue
         text, names, split = expr
@@ -65,6 +68,57 @@ def labelled(search: Search, parts: list) -> None:
         got, err = search.matched(v, b, operands)
         if got >= PARTLY * b.floats.size * split:
             search.derived[b.index] = Derivation(b, text, operands, got, 0, form="stated", error=err)
+
+
+def _written(search: Search, texts: dict, b, earlier: dict, coded: dict):
+    """:func:`formula` of the block's label, else of the statement in code just above it
+    (its name then joins ``coded``), or None."""
+    beside = sum(x.path == b.path and x.line == b.line and x.index < b.index and x.parent is None
+                 for x in search.blocks)     # the blocks opened on its line before it
+    label = _label(_with_left(texts, b.path, b.line) if not beside else texts.get((b.path, b.line), ""),
+                   beside)
+    widths = {x.shape[1] for x in earlier.values()}
+    width = widths.pop() if len(widths) == 1 else None
+    expr = formula(label, dict.fromkeys(earlier), search.text, width) if label is not None else None
+    if expr is not None:
+        return expr
+    since = max((x.line for x in earlier.values() if x.path == b.path), default=0)
+    name, code = _in_code(texts, b, since) or (None, None)
+    names = {**{k: x.name for k, x in coded.items()}, **dict.fromkeys(earlier)}
+    expr = formula(code, names, search.text, width) if code else None
+    if expr is not None:
+        coded[name] = b
+    return expr
+
+
+def _with_left(texts: dict, path: str, line: int) -> str:
+    """The line a block opens, after the line above when the block opens its line and that
+    one ends with ``=`` (``Q = X \\cdot W_q =`` over ``\\begin{bmatrix}``)."""
+    here, above = texts.get((path, line), ""), texts.get((path, line - 1), "")
+    opened = _BEGIN.search(here) or _LIST.search(here)
+    if opened is None or here[:opened.start()].strip(" $") or not above.rstrip().endswith("="):
+        return here
+    return above.rstrip() + " " + here
+
+
+_CODE_STATEMENT = re.compile(r"`\s*(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<expr>[^`=]+?)\s*`")
+
+
+def _in_code(texts: dict, b, since: int) -> tuple[str, str] | None:
+    """(name, expression) of the one program statement ``name = expr`` written inline
+    (in backticks) after line ``since`` and before block ``b``, when its name ends with the
+    last word of the block's label (```attention_scores = Q @ K.T``` over
+    ``\\text{Scores} = \\begin{bmatrix}…``); None else."""
+    last = _words(b.label or "")[-1:]
+    found = [m for k in range(since + 1, b.line + 1)
+             for m in _CODE_STATEMENT.finditer(texts.get((b.path, k), ""))]
+    if not last or len(found) != 1 or _words(found[0].group("name"))[-1:] != last:
+        return None
+    return found[0].group("name"), found[0].group("expr")
+
+
+def _words(name: str) -> list[str]:
+    return [w.lower() for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name) if w]
 
 
 def _label(line: str, beside: int = 0) -> str | None:
@@ -81,15 +135,18 @@ def _label(line: str, beside: int = 0) -> str | None:
     return left if 0 < len(left) <= MAX_LABEL else None
 
 
-def formula(label: str, blocks: dict, text: str) -> tuple[str, list[str], int] | None:
+def formula(label: str, blocks: dict, text: str, width: int | None = None) -> tuple[str, list[str], int] | None:
     """(the spec-language expression ``label`` writes, the block names it takes, 1 when a
     name was split into blocks (``QK``: a guess) else 0) or None: a label that is one name
-    is no formula."""
+    is no formula. ``blocks``: the names it may take, each to the block's name it stands for
+    (None: itself); ``width``: d_k when the text states none."""
     s = _normalise(label)
     tokens = _tokens(s)
     if tokens is None:
         return None
     params = {spec_name(p): v for p in PARAMETERS for v in stated(text, (p,))[:1]}
+    if width is not None:
+        params.setdefault("d_k", str(width))
     p = _Parser(tokens, blocks, params)
     try:
         out = p.expr()
@@ -206,6 +263,7 @@ class _Parser:
         if name in self.params:
             return self.params[name], True
         if name in self.blocks:
+            name = self.blocks[name] or name           # a program's name for a block: the block
             self.names.append(name)
             return name, False
         parts = _split(tok, self.blocks)                    # ``QK``, ``XW_Q``: a product of blocks
