@@ -92,3 +92,24 @@ def test_a_statement_whose_name_is_not_the_blocks_label_names_nothing(tmp_path):
     assert not [c for c in d["claims"] if c["step"] == "Scores"]
     d = check(tmp_path, article(q, scores, weights))
     assert [c["verdict"] for c in d["claims"] if c["step"] == "Scores"] == ["wrong"] * 4
+
+
+def test_a_statement_names_an_earlier_block_by_its_labels_words(tmp_path):
+    """```softmax(masked_scores / sqrt(d_k))``` over ``\\text{Causal Weights}`` takes the
+    block labelled ``\\text{Masked Scores}``; its weights printed wrong are flagged."""
+    s = [["1.0", "2.0"], ["3.0", "1.0"]]
+    e = [mpmath.exp(mpmath.mpf(v) / mpmath.sqrt(2)) for v in s[1]]
+    w = [v / sum(e) for v in e]
+    assert [f"{float(v):.2f}" for v in w] == ["0.80", "0.20"]
+    text = (f"$$\n\\text{{Scores}} =\n{bmatrix(s)}\n$$\n\n"
+            "$$\n\\text{Mask} =\n\\begin{bmatrix}\n0 & -\\infty \\\\\n0 & 0\n\\end{bmatrix}\n$$\n\n"
+            "`masked_scores = attention_scores + mask`\n\n"
+            "$$\n\\text{Masked Scores} =\n\\begin{bmatrix}\n1.0 & -\\infty \\\\\n3.0 & 1.0\n"
+            "\\end{bmatrix}\n$$\n\n`attention_weights = softmax(masked_scores / sqrt(d_k))`\n\n"
+            "$$\n\\text{Causal Weights} =\n\\begin{bmatrix}\n1.00 & 0.00 \\\\\n0.70 & 0.30\n"
+            "\\end{bmatrix}\n$$\n")
+    d = check(tmp_path, text)
+    got = {tuple(c["at"]): (c["printed"], c["verdict"]) for c in d["claims"] if c["step"] == "CausalWeights"}
+    assert got[("0", "0")] == ("1.00", "correct")
+    assert got[("1", "0")] == ("0.70", "wrong")
+    assert got[("1", "1")] == ("0.30", "wrong")

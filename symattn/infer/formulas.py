@@ -15,7 +15,8 @@ article check judges every number, wrong ones included.
 A tutorial may instead write the program statement just above the block
 (```attention_scores = Q @ K.T``` over ``\\text{Scores} = \\begin{bmatrix}…``): when the
 statement's name ends with the block's label, the block is that statement, and later
-statements name the block so. ``d_k`` that the text does not state is the one width of
+statements name the block so, as they name a block by its label's words (``masked_scores``
+for ``\\text{Masked Scores}``). ``d_k`` that the text does not state is the one width of
 every matrix printed before, if they have one.
 
 Read: names of blocks (letters with a subscript, adjacent ones multiplied: ``QK``), numbers,
@@ -84,7 +85,8 @@ def _written(search: Search, texts: dict, b, earlier: dict, coded: dict):
         return expr
     since = max((x.line for x in earlier.values() if x.path == b.path), default=0)
     name, code = _in_code(texts, b, since) or (None, None)
-    names = {**{k: x.name for k, x in coded.items()}, **dict.fromkeys(earlier)}
+    said = {"_".join(_words(x.label)): x.name for x in earlier.values() if x.label}   # masked_scores
+    names = {**said, **{k: x.name for k, x in coded.items()}, **dict.fromkeys(earlier)}
     expr = formula(code, names, search.text, width) if code else None
     if expr is not None:
         coded[name] = b
