@@ -38,6 +38,8 @@ def align(m: Matcher, g: Group, lines: dict) -> dict | None:
             continue
         if len(cells) < 3 and any(n.integer and m.gap(n, c) > 0.1 for c, n in cells.values()):
             continue                    # [1, 1] for [0.5, 0.96]: too short to say it rounds
+        if all(n.integer and m.gap(n, c) > 0.05 for c, n in cells.values()):
+            continue                    # [1, 1, 1, 1] for [0.76, 0.91, 1.06, 1.21]: no entry is it
         misses = [(c, n) for c, n in cells.values() if not m.rounds_to(n, c, loose=True)]
         if any(_operand_again(m, n) for _, n in misses):
             continue
