@@ -659,6 +659,18 @@ def test_a_lone_number_the_sentence_names_a_scalar_step_of_is_a_claim_when_a_sli
     assert [u["text"] for u in out["unmatched"]] == ["0.45"]
 
 
+def test_a_subscript_the_step_does_not_have_names_another_quantity(tmp_path):
+    """`θ_2 = 0.04` for the step theta_2 = sqrt(0.0001) = 0.01 is a claim on it (wrong);
+    `θ_{2,4} = 4 × 0.01 = 0.04` is the angle at position 4, another quantity: no claim."""
+    spec = ('[example]\nid = "rope"\nsource = "post.md"\n[inputs]\nd = [[0.0001]]\n'
+            '[[steps]]\nname = "theta_2"\nexpr = "sqrt(d)"\n')
+    assert mpmath.sqrt(mpmath.mpf("0.0001")) == mpmath.mpf("0.01")
+    out = check(tmp_path, spec, "- $\\theta_{2,4} = 4 \\times 0.01 = 0.04$ rad\n")
+    assert [c for c in out["claims"] if c["printed"] == "0.04"] == []
+    out = check(tmp_path, spec, "- $\\theta_2 = 0.04$ rad\n")
+    assert [(c["step"], c["printed"], c["verdict"]) for c in out["claims"]] == [("theta_2", "0.04", "wrong")]
+
+
 def test_the_value_a_text_gives_a_parameter_is_no_claim(tmp_path):
     """`T = 0.5` (a table's row label, inline math), `$\\varepsilon = 0.1$` and `dropout p =
     0.2` give the example its parameters: no claim, not unverified, although 0.5 is

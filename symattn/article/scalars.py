@@ -25,12 +25,17 @@ _SENTENCE_END = re.compile(r"(?<!\d)\.(?=\s)|。")       # a full stop, not 0.1'
 
 def _scalars_named(m: Matcher, n, clause: bool = False) -> list[Cell]:
     """The one-entry steps (not inputs) that the words of lone number ``n``'s sentence, or
-    with ``clause`` only its clause (``Mean μ = 3.0, variance …``), name before it."""
+    with ``clause`` only its clause (``Mean μ = 3.0, variance …``), name before it; where
+    its equation's left-hand side has a subscript, only names with each of its parts."""
     before = _SENTENCE_END.split(fold(n.line_text[:n.start]))[-1]
     if clause:
         before = re.split(r"[,;]", before)[-1]
+    lhs = label_text(n.line_text, n.start)
+    written = parse(lhs) if lhs else None
+    subs = {str(p).lower() for p in written.sub} if written is not None else set()
     return [Cell(name, 0, 0) for name in named_in(before, m.spec)
-            if m.spec.tensors[name].shape == (1, 1) and name not in m.spec.inputs and m.approx.get(name)]
+            if m.spec.tensors[name].shape == (1, 1) and name not in m.spec.inputs and m.approx.get(name)
+            and subs <= set(re.split(r"[_\W]+", name.lower()))]     # θ_{2,4} is not θ_2
 
 
 _EQUALS_BEFORE = re.compile(r"[^\W\d]\w*\s*=\s*$")    # the number labelled ``word=``: its clause names it
