@@ -21,6 +21,7 @@ from .source import Line
 _ROW = re.compile(r"(?<![\[\w])\[\s*([^\[\]]*?)\s*\](?![\]\w(])|(?<![|\w])\|\s*([^|]*?)\s*\|(?![|\w])")
 _IDENTIFIER = r"[A-Za-z][A-Za-z0-9_']{0,23}(?:\^T|ᵀ)?"
 _HEAD = re.compile(r"(" + _IDENTIFIER + r")\s*[=:]\s*")
+_BETWEEN = re.compile(r"\s(?:→|->|=>|⟶|⇒)\s")      # ``[…]  →   […]``: two rows side by side
 
 
 def _segment(text: str, m: re.Match):
@@ -47,7 +48,7 @@ def _row_numbers(line: Line) -> list | None:
     for m in _ROW.finditer(text):
         seg = _segment(text, m)
         gap = text[end:seg[0] if seg else m.start()]
-        if seg is None or re.search(r"[^\s,;&]", _HEAD.sub("", gap)):
+        if seg is None or re.search(r"[^\s,;&]", _HEAD.sub("", _BETWEEN.sub(" ", gap))):
             return None                          # prose or code around the rows
         segs.append(seg)
         end = m.end()

@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from ..article.labels import TRANSPOSE, WRAP
-from .blocks import spec_name, stated
+from .blocks import roots, spec_name, stated
 from .search import Derivation, Search
 from .tried import PARTLY
 
@@ -59,16 +61,18 @@ def labelled(search: Search, parts: list) -> None:
             continue
         earlier = {x.name: x for x in search.blocks if x.index < b.index and x.parent is None}
         expr = _written(search, texts, b, earlier, coded)
-        if expr is None:
-            continue
-        text, names, split = expr
-        operands = tuple(earlier[n] for n in names)
-        v = search.value(text, operands)
-        if v is None or v.shape != b.shape:
-            continue
-        got, err = search.matched(v, b, operands)
-        if got >= PARTLY * b.floats.size * split:
-            search.derived[b.index] = Derivation(b, text, operands, got, 0, form="stated", error=err)
+        tried = [expr] if expr is not None else _softmax_said(texts, b, earlier)
+        best = None
+        for text, names, split in tried:
+            operands = tuple(earlier[n] for n in names)
+            v = search.value(text, operands)
+            if v is None or v.shape != b.shape:
+                continue
+            got, err = search.matched(v, b, operands)
+            if got >= PARTLY * b.floats.size * split and (best is None or got > best.matched):
+                best = Derivation(b, text, operands, got, 0, form="stated", error=err)
+        if best is not None:
+            search.derived[b.index] = best
 
 
 def _written(search: Search, texts: dict, b, earlier: dict, coded: dict):
@@ -91,6 +95,32 @@ def _written(search: Search, texts: dict, b, earlier: dict, coded: dict):
     if expr is not None:
         coded[name] = b
     return expr
+
+
+_SOFTMAX = re.compile(r"\bsoft-?max\b(?!\s*\\?[(\[])", re.I)        # a caption, not a call of its own
+
+
+def _softmax_said(texts: dict, b, earlier: dict) -> list:
+    """``softmax`` of the block printed just before (and of it over each root the text takes,
+    ``√2``) when the lines between the two say softmax (``After softmax:``, no call of its own
+    and no list printed there) and the block reads as a softmax's output: each row within
+    [0, 1] summing to 1 as printed."""
+    prev = max(earlier.values(), key=lambda x: x.index, default=None)
+    if prev is None or prev.shape != b.shape or prev.path != b.path or not _sums_to_one(b):
+        return []
+    between = "\n".join(texts.get((b.path, k), "") for k in range(prev.end + 1, b.line + 1))
+    if not _SOFTMAX.search(between) or "[" in between[:between.rfind("\n") + 1]:
+        return []                                # lists printed between: not the block before
+    return [(f"softmax({prev.name})", [prev.name], 0)] + \
+        [(f"softmax({prev.name} / sqrt({k}))", [prev.name], 0) for k in dict.fromkeys(roots(between))]
+
+
+def _sums_to_one(b) -> bool:
+    f = b.floats
+    if not np.all(np.isfinite(f)) or f.min() < 0 or f.max() > 1 or b.shape[1] < 2:
+        return False
+    slack = b.half.sum(axis=1) + 1e-9
+    return bool(np.all(np.abs(f.sum(axis=1) - 1) <= slack))
 
 
 def _with_left(texts: dict, path: str, line: int) -> str:

@@ -63,15 +63,17 @@ def scaled(search, text: str, operands: tuple, target: Block, cost: int):
 
 def mistaken(search, text: str, operands: tuple, target: Block, cost: int):
     """``text`` as the derivation of a block that one of its common mistakes (the
-    catalogue: :mod:`symattn.claims.diagnosis.computation`) reproduces, or None."""
+    catalogue: :mod:`symattn.claims.diagnosis.computation`) reproduces, or None; of three
+    operands or more, one block in two roles (``swiglu(x, W, W, V)``), every entry."""
     from ..claims.diagnosis.computation import computation_mistakes, variants
     tree, spec = E.parse(text), _spec(search, operands)
+    share = 1.0 if len(set(map(id, operands))) < len(operands) > 2 else MOST   # one block in two roles
     for desc, alt in itertools.islice(variants(tree, computation_mistakes(spec)), MAX_VARIANTS):
         v = search.value(E.unparse(alt), operands)
         if v is None:                   # not evaluated: reproduces nothing
             continue
         cand = replace(search.candidate(target, text, operands, cost + 1, "", v), mistake=desc)
-        if search._accepts(cand, target.floats.size):
+        if search._accepts(cand, target.floats.size, share):
             return cand
     return None
 

@@ -1,0 +1,84 @@
+"""A block the text captions as a softmax's output, checked with no spec:
+
+- ``Instead of: … We do:`` two score matrices side by side, an arrow between them on one
+  line (``[…]  →   […]``): both are read, and the right one is the left one masked;
+- ``After softmax:`` over a block whose rows each sum to 1: the softmax of the block just
+  before, whatever its numbers (rows left unnormalised, scores copied: flagged);
+- not when the softmax is a call of its own (``softmax([0, 1]) → [0.27, 0.73]``) or the
+  block is no softmax's output (a row summing to 1.3).
+
+Truths: mpmath at 30 digits, never symattn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import mpmath
+
+mpmath.mp.dps = 30
+
+SCORES = [["0.30", "0.33", "0.37"], ["0.26", "0.37", "0.37"], ["0.25", "0.36", "0.39"]]
+
+
+def check(tmp_path, text):
+    path = tmp_path / "post.md"
+    path.write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
+                       capture_output=True, text=True)
+    return r.returncode, (json.loads(r.stdout) if r.stdout.strip() else {}), r.stderr
+
+
+def masked_softmax(rows):
+    out = []
+    for i, row in enumerate(rows):
+        e = [mpmath.exp(mpmath.mpf(v)) if j <= i else mpmath.mpf(0) for j, v in enumerate(row)]
+        out.append([x / sum(e) for x in e])
+    return out
+
+
+def post(weights):
+    masked = [[v if j <= i else "-∞" for j, v in enumerate(r)] for i, r in enumerate(SCORES)]
+    rows = [f"[{', '.join(a)}]{'  →   ' if i == 1 else '      '}[{', '.join(b)}]"
+            for i, (a, b) in enumerate(zip(SCORES, masked))]
+    return ("**Masked:**\n```\nInstead of:              We do:\n" + "\n".join(rows) + "\n\n"
+            "After softmax:\n" + "\n".join(f"[{', '.join(r)}]" for r in weights) + "\n```\n")
+
+
+def test_a_block_captioned_after_softmax_is_the_softmax_of_the_block_before(tmp_path):
+    w = masked_softmax(SCORES)
+    assert [f"{float(v):.2f}" for v in w[1]] == ["0.47", "0.53", "0.00"]
+    assert [f"{float(v):.2f}" for v in w[2]] == ["0.31", "0.34", "0.35"]
+    printed = [["1.00", "0.00", "0.00"], ["0.30", "0.70", "0.00"], ["0.25", "0.36", "0.39"]]
+    rc, d, err = check(tmp_path, post(printed))
+    assert rc == 1, err
+    got = {(c["line"], tuple(c["at"])): c["verdict"] for c in d["claims"]}
+    wrong = {k for k, v in got.items() if v == "wrong"}
+    assert wrong == {(10, ("1", "0")), (10, ("1", "1")), (11, ("2", "0")), (11, ("2", "1")), (11, ("2", "2"))}
+    assert got[(9, ("0", "0"))] == "correct"
+
+
+def test_a_right_block_after_softmax_is_correct_throughout(tmp_path):
+    w = masked_softmax(SCORES)
+    printed = [[f"{float(v):.2f}" for v in r] for r in w]
+    rc, d, err = check(tmp_path, post(printed))
+    assert rc == 0, err
+    assert {c["verdict"] for c in d["claims"] if c["line"] >= 8} == {"correct"}
+
+
+def test_no_softmax_of_the_block_before_when_the_text_calls_it_on_its_own_list(tmp_path):
+    """softmax([0, 1]) is [0.2689, 0.7311]: the output [0.27, 0.73] printed after it is no
+    softmax of it (that would be [0.38, 0.62] and flag both)."""
+    e = [mpmath.exp(0), mpmath.exp(1)]
+    assert [f"{float(x / sum(e)):.2f}" for x in e] == ["0.27", "0.73"]
+    text = "Scores:\n\n[0.1, 0.9]\n\n* softmax([0, 1]) → [0.27, 0.73]\n* Output: [0.27, 0.73]\n"
+    rc, d, err = check(tmp_path, text)
+    assert not [c for c in d.get("claims", []) if c["verdict"] != "correct"]
+
+
+def test_a_block_whose_rows_do_not_sum_to_one_is_no_softmax_output(tmp_path):
+    printed = [["1.00", "0.00", "0.00"], ["0.60", "0.70", "0.00"], ["0.25", "0.36", "0.39"]]
+    rc, d, err = check(tmp_path, post(printed))
+    assert not [c for c in d.get("claims", []) if c["line"] >= 8]
