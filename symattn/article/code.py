@@ -86,10 +86,15 @@ def without_comment(line: Line, labelled: bool = True) -> Line:
                    lines=line.lines and line.lines[:m.start()])
 
 
-def comment_of(line: Line) -> Line | None:
+PRINTED_BESIDE = re.compile(r"\s*print\(.*\)\s*#\s*(?:tensor|array)?\(?\s*\[*\s*[-+]?\.?\d")
+
+
+def comment_of(line: Line, printout: bool = False) -> Line | None:
     """The trailing comment of a program line, when it labels a number (``unbalanced =
-    [5, 6, 7, 8]  # Mean=6.5``), as the only text of its line (columns kept); else None."""
+    [5, 6, 7, 8]  # Mean=6.5``) or, with ``printout`` (a step is said to be printed there),
+    is the printout of the line's print (``print(x + y)  # tensor([5., 7., 9.])``), as the
+    only text of its line (columns kept); else None."""
     m = _TRAILING_COMMENT.search(line.text)
-    if m is None or not _LABELLED.match(line.text, m.start()):
+    if m is None or not (_LABELLED.match(line.text, m.start()) or printout and PRINTED_BESIDE.match(line.text)):
         return None
     return replace(line, text=" " * m.start() + line.text[m.start():])

@@ -17,7 +17,8 @@ def find_claims(spec: Spec, lines: list[Line]) -> Found:
     """The claims ``spec``'s example makes in ``lines`` (an article, read by a reader)."""
     here = boxed([ln for ln in lines if _in_range(spec, ln.number)])    # ┌ 1.0 0.0 ┐: a list
     results = literal_results(here, {s.name for s in spec.steps})
-    inside = [_readable(ln, results) for ln in here]
+    said = {s.article_line for s in spec.steps if s.article_line}
+    inside = [_readable(ln, results, ln.number in said) for ln in here]
     inside = [ln for ln in inside if ln is not None]
     m = Matcher(spec)
     m.lines = {ln.number: ln for ln in inside}
@@ -27,12 +28,13 @@ def find_claims(spec: Spec, lines: list[Line]) -> Found:
     return found
 
 
-def _readable(ln: Line, results: set) -> Line | None:
+def _readable(ln: Line, results: set, said: bool = False) -> Line | None:
     """What of ``ln`` a reader reads for printed numbers: the line (less a trailing comment),
-    or of program text only a comment that labels a number."""
+    or of program text only a comment that labels a number, or (``said``: a step's line)
+    prints its print."""
     if not program(ln) or not numbers_in(ln) or ln.number in results:
         return without_comment(ln)
-    return comment_of(ln)
+    return comment_of(ln, said)
 
 
 def _in_range(spec: Spec, line: int) -> bool:

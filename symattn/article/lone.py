@@ -142,7 +142,7 @@ def tentative(m: Matcher, pending: list, got: dict, found: Found):
     """Numbers no entry rounds to: a tentative claim on the nearest entry of a step, kept
     only if the checker finds it carried (decided in :mod:`symattn.article.check`)."""
     for n in pending:
-        said = scalars.scalar_said(m, n)
+        said = scalars.scalar_said(m, n) or scalars.scalar_here(m, n)
         if said is not None:                        # "with label smoothing the loss is 0.517"
             got[id(n)] = said
             continue

@@ -8,7 +8,7 @@ import re
 
 from .labels import label_text, named_in, parameter, parse
 from .match import Cell, Matcher
-from .tokens import fold
+from .tokens import fold, numbers_in
 
 def sets_parameter(m: Matcher, n) -> bool:
     """Is lone number ``n`` the value the text gives a parameter (``T = 0.5``, ``$\\varepsilon
@@ -59,3 +59,15 @@ def scalar_named(m: Matcher, n) -> Cell | None:
     it, the unbiased variance); None when it names none or several."""
     cells = _scalars_named(m, n, clause=True)
     return cells[0] if len(cells) == 1 and not n.integer else None
+
+
+def scalar_here(m: Matcher, n) -> Cell | None:
+    """The one-entry step whose ``line`` says it is printed on lone number ``n``'s line, the
+    only number the line shows (``print(loss)  # tensor(0.4402)`` under ``loss =
+    cross_entropy(…)``): its print, right or wrong, as a block printed there is."""
+    steps = [name for name, line in m.hints.items() if line == n.line and m.approx.get(name)
+             and m.spec.tensors[name].shape == (1, 1) and name not in m.spec.inputs]
+    shown = m.lines.get(n.line) if getattr(m, "lines", None) else None
+    if len(steps) != 1 or shown is None or len(numbers_in(shown)) != 1:
+        return None
+    return Cell(steps[0], 0, 0)

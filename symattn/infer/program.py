@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 
-from ..article.code import program as is_program
+from ..article.code import PRINTED_BESIDE, program as is_program
 from ..article.prints import FENCE, print_parts, printed_name
 from .blocks import Block, spec_name
 from .search import Derivation, Search
@@ -178,7 +179,8 @@ class _State:
             return
         n, b = out
         self.cursor = n
-        if (b is not None and b.shape != _two_d(v.shape)) or (b is None and not _fits_line(self.by_line.get(n), v)):
+        if (b is not None and b.shape != _two_d(v.shape)) or \
+                (b is None and not _fits_line(self.by_line.get(n), v, beside=n == line)):
             if isinstance(node, ast.Name):       # printed otherwise than the program says: the
                 env[node.id] = None              # run was of another program; nothing follows
             return
@@ -220,6 +222,9 @@ class _State:
                 if n not in self.by_line or self.by_line[n].text.strip() not in _QUOTES:
                     return None
             return None
+        here = self.by_line.get(line)
+        if here is not None and PRINTED_BESIDE.match(here.text):
+            return line, self.at.get(line)                   # ``print(x)   # tensor([5., 7.])``
         below = self.by_line.get(line + 1)
         if below is not None and not prefix and not is_program(below) and \
                 (below.number in self.at or below.kind == "output" or below.kind == "code"):
@@ -240,12 +245,14 @@ class _State:
         return None
 
 
-def _fits_line(line, v: Value) -> bool:
-    """Does the output line print as many numbers as the value has entries (a lone
-    number for a number)?"""
+def _fits_line(line, v: Value, beside: bool = False) -> bool:
+    """Does the output line (``beside``: the comment after the print on its line) print as
+    many numbers as the value has entries (a lone number for a number)?"""
     from ..article.tokens import numbers_in
     if line is None:
         return False
+    if beside:
+        line = replace(line, text=line.text[line.text.index("#"):])
     size = 1
     for k in v.shape:
         size *= k

@@ -49,6 +49,26 @@ class LayerNorm:
     eps: str
 
 
+@dataclass(frozen=True)
+class CrossEntropyLoss:
+    """An ``nn.CrossEntropyLoss()`` module: called on (logits, targets), the mean over rows
+    of −log softmax at each row's target (one row here)."""
+
+
+@dataclass(frozen=True)
+class Indices:
+    """A literal of one whole number, no printed block (``torch.tensor([0])``): class
+    indices, as the spec writes them (``[0]``)."""
+    text: str
+
+
+def _indices(node) -> Indices | None:
+    if isinstance(node, ast.List) and len(node.elts) == 1 and isinstance(node.elts[0], ast.Constant) \
+            and type(node.elts[0].value) is int:
+        return Indices(f"[{node.elts[0].value}]")
+    return None
+
+
 def _wrap(text: str) -> str:
     """``text`` as an operand: a name, a number or one call as it is, else in brackets."""
     return text if _ATOM.fullmatch(text) or _one_call(text) else f"({text})"
@@ -139,11 +159,23 @@ class Terms:
     def call(self, node: ast.Call, sub, env: dict) -> Value:
         f = node.func
         dotted = _dotted(f)
-        if dotted in _ARRAYS or dotted in _IMPORTED and dotted not in env:
-            return self.array(node, _ARRAYS.get(dotted) or _IMPORTED[dotted])
+        if dotted in _ARRAYS or dotted in _IMPORTED and dotted not in env or dotted == "torch.LongTensor":
+            return (_indices(node.args[0]) if node.args else None) or \
+                self.array(node, _ARRAYS.get(dotted) or _IMPORTED.get(dotted, "torch"))
         if dotted in ("nn.LayerNorm", "torch.nn.LayerNorm"):
             eps = _kw(node, "eps")
             return LayerNorm(_value(sub(eps)).text if eps is not None else "1e-5")
+        if dotted in ("nn.CrossEntropyLoss", "torch.nn.CrossEntropyLoss") and not node.args:
+            return CrossEntropyLoss()
+        if isinstance(f, ast.Name) and isinstance(env.get(f.id), CrossEntropyLoss) or \
+                dotted in ("F.cross_entropy", "torch.nn.functional.cross_entropy"):
+            x = _value(sub(node.args[0]))
+            if len(node.args) != 2 or node.keywords or len(x.shape) != 2 or x.shape[0] != 1:
+                raise Unknown("cross entropy")
+            target = sub(node.args[1])
+            if not isinstance(target, Indices):
+                raise Unknown("target")
+            return Value(f"cross_entropy({x.text}, {target.text})", (), x.blocks, x.lib)
         if isinstance(f, ast.Name) and isinstance(env.get(f.id), LayerNorm):
             x = _value(sub(node.args[0]))
             return Value(f"layer_norm({x.text}, eps={env[f.id].eps})", x.shape, x.blocks, x.lib)
