@@ -97,7 +97,7 @@ def _written(search: Search, texts: dict, b, earlier: dict, coded: dict):
     return expr
 
 
-_SOFTMAX = re.compile(r"\bsoft-?max\b(?!\s*\\?[(\[])", re.I)        # a caption, not a call of its own
+_SOFTMAX = re.compile(r"\bsoft-?max\b(?!\s*\}?\s*(?:\\left\s*)?\\?[(\[])", re.I)   # a caption, not a call of its own
 
 
 def _softmax_said(texts: dict, b, earlier: dict) -> list:
