@@ -280,7 +280,7 @@ SHARED = ROOT.parent / "shared"
 FLOORS = {
     "karim_illustrated_self_attention.md": 102,
     "raschka_llms_from_scratch_ch03_attention.ipynb": 244,
-    "wangywust_lecture3_transformer.md": 228,
+    "wangywust_lecture3_transformer.md": 233,
     "yangshiteng_multi_head_calculation.md": 36,
     "rezaei_transformers_math_positional_encoding.part1.ipynb": 65,
     "datawhale_happy_llm_positional_encoding.md": 32,
