@@ -14,26 +14,16 @@ Truths: ``fractions`` and ``mpmath`` at 30 digits, never symattn.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from fractions import Fraction as F
 
 import mpmath
+
+from conftest import check_post
 
 mpmath.mp.dps = 30
 
 X = [["1.0", "0.5"], ["0.0", "2.0"]]
 W = [["0.5", "1.0"], ["1.5", "0.0"]]
-
-
-def check(tmp_path, text):
-    path = tmp_path / "post.md"
-    path.write_text(text, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)
 
 
 def matmul(a, b):
@@ -70,7 +60,7 @@ def test_a_formula_above_the_matrix_and_statements_in_code_derive_wrong_prints(t
     assert [f"{float(v):.2f}" for v in w[0]] == ["0.30", "0.70"]
     assert [f"{float(v):.2f}" for v in w[1]] == ["0.02", "0.98"]
     # Q's first row and every score but one printed wrong; one weight wrong
-    d = check(tmp_path, article([["1.50", "1.00"], ["3.00", "0.00"]],
+    d = check_post(tmp_path, article([["1.50", "1.00"], ["3.00", "0.00"]],
                                 [["2.56", "3.75"], ["3.75", "9.50"]],
                                 [["0.30", "0.70"], ["0.10", "0.98"]]))
     got = {(c["step"], tuple(c["at"])): (c["printed"], c["verdict"]) for c in d["claims"]}
@@ -88,9 +78,9 @@ def test_a_statement_whose_name_is_not_the_blocks_label_names_nothing(tmp_path):
     scores = [["2.00", "3.00"], ["3.00", "9.50"]]
     weights = [["0.30", "0.70"], ["0.02", "0.98"]]
     q = [["1.25", "1.00"], ["3.00", "0.00"]]
-    d = check(tmp_path, article(q, scores, weights, code="logits"))
+    d = check_post(tmp_path, article(q, scores, weights, code="logits"))
     assert not [c for c in d["claims"] if c["step"] == "Scores"]
-    d = check(tmp_path, article(q, scores, weights))
+    d = check_post(tmp_path, article(q, scores, weights))
     assert [c["verdict"] for c in d["claims"] if c["step"] == "Scores"] == ["wrong"] * 4
 
 
@@ -108,7 +98,7 @@ def test_a_statement_names_an_earlier_block_by_its_labels_words(tmp_path):
             "\\end{bmatrix}\n$$\n\n`attention_weights = softmax(masked_scores / sqrt(d_k))`\n\n"
             "$$\n\\text{Causal Weights} =\n\\begin{bmatrix}\n1.00 & 0.00 \\\\\n0.70 & 0.30\n"
             "\\end{bmatrix}\n$$\n")
-    d = check(tmp_path, text)
+    d = check_post(tmp_path, text)
     got = {tuple(c["at"]): (c["printed"], c["verdict"]) for c in d["claims"] if c["step"] == "CausalWeights"}
     assert got[("0", "0")] == ("1.00", "correct")
     assert got[("1", "0")] == ("0.70", "wrong")

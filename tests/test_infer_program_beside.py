@@ -20,16 +20,9 @@ from fractions import Fraction as F
 
 import mpmath
 
+from conftest import check_post
+
 mpmath.mp.dps = 30
-
-
-def check(tmp_path, text):
-    path = tmp_path / "post.md"
-    path.write_text(text, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)
 
 
 def ce(logits, target):
@@ -62,16 +55,16 @@ def test_printouts_beside_their_prints_are_claims_of_what_the_program_computes(t
     assert mpmath.nstr(loss, 4) == "0.5542"
     assert mpmath.nstr(ce(["4.0", "2.0", "1.0", "0.2"], 0), 4) == "0.1885"
     for module, call in (("nn.CrossEntropyLoss()", "loss_fn(logits, target)"),):
-        d = check(tmp_path, PROGRAM.format(s="8.", module=module, call=call, loss="0.2402"))
+        d = check_post(tmp_path, PROGRAM.format(s="8.", module=module, call=call, loss="0.2402"))
         got = {(c["line"], c["printed"]): c["verdict"] for c in d["claims"]}
         assert got[(4, "5")] == "correct" and got[(4, "8")] == "wrong"
         assert got[(13, "0.2402")] == "wrong"              # far from 0.5542: said by its line
         assert not [c for c in d["claims"] if c["line"] == 5]          # x.max(): unknown
         assert got[(15, "0.1885")] == "correct"
-    d = check(tmp_path, PROGRAM.format(s="9.", module="nn.CrossEntropyLoss()",
+    d = check_post(tmp_path, PROGRAM.format(s="9.", module="nn.CrossEntropyLoss()",
                                        call="loss_fn(logits, target)", loss="0.5542"))
     assert {c["verdict"] for c in d["claims"]} == {"correct"}
-    d = check(tmp_path, PROGRAM.format(s="9.", module="None", call="F.cross_entropy(logits, target)",
+    d = check_post(tmp_path, PROGRAM.format(s="9.", module="None", call="F.cross_entropy(logits, target)",
                                        loss="0.5542"))
     assert (13, "0.5542", "correct") in {(c["line"], c["printed"], c["verdict"]) for c in d["claims"]}
     assert (13, "0.5542") in {(c["line"], c["printed"]) for c in d["claims"]}

@@ -17,7 +17,8 @@ A tutorial may instead write the program statement just above the block
 statement's name ends with the block's label, the block is that statement, and later
 statements name the block so, as they name a block by its label's words (``masked_scores``
 for ``\\text{Masked Scores}``). ``d_k`` that the text does not state is the one width of
-every matrix printed before, if they have one.
+every matrix printed before, if they have one. A block under ``After softmax:`` whose rows
+each sum to 1 is the softmax of the block just before it.
 
 Read: names of blocks (letters with a subscript, adjacent ones multiplied: ``QK``), numbers,
 ``^T``/``^\\top``/``ᵀ``, ``\\frac{a}{b}``, ``\\sqrt{…}``, ``/``, ``\\cdot``/``×``/``*``,
@@ -32,7 +33,7 @@ import re
 import numpy as np
 
 from ..article.labels import TRANSPOSE, WRAP
-from .blocks import roots, spec_name, stated
+from .blocks import roots, rows_sum_to_one, spec_name, stated
 from .search import Derivation, Search
 from .tried import PARTLY
 
@@ -117,10 +118,8 @@ def _softmax_said(texts: dict, b, earlier: dict) -> list:
 
 def _sums_to_one(b) -> bool:
     f = b.floats
-    if not np.all(np.isfinite(f)) or f.min() < 0 or f.max() > 1 or b.shape[1] < 2:
-        return False
-    slack = b.half.sum(axis=1) + 1e-9
-    return bool(np.all(np.abs(f.sum(axis=1) - 1) <= slack))
+    return bool(np.all(np.isfinite(f)) and f.min() >= 0 and f.max() <= 1 and b.shape[1] >= 2) \
+        and rows_sum_to_one(b)
 
 
 def _with_left(texts: dict, path: str, line: int) -> str:

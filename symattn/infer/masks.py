@@ -183,6 +183,7 @@ def masked_row(search, target, rows: list):
 
 def row_sums(search, target, earlier: list):
     """``sum(W)`` (as a column, or a row ``(sum(W)).T``) for a block of ones, or None."""
+    from .blocks import rows_sum_to_one       # blocks reads masks: imported when called
     f = target.floats
     if f.size < 2 or 1 not in target.shape or not np.all(np.abs(f - 1) <= target.half + 1e-12):
         return None
@@ -196,7 +197,7 @@ def row_sums(search, target, earlier: list):
         tried += 1
         if tried > MAX_SUMMED:
             break
-        if np.any(np.abs(b.floats.sum(axis=1) - 1) > b.half.sum(axis=1) + 1e-9):
+        if not rows_sum_to_one(b):
             continue                          # not weights: its rows do not sum to 1
         text = f"sum({b.name})" if column else f"(sum({b.name})).T"
         d = search.candidate(target, text, (b,), 2, "sum({0})")
