@@ -122,11 +122,6 @@ def row_shown(row: Block, line: int, shown: set) -> bool:
     return m is not None and any(k == m.index and r == row.row and at < line for k, r, at in shown)
 
 
-def rows_sum_to_one(b: Block) -> bool:
-    """Does each row of the block sum to 1 as printed (within its prints' half units)?"""
-    return bool(np.all(np.abs(b.floats.sum(axis=1) - 1) <= b.half.sum(axis=1) + 1e-9))
-
-
 def entry_float(v) -> float:
     """A printed value as a float (a mask's −∞: -inf)."""
     from ..tensor import NEG_INF

@@ -33,7 +33,8 @@ import re
 import numpy as np
 
 from ..article.labels import TRANSPOSE, WRAP
-from .blocks import roots, rows_sum_to_one, spec_name, stated
+from .blocks import roots, spec_name, stated
+from .masks import rows_sum_to_one
 from .search import Derivation, Search
 from .tried import PARTLY
 

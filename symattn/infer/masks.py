@@ -181,9 +181,13 @@ def masked_row(search, target, rows: list):
     return best
 
 
+def rows_sum_to_one(b) -> bool:
+    """Does each row of the block sum to 1 as printed (within its prints' half units)?"""
+    return bool(np.all(np.abs(b.floats.sum(axis=1) - 1) <= b.half.sum(axis=1) + 1e-9))
+
+
 def row_sums(search, target, earlier: list):
     """``sum(W)`` (as a column, or a row ``(sum(W)).T``) for a block of ones, or None."""
-    from .blocks import rows_sum_to_one       # blocks reads masks: imported when called
     f = target.floats
     if f.size < 2 or 1 not in target.shape or not np.all(np.abs(f - 1) <= target.half + 1e-12):
         return None
