@@ -378,9 +378,13 @@ def named_in(text: str, spec) -> list[str]:
             if any(_caption_score(words, w, says)[0] for says in (_forms, _abbreviates) for w in _phrases(step))]
 
 
+def name_words(name: str) -> list[str]:
+    """A name's words, lower case (``attention_scores``, ``MaskedScores``: two each)."""
+    return [w.lower() for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name) if w]
+
+
 def _phrases(step) -> list:
-    name = [w for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", step.name) if w]
-    out = [[w.lower() for w in name]]
+    out = [name_words(step.name)]
     call = getattr(step.tree, "name", None)
     if isinstance(call, str) and "_" in call:       # layer_norm: "layer norm", "layernorm"
         out += [tuple(call.split("_")), [call.replace("_", "")]]   # its last word heads it

@@ -32,7 +32,7 @@ import re
 
 import numpy as np
 
-from ..article.labels import TRANSPOSE, WRAP
+from ..article.labels import TRANSPOSE, WRAP, name_words
 from .blocks import roots, spec_name, stated
 from .masks import rows_sum_to_one
 from .search import Derivation, Search
@@ -91,7 +91,7 @@ def _written(search: Search, texts: dict, b, earlier: dict, coded: dict):
         return expr
     since = max((x.line for x in earlier.values() if x.path == b.path), default=0)
     name, code = _in_code(texts, b, since) or (None, None)
-    said = {"_".join(_words(x.label)): x.name for x in earlier.values() if x.label}   # masked_scores
+    said = {"_".join(name_words(x.label)): x.name for x in earlier.values() if x.label}   # masked_scores
     names = {**said, **{k: x.name for k, x in coded.items()}, **dict.fromkeys(earlier)}
     expr = formula(code, names, search.text, width) if code else None
     if expr is not None:
@@ -141,16 +141,12 @@ def _in_code(texts: dict, b, since: int) -> tuple[str, str] | None:
     (in backticks) after line ``since`` and before block ``b``, when its name ends with the
     last word of the block's label (```attention_scores = Q @ K.T``` over
     ``\\text{Scores} = \\begin{bmatrix}…``); None else."""
-    last = _words(b.label or "")[-1:]
+    last = name_words(b.label or "")[-1:]
     found = [m for k in range(since + 1, b.line + 1)
              for m in _CODE_STATEMENT.finditer(texts.get((b.path, k), ""))]
-    if not last or len(found) != 1 or _words(found[0].group("name"))[-1:] != last:
+    if not last or len(found) != 1 or name_words(found[0].group("name"))[-1:] != last:
         return None
     return found[0].group("name"), found[0].group("expr")
-
-
-def _words(name: str) -> list[str]:
-    return [w.lower() for w in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name) if w]
 
 
 def _label(line: str, beside: int = 0) -> str | None:
