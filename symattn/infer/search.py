@@ -78,6 +78,7 @@ class Derivation:
     tight: int = 0              # entries reproduced within their own print's rounding, no
                                 # operand's carried in (A W₁ rather than W₁ A when W₁ is 0.1, 0.2)
     missed: tuple | None = None  # (i, j) of the entries not reproduced, when known
+    exact: bool = True          # every reproduced entry is its print's value, not a rounding of it
 
     def telling_shown(self) -> int:
         """The telling entries (:func:`.blocks.telling`) it reproduces; when which ones it
@@ -187,6 +188,8 @@ class Search:
         carry = max((self.derived[o.index].error if o.index in self.derived else
                      float(o.half.max()) if (o.parent or o).rounded else 0.0 for o in operands), default=0.0)
         scale = np.maximum(1, np.abs(v))
+        if not _telling_slack(carry, scale, target):
+            return None, 0.0
         with np.errstate(invalid="ignore"):
             off = np.abs(v - target.floats)
         if same is not None:
@@ -352,7 +355,7 @@ class Search:
         missed = None if ok is None or ok.ndim != 2 else \
             tuple((int(i), int(j)) for i, j in zip(*np.nonzero(~ok)))
         return Derivation(target, text, operands, 0 if ok is None else int(ok.sum()), cost, form=form,
-                          error=err, tight=_tight(v, target), missed=missed)
+                          error=err, tight=_tight(v, target), missed=missed, exact=_exact(v, target, ok))
 
     @staticmethod
     def rank(d: Derivation) -> tuple:
@@ -365,6 +368,8 @@ class Search:
         block of 0s and one magnitude, all (most of it is a coincidence there). Plain
         numbers coincide easily (a permutation of a 2×2 block is a product with another):
         for a block of them (:func:`.evidence.plain`) each operand chosen counts as freedom too."""
+        if n <= SMALL and not d.exact and _one_digit(d.block):
+            return False                         # gelu([0.1, 0.2]) printed [0.1, 0.1]: rounding hides a guess
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
         free = freedom(d)
@@ -375,6 +380,21 @@ class Search:
             return True                          # a row worked wrong, the others all right
         return d.matched >= max(most * n - slip, free + self.margin) and \
             shown >= max(most * nonzero - slip, free + self.margin)
+
+
+LOOSE = 1 / 4               # of a block's largest magnitude: an operand's slack beyond it tells nothing
+
+
+def _telling_slack(carry: float, scale, target: Block) -> bool:
+    """Is the slack an operand's rounding allows (4 × ``carry``, by the entry's ``scale``) small
+    beside the numbers it is to tell apart? Past :data:`LOOSE` of the block's largest
+    magnitude, every print of that size is "reproduced" (0.2 for 0.4 where the operands were
+    printed to one decimal): a match that is no evidence."""
+    finite = np.isfinite(target.floats)
+    if not carry or not finite.any():
+        return True
+    reach = 4 * carry * float(np.max(scale[finite & np.isfinite(scale)], initial=1.0))
+    return bool(reach <= LOOSE * float(np.max(np.abs(target.floats[finite]))))
 
 
 def _truncated(v, target: Block) -> bool:
@@ -403,6 +423,21 @@ def _rows_whole(d: Derivation) -> bool:
             or len(np.unique(np.abs(d.block.floats))) < MANY:
         return False                             # 0, 0.5 and 1: rows coincide too easily
     return rows - len({i for i, _ in d.missed}) >= ROWS_WHOLE * rows
+
+
+def _one_digit(b: Block) -> bool:
+    """Does ``b`` print every entry with one significant digit at most (``0.1``, ``0``, ``3``)?"""
+    return all(len(t.strip().lstrip("+-−").replace(".", "").strip("0")) <= 1
+               for row in b.printed.texts for t in row)
+
+
+def _exact(v, target: Block, ok) -> bool:
+    """Is every entry of ``v`` that ``ok`` marks reproduced the printed number itself?"""
+    if v is None or ok is None or v.shape != target.shape:
+        return False
+    with np.errstate(invalid="ignore"):
+        same = (np.abs(v - target.floats) <= 1e-9 * np.maximum(1, np.abs(v))) | (v == target.floats)
+    return bool(np.all(same | ~ok))
 
 
 def _tight(v, target: Block) -> int:
