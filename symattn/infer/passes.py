@@ -4,7 +4,8 @@ the blocks computed from the right values behind a print with a slip (:mod:`.men
 blocks printed side by side (:mod:`.concats`), the rows a computed matrix prints
 (:mod:`.order`), the attention heads through their chain (:mod:`.heads`), the weights
 applied to the values (:mod:`.weighted`), what the article's program states it prints
-(:mod:`.program`), the blocks a formula labels (:mod:`.formulas`), the blocks too small for
+(:mod:`.program`), the products written with their matrices (:mod:`.juxtaposed`), the blocks a
+formula labels (:mod:`.formulas`), the blocks too small for
 the search's margin (:mod:`.small`) and last a row worked as the two before it (:mod:`.alike`).
 Each pass reads and extends the one :class:`~.search.Search`."""
 
@@ -14,6 +15,7 @@ from .alike import alike
 from .blocks import Block
 from .concats import concat_runs
 from .heads import attention_heads
+from .juxtaposed import written_products
 from .mended import mended
 from .order import inputs_as_rows, rows_again
 from .formulas import labelled
@@ -40,6 +42,7 @@ def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[
     attention_heads(search)
     weighted_values(search, parts)
     program_derivations(search, parts, printed)   # what the article's program prints: as it states
+    written_products(search, parts)  # a product written with its matrices ([X][W] = …): as it writes
     labelled(search, parts)          # a block labelled with a formula (QK^T = …): as it writes
     small_blocks(search)             # 1×2 blocks, weights shown after their product
     alike(search)                    # a row worked as the two before it, with a slip
