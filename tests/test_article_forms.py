@@ -388,3 +388,18 @@ def test_a_numpy_printout_with_padded_whole_floats_is_checked(tmp_path):
 ])
 def test_a_list_number_after_emphasis_or_a_heading_mark_is_no_claim(line, values):
     assert [n.value for n in numbers_in(Line(1, line))] == values
+
+
+def test_latex_thousands_separator_and_an_approximate_round_thousand():
+    """``39{,}000`` is one number, and after ``≈`` its three zeros only place the 39: it
+    rounds 197² = 38809 to two significant digits; printed without ≈, or as ``120``, every
+    digit counts."""
+    from symattn.claims.printed import last_place, rounding_interval
+    got = [(n.printed, n.value) for n in numbers_in(Line(1, r"$197^2 \approx 39{,}000$ entries"))]
+    assert got == [("197", 197), ("≈39000", 39000)]
+    exact = Fraction(197) ** 2
+    lo, hi = rounding_interval(parse_number("≈39000"), "half-up")
+    assert (lo, hi) == (38500, 39500) and lo <= exact <= hi
+    assert last_place(parse_number("39000")) == 1
+    assert last_place(parse_number("≈120")) == 1
+    assert last_place(parse_number("≈39000.0")) == Fraction(1, 10)

@@ -4,8 +4,8 @@ Reads decimals and integers, a Unicode or full-width minus, full-width digits, `
 ``\\%``, scientific notation (``6.3379e-02``, ``1.2 \\times 10^{-3}``, ``2.56·10⁻⁴``,
 ``2.56 x 10^-4``, ``10^{-5}`` alone), fractions of whole numbers (``\\frac{1}{3}``,
 ``\\tfrac12``, ``1/3``: printed ``1/3``, exactly that rational), thousands separators
-(``357,911``), the torch/NumPy print forms (``1.``, ``-0.``, ``1.0000e+00``) and a number
-in the exponent of ``e`` (``e^{0.8188}``). Not numbers of the computation, and skipped:
+(``357,911``, LaTeX's ``39{,}000``), the torch/NumPy print forms (``1.``, ``-0.``,
+``1.0000e+00``) and a number in the exponent of ``e`` (``e^{0.8188}``). Not numbers of the computation, and skipped:
 digits inside a word or an identifier (``W_1``, ``x2``, ``#245b97``), subscripts and
 other superscripts (``d_{k}``, ``x^2``), list and heading numbers (``1.`` at the start
 of a line, ``Step 4``, ``第5章``).
@@ -39,7 +39,7 @@ _SUP = "[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+"
 _NUMBER = re.compile(r"""
     (?<![A-Za-z_\d.\#])                    # not inside a word, an identifier or a colour
     (?P<sign>[-+])?
-    (?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]) | \d+\.\d+(?!\.\d) | \d+\.(?![\d.]) | \.\d+(?!\.\d) | \d+)
+    (?P<digits>\d{1,3}(?:(?:,|\{,\})\d{3})+(?:\.\d+)?(?![\d,]) | \d+\.\d+(?!\.\d) | \d+\.(?![\d.]) | \.\d+(?!\.\d) | \d+)
     (?: (?P<e>[eE][-+]?\d+)
       | \s*(?:\\times|\\cdot|×|·|⋅|[xX*])\s*10
         (?: \s*(?:\^|\*\*)\s*(?:[{(]\s*(?P<e2>[-+]?\d+)\s*[})]|(?P<e3>[-+]?\d+)) | (?P<sup>[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+) ) )?
@@ -291,7 +291,7 @@ def _number(line: Line, s: str, m: re.Match, glued: bool = False) -> Number | No
     if e2 is not None:
         e = f"e{e2}"
     pct = "%" if m.group("pct") else ""
-    plain = digits.replace(",", "").removesuffix(".")     # torch's "1." is the integer 1
+    plain = digits.replace("{,}", "").replace(",", "").removesuffix(".")     # torch's "1." is the integer 1
     printed = f"{'-' if sign == '-' else ''}{plain}{e}{pct}"
     try:
         value = parse_exact(printed.rstrip("%"))

@@ -26,6 +26,7 @@ _NUM = re.compile(r"[+-]?(\d+(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?")
 _THOUSANDS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _FRACTION = re.compile(r"[+-]?\d+/\d+")
 _APPROX = ("≈", "~", "≒", "\\approx")
+ROUND_ZEROS = 3                # trailing zeros of a whole number after ≈ that are no digits of it
 FRACTION_DECIMALS = 6          # how a fraction's expected value is shown (it is checked exactly)
 
 
@@ -35,7 +36,7 @@ class PrintedNumber:
     value: object              # Fraction, or NEG_INF
     decimals: int              # places after the point, in the printed unit
     percent: bool = False
-    digits: int | None = None  # significant digits, for scientific notation (1.34e3: 3)
+    digits: int | None = None  # significant digits, for scientific notation (1.34e3: 3) and ≈ 39000 (2)
     negative: bool = False     # printed with a minus sign (also -0.0)
     point: bool = False        # printed with a decimal point or exponent (0.0, 1e3), not 0
     fraction: bool = False     # 1/3: exactly this rational, not a rounding
@@ -83,6 +84,10 @@ def parse_number(text: str, approximate: bool = False) -> PrintedNumber:
     if m.group(4):                                 # 1.34e3: 3 significant digits
         mant = (m.group(1).split(".")[0] + frac).lstrip("0")
         digits = max(len(mant), 1)
+    elif approximate and "." not in m.group(1) and not percent:
+        whole = m.group(1).lstrip("0")             # ≈ 39,000: its zeros only place the 39
+        if len(whole) - len(whole.rstrip("0")) >= ROUND_ZEROS:
+            digits = len(whole.rstrip("0"))
     return PrintedNumber(raw, value, max(len(frac) - exp, 0), percent, digits,
                          s.startswith("-"), m.group(1) != m.group(1).split(".")[0] or bool(m.group(4)),
                          approximate=approximate)

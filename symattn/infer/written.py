@@ -38,7 +38,7 @@ from .arithmetic import expression
 
 _NUM = r"-?\d+(?:\.\d+)?"
 _NUMS = rf"{_NUM}(?:\s*,\s*{_NUM})+"     # the numbers of a list, two or more: ``0.3, 0.6``
-_END = r"(?!\d|\.\d|,\d{3}(?!\d))"      # a number's end: not 22 of 22,026 (nor the end of a sentence)
+_END = r"(?!\d|\.\d|,\d{3}(?!\d)|\{,\}\d)"   # a number's end: not 22 of 22,026 or 39{,}000 (nor a sentence's)
 EQUALS = r"(?:=|≈|\\approx|\\simeq|≃)"     # what a result is written after
 
 
