@@ -24,6 +24,17 @@ def test_lists_worked_together_are_read_entry_by_entry():
     assert _elementwise("[1, 2] + [3, 4, 5] = [4, 6]") == []          # lists of other lengths
 
 
+def test_rows_of_two_matrices_side_by_side_are_no_product():
+    """A sum of 2×2 matrices drawn in text: the second rows stand side by side, with no
+    operator between them (the ``+`` is on the line above); nothing multiplies them."""
+    text = ("block1_input = [0.01414, 0.00707] + [0.707, -0.707]\n"
+            "               [0.00707, 0.01414]   [-0.707, 0.707]\n\n"
+            "              = [0.72114, -0.69993]\n")
+    assert _elementwise(text, text.index("= [0.72")) == []
+    assert _elementwise("[0.5, 0.2] * [2, 3] = [1.0, 0.6]") == [("0.5 * 2 = 1.0", True, 0),
+                                                              ("0.2 * 3 = 0.6", True, 1)]
+
+
 def bm(rows):
     return "\\begin{bmatrix} " + " \\\\ ".join(" & ".join(r) for r in rows) + " \\end{bmatrix}"
 

@@ -271,8 +271,9 @@ def _sides(left: str, n: int) -> list[tuple[str, list]]:
     out = []
     for a, b in reversed(list(bounds)):
         lists = list(_LIST.finditer(left[a:b]))
-        if not lists or any(len(_entries(x.group(1))) != n for x in lists):
-            break
+        if not lists or any(len(_entries(x.group(1))) != n for x in lists) or \
+                any(not left[a:b][x.end():y.start()].strip() for x, y in zip(lists, lists[1:])):
+            break                            # ``[a, b]   [c, d]``: two matrices' rows side by side
         out.insert(0, (left[a:b], lists))
     return out
 
