@@ -49,6 +49,7 @@ class Form:
     said: bool = False          # its {k} only as the text before the block states it (SAID)
     unsaid: str = ""            # the keyword of a value the text does not say (``, variance=…``):
     mistake: str = ""           # a block it reproduces is the default's, with this mistake
+    last: bool = False          # tried after every other form
 
 
 def _shape(text: str) -> tuple:
@@ -97,7 +98,7 @@ def forms(text: str, near: str = "") -> list[Form]:
             template = f"{name}({args}{kw})"
             most = s.most or MOST
             out.append(Form(template, ops, result, cost, name, sizes, most=most, within=s.within,
-                            scales=s.scales, unsaid=unsaid, mistake=mistake))
+                            scales=s.scales, unsaid=unsaid, mistake=mistake, last=s.last))
             if s.absent:                      # without the operands an example may not have
                 fewer, kept = _without(op, s.absent, len(ops), sizes, kw)
                 out.append(Form(fewer, tuple(ops[i] for i in kept), result, cost, name, sizes, most=most,
@@ -108,7 +109,7 @@ def forms(text: str, near: str = "") -> list[Form]:
             if s.scaled and len(ops) == 1:
                 scaled = template.replace("{0}", "{0} / sqrt({k})", 1)
                 out.append(Form(scaled, ops, result, cost + 1, name, sizes, True))
-    return sorted(out, key=lambda f: not f.sizes)   # the tables first: a few tries, none starved
+    return sorted(out, key=lambda f: (not f.sizes, f.last))   # the tables first: a few tries, none starved
 
 
 def _without(op, absent: dict, n: int, sizes: tuple, kw: str) -> tuple[str, list[int]]:

@@ -314,11 +314,14 @@ class Search:
         """Not a coincidence by construction: a block beside or added to itself (X = [I I],
         2·A), a positional encoding added to a result rather than to embeddings, a softmax
         of exponentials or of weights (near-equal exponentials give near-equal weights:
-        ``softmax(exp(s))`` prints what ``exp(s) / sum(exp(s))`` does, and is no step)."""
+        ``softmax(exp(s))`` prints what ``exp(s) / sum(exp(s))`` does, and is no step), and
+        attention in one step where the article prints weights (the context is A V)."""
         if (form.op == "concat" or form.template == "{0} + {1}") and len(set(map(id, operands))) < len(operands):
             return False
         if form.template.startswith(_EXPONENTIAL) and operands and self._exponential(operands[0]):
             return False
+        if form.op == "attention" and any(d.expr.startswith(_EXPONENTIAL) for d in self.derived.values()):
+            return False                      # weights printed: the context is their product with V
         return not (form.onto == "inputs" and operands[0].index in self.derived)
 
     def _exponential(self, b: Block) -> bool:

@@ -227,5 +227,8 @@ WEIGHTS = declare("weights", weights, steps=weights_steps, latex=Presentation("w
                   mistakes=_mistakes, groups=_GROUP | {"weights"}, symbols=WEIGHT_SYMBOLS,
                   search=Search("n d, m d -> n m", params={"mask": ("None", "causal_mask({rows})")},
                                 within=(0, 1), scales=True))
+# searched: a context matrix printed alone, its scores and weights not (an exercise's answer)
 ATTENTION = declare("attention", attention, steps=attention_steps, value=attention_output,
-                    latex=Presentation("Attention", _show, rows="first"), mistakes=_mistakes, groups=_GROUP)
+                    latex=Presentation("Attention", _show, rows="first"), mistakes=_mistakes, groups=_GROUP,
+                    search=Search("n d, m d, m v -> n v", params={"mask": ("None", "causal_mask({rows})")},
+                                  scales=True, last=True))
