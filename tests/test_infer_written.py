@@ -528,3 +528,20 @@ def test_a_softmax_of_a_list_written_out_is_judged_entry_by_entry(tmp_path):
             assert abs(mpmath.mpf(c["exact"]) - want) < mpmath.mpf("1e-20")
     assert not [c for c in out["claims"] if c["line"] in (4, 9) and c["printed"] in ("0.9", "0.2", "0.1", "1", "2", "3")
                 and c["verdict"] != "correct"]
+
+
+def test_a_function_of_worked_arithmetic_is_judged_from_its_first_side(tmp_path):
+    """``sin(1/10000^(2/4)) = sin(0.1) ≈ 0.100``: the argument is 0.01, not 0.1; the result
+    is judged as the first side's (sin 0.01 = 0.0099998…, printed 0.010), and the right
+    ``cos(1/10000^(0/4)) = cos(1) ≈ 0.540`` passes."""
+    from conftest import check_post
+    mpmath.mp.dps = 30
+    assert mpmath.nstr(mpmath.sin(mpmath.mpf(1) / mpmath.power(10000, mpmath.mpf(2) / 4)), 5) == "0.0099998"
+    assert mpmath.nstr(mpmath.cos(1), 3) == "0.54"
+    text = ("```\nPE(1,1) = cos(1/10000^(0/4)) = cos(1) ≈ 0.540\n"
+            "PE(1,2) = sin(1/10000^(2/4)) = sin(0.1) ≈ 0.100\n```\n")
+    d = check_post(tmp_path, text)
+    got = {c["line"]: (c["printed"], c["verdict"]) for c in d["claims"]}
+    assert got[2] == ("0.540", "correct")
+    assert got[3] == ("0.100", "wrong")
+    assert [c["expected"] for c in d["claims"] if c["line"] == 3] == ["0.010"]

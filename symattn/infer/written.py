@@ -216,8 +216,26 @@ def _functions(text: str, line: int) -> list[Written]:
         if m.group("neg"):
             form = f"-({form})" if " / " in form else f"-{form}"
         out.append(Written(key, bool(m.group("neg")), m.group(group), m.group("result"),
-                           line, m.group("result"), _label(before), form, (m.group(group),)))
+                           line, m.group("result"), _label(before), form, (m.group(group),),
+                           earlier=_worked_argument(before, key) if not m.group("neg") else ()))
     return out
+
+
+_CALL_BEFORE = re.compile(r"(?<![A-Za-z])\\?(?P<f>sin|cos|exp|sqrt)\s*\((?P<arg>[^()=]*(?:\([^()=]*\)[^()=]*)*)\)"
+                          rf"\s*{EQUALS}\s*$")
+
+
+def _worked_argument(before: str, key: str) -> tuple:
+    """((form, numbers),) of the same function of arithmetic written just before it
+    (``sin(1/10000^(2/4)) = sin(0.1) ≈ 0.100``: the result is that of the first side, the
+    argument worked out between them a step of the chain), or ()."""
+    m = _CALL_BEFORE.search(before)
+    if m is None or m.group("f") != key:
+        return ()
+    got = expression(m.group("arg"))
+    if got is None or m.group("arg")[:got[2]].strip() or not any(op in got[0] for op in "+-*/"):
+        return ()
+    return ((TEMPLATE[key].format(got[0]), got[1]),)
 
 
 _RESULTS = re.compile(rf"(?:=|≈|\\approx)\s*\[\s*({_NUMS})\s*\](?![\d.])")
