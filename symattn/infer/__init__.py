@@ -97,7 +97,10 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
                          _names(found, derived, shown), derived, set(reprints), onto)
     _written_over(found, derived, written_claims(list(shown.values()) + [lone], {}))   # not onto it
     moved = restated(found, derived, reprints, lone)    # softmax([0.577, …]) of 1 / 1.732 = 0.577
-    groups = examples(found, derived, reprints, {i: c.prints + c.operands for i, c in shown.items()})
+    joined = {i: c.prints + c.operands for i, c in shown.items()}
+    for i, js in _linked(shown, derived).items():
+        joined[i] = joined.get(i, ()) + js
+    groups = examples(found, derived, reprints, joined)
     folder = folder or str(Path(files[0]).parent)
     sources = [relative(f, folder) for f in files]
     if not groups and not lone.steps:
@@ -126,6 +129,22 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
         out.append(Inferred(identifier(files[0], n - 1, n), files,
                             written_text(lone, sources, identifier(files[0], n - 1, n), lines), folder))
     return out
+
+
+def _linked(shown: dict, derived: dict) -> dict:
+    """Block index -> the other blocks whose unprinted steps (a chain's, a derivation's) its
+    own take (``0 / written_sqrt`` worked beside a later block, of the √2 worked beside an
+    earlier one): one example with them."""
+    import re
+    steps = [(i, name, expr) for i, c in shown.items() for name, expr, _ in c.steps] + \
+        [(i, name, expr) for i, d in derived.items() for name, expr in d.steps]
+    owner = {name: i for i, name, _ in steps}
+    out: dict = {}
+    for i, _, expr in steps:
+        for name in re.findall(r"[A-Za-z_]\w*", expr):
+            if owner.get(name, i) != i:
+                out.setdefault(i, set()).add(owner[name])
+    return {i: tuple(sorted(js)) for i, js in out.items()}
 
 
 def _written_over(found: list, derived: dict, claimed: dict) -> None:
