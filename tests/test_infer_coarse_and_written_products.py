@@ -92,3 +92,19 @@ def test_three_factors_side_by_side_are_not_a_product_of_the_last_two(tmp_path):
     assert r.returncode in (0, 1, 2), r.stderr
     claims = json.loads(r.stdout)["claims"] if r.returncode in (0, 1) else []
     assert not [x for x in claims if x["verdict"] in ("wrong", "carried")]
+
+
+def test_factors_on_one_line_and_the_result_in_the_next_display_are_a_product(tmp_path):
+    """``\\[ = [A] [B] \\]`` then ``\\[ = [C] \\]``: C is A B as written; its wrong
+    entries are flagged against the product of the printed factors."""
+    a = [["1", "2"], ["3", "4"]]
+    b = [["0.5", "1"], ["2", "0"]]
+    c = product(a, b)
+    assert c == [[F(9, 2), F(1)], [F(19, 2), F(3)]]
+    printed = [["4.5", "1"], ["9.5", "4"]]             # the last entry wrong (3)
+    one = lambda m: "\\begin{bmatrix} " + " \\\\ ".join(" & ".join(r) for r in m) + " \\end{bmatrix}"
+    text = (f"\\[\nA = {one(a)}\n\\]\n\n\\[\nB = {one(b)}\n\\]\n\nThe product:\n\n"
+            f"\\[\n= {one(a)} {one(b)}\n\\]\n\n\\[\n= {one(printed)}\n\\]\n")
+    d = check_post(tmp_path, text)
+    got = {(int(c["at"][0]), int(c["at"][1])): c["verdict"] for c in d["claims"]}
+    assert got == {(0, 0): "correct", (0, 1): "correct", (1, 0): "correct", (1, 1): "wrong"}
