@@ -82,3 +82,23 @@ def test_a_block_whose_rows_do_not_sum_to_one_is_no_softmax_output(tmp_path):
     printed = [["1.00", "0.00", "0.00"], ["0.60", "0.70", "0.00"], ["0.25", "0.36", "0.39"]]
     rc, d, err = check(tmp_path, post(printed))
     assert not [c for c in d.get("claims", []) if c["line"] >= 8]
+
+
+def test_rows_with_softmax_between_arrows_are_the_softmax_of_the_rows_before(tmp_path):
+    """``before: [32, 1, 2]  → softmax → [1.00, 0.00, 0.00] (one-hot)``, a line like it
+    under: both sides read (the note after them too), the right the softmax of the left;
+    its two slipped prints are flagged, the rest pass."""
+    def softmax(row):
+        e = [mpmath.exp(mpmath.mpf(x)) for x in row]
+        return [x / sum(e) for x in e]
+    w = softmax(["4", "0.125", "0.25"])
+    assert [f"{float(x):.2f}" for x in w] == ["0.96", "0.02", "0.02"]     # 0.9576, 0.0199, 0.0225
+    assert [mpmath.nstr(x, 3) for x in softmax(["32", "1", "2"])] == ["1.0", "3.44e-14", "9.36e-14"]
+    text = ("```\nd_k = 64:\n  before: [32, 1, 2]  → softmax → [1.00, 0.00, 0.00] (one-hot)\n"
+            "  after: [4, 0.125, 0.25] → softmax → [0.95, 0.02, 0.03] (smooth)\n```\n")
+    code, d, err = check(tmp_path, text)
+    assert code == 1, err
+    got = {(c["at"][0], c["at"][1]): (c["printed"], c["verdict"]) for c in d["claims"]}
+    assert got == {("0", "0"): ("1.00", "correct"), ("0", "1"): ("0.00", "correct"),
+                   ("0", "2"): ("0.00", "correct"), ("1", "0"): ("0.95", "wrong"),
+                   ("1", "1"): ("0.02", "correct"), ("1", "2"): ("0.03", "wrong")}

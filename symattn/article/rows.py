@@ -21,7 +21,9 @@ from .source import Line
 _ROW = re.compile(r"(?<![\[\w])\[\s*([^\[\]]*?)\s*\](?![\]\w(])|(?<![|\w])\|\s*([^|]*?)\s*\|(?![|\w])")
 _IDENTIFIER = r"[A-Za-z][A-Za-z0-9_']{0,23}(?:\^T|ᵀ)?"
 _HEAD = re.compile(r"(" + _IDENTIFIER + r")\s*[=:]\s*")
-_BETWEEN = re.compile(r"\s(?:→|->|=>|⟶|⇒)\s")      # ``[…]  →   […]``: two rows side by side
+_ARROW = r"(?:→|->|=>|⟶|⇒)"
+_BETWEEN = re.compile(rf"\s{_ARROW}\s+(?:[A-Za-z]\w*\s+{_ARROW}\s)?")   # ``[…]  →   […]``, ``[…] → softmax → […]``
+_NOTE = re.compile(r"\([^()\n]{1,40}\)")                # ``(one-hot)`` after the rows
 
 
 def _segment(text: str, m: re.Match):
@@ -53,7 +55,7 @@ def _row_numbers(line: Line) -> list | None:
         segs.append(seg)
         end = m.end()
     rest = text[end:].strip(" ,;")
-    if not segs or (rest and (len(segs) > 1 or not _TRAIL.fullmatch(rest))):
+    if not segs or (rest and not _NOTE.fullmatch(rest) and (len(segs) > 1 or not _TRAIL.fullmatch(rest))):
         return None
     return segs
 

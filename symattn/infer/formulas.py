@@ -110,7 +110,8 @@ def _softmax_said(texts: dict, b, earlier: dict) -> list:
     prev = max(earlier.values(), key=lambda x: x.index, default=None)
     if prev is None or prev.shape != b.shape or prev.path != b.path or not _sums_to_one(b):
         return []
-    between = "\n".join(texts.get((b.path, k), "") for k in range(prev.end + 1, b.line + 1))
+    first = b.line if prev.line == b.line else prev.end + 1     # side by side: the lines they share
+    between = "\n".join(texts.get((b.path, k), "") for k in range(first, b.line + 1))
     if not _SOFTMAX.search(between) or "[" in between[:between.rfind("\n") + 1]:
         return []                                # lists printed between: not the block before
     return [(f"softmax({prev.name})", [prev.name], 0)] + \
