@@ -102,3 +102,16 @@ def test_rows_with_softmax_between_arrows_are_the_softmax_of_the_rows_before(tmp
     assert got == {("0", "0"): ("1.00", "correct"), ("0", "1"): ("0.00", "correct"),
                    ("0", "2"): ("0.00", "correct"), ("1", "0"): ("0.95", "wrong"),
                    ("1", "1"): ("0.02", "correct"), ("1", "2"): ("0.03", "wrong")}
+
+
+def test_a_caption_in_any_script_opens_the_rows_and_stray_zeros_and_ones_are_no_weights(tmp_path):
+    """``스케일링 전: [32, 1, 2] → softmax → [1.00, 0.00, 0.00]``: read as with an English
+    caption. A ``0`` or ``1`` elsewhere (``M_{ij}=0``, a shape ``(B, 1, 1, N)``) is no print
+    of a weight near 0 or 1: a weight printed so claims exactly 0 or 1, and these are not."""
+    text = ("```\nd_k = 64:\n  스케일링 전: [32, 1, 2]  → softmax → [1.00, 0.00, 0.00] (거의 one-hot)\n"
+            "  스케일링 후: [4, 0.125, 0.25] → softmax → [0.95, 0.02, 0.03] (부드러운 분포)\n```\n\n"
+            "- 허용 위치: $M_{ij}=0$\n- padding mask shape: `(B, 1, 1, N)`\n")
+    code, d, err = check(tmp_path, text)
+    assert code == 1, err
+    assert {c["line"] for c in d["claims"]} == {3, 4}
+    assert sorted(c["verdict"] for c in d["claims"]) == ["correct"] * 4 + ["wrong"] * 2

@@ -83,6 +83,7 @@ class Matcher:
         self._balls: dict = {}
         self._bounds: dict = {}                  # name -> [[(lower, upper) as floats]]
         self._rounds: dict = {}
+        self._probabilities: dict = {}            # step -> does it hold weights or probabilities
         self._memo: dict = {}
         self._parsed: dict = {}
         self.approx = {n: self._approx(n, t) for n, t in spec.tensors.items()}
@@ -115,7 +116,12 @@ class Matcher:
     def rounds_to(self, n: Number, c: Cell, t=None, loose: bool = False) -> bool:
         """Certified: entry ``c`` (of ``t``, by default its step) rounded as ``n`` is
         printed equals ``n``. A printed integer must be the entry's value to six places,
-        unless ``loose`` (in a row or matrix of numbers: rounded to the integer)."""
+        unless ``loose`` (in a row or matrix of numbers: rounded to the integer); a ``0`` or
+        ``1`` of weights or probabilities claims exactly that value, as the check judges it
+        (:func:`symattn.claims.check.weight_exactly`)."""
+        if n.integer and n.value in (0, 1) and not n.approximate and self._probability(c.name):
+            from ..claims.check import weight_exactly
+            return weight_exactly(self.ev, self.spec.tensors[c.name] if t is None else t, c.i, c.j, n.value)
         if n.neg_inf:
             return self.ev.ball(self.spec.tensors[c.name] if t is None else t, 64)[c.i][c.j] is NEG_INF
         if t is None:
@@ -128,6 +134,12 @@ class Matcher:
                     self._rounds_to(n, c, self.spec.tensors[c.name], loose)
             return self._rounds[key]
         return self._rounds_to(n, c, t, loose)
+
+    def _probability(self, name: str) -> bool:
+        if name not in self._probabilities:
+            from ..claims.roles import is_probability
+            self._probabilities[name] = is_probability(self.spec, name)
+        return self._probabilities[name]
 
     def _inside(self, n: Number, c: Cell, loose: bool) -> bool | None:
         """The 64-bit ball of ``c`` well inside (True) or outside (False) the interval that

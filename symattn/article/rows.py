@@ -23,6 +23,7 @@ _IDENTIFIER = r"[A-Za-z][A-Za-z0-9_']{0,23}(?:\^T|ᵀ)?"
 _HEAD = re.compile(r"(" + _IDENTIFIER + r")\s*[=:]\s*")
 _ARROW = r"(?:→|->|=>|⟶|⇒)"
 _BETWEEN = re.compile(rf"\s{_ARROW}\s+(?:[A-Za-z]\w*\s+{_ARROW}\s)?")   # ``[…]  →   […]``, ``[…] → softmax → […]``
+_CAPTION = re.compile(r"^\s*[^\W\d_][^\W_]*(?: [^\W\d_][^\W_]*){0,3}:\s*(?=\S|$)")   # ``스케일링 전:`` opening the line
 _NOTE = re.compile(r"\([^()\n]{1,40}\)")                # ``(one-hot)`` after the rows
 
 
@@ -50,6 +51,7 @@ def _row_numbers(line: Line) -> list | None:
     for m in _ROW.finditer(text):
         seg = _segment(text, m)
         gap = text[end:seg[0] if seg else m.start()]
+        gap = _CAPTION.sub("", gap) if not end else gap
         if seg is None or re.search(r"[^\s,;&]", _HEAD.sub("", _BETWEEN.sub(" ", gap))):
             return None                          # prose or code around the rows
         segs.append(seg)

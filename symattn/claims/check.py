@@ -183,6 +183,41 @@ def _cells(t: Tensor, at):
     return [t.row_index(at)], list(range(n))
 
 
+def certified_sign(ev: Evaluator, t: Tensor, i: int, j: int) -> int | None:
+    """The sign of an entry, certified; None when no precision up to 4096 bits tells."""
+    prec = 64
+    while prec <= 4096:
+        x = ev.ball(t, prec)[i][j]
+        if x is NEG_INF or x < 0:
+            return -1
+        if x > 0:
+            return 1
+        if x.is_zero() or ev.proven_zero(t, i, j, prec):
+            return 0
+        prec *= 4
+    return None
+
+
+def weight_exactly(ev: Evaluator, t: Tensor, i: int, j: int, c) -> bool:
+    """Is entry (i, j) of a row of weights ``c`` (0 or 1), exactly or as every float
+    computation gives it? 0: exactly 0, or below the smallest positive double (a weight
+    masked by an additive −1e4 … −1e30); 1: the other weights of the row are 0 so."""
+    if c == 0:
+        return _float_zero(ev, t, i, j)
+    x = ev.ball(t, 64)[i][j]
+    if x is NEG_INF or not x.contains(int(c)):
+        return False
+    return all(_float_zero(ev, t, i, k) for k in range(t.shape[1]) if k != j)
+
+
+def _float_zero(ev: Evaluator, t: Tensor, i: int, j: int) -> bool:
+    from flint import arb
+    x = ev.ball(t, 64)[i][j]
+    if x is not NEG_INF and x.is_finite() and abs(x) < arb(2) ** -1074:
+        return True
+    return certified_sign(ev, t, i, j) == 0
+
+
 class Checker:
     """Checks every claim of one spec; evaluations are shared across claims."""
 
@@ -349,36 +384,10 @@ class Checker:
     rounds_to_printed = matches
 
     def _sign(self, t: Tensor, i: int, j: int) -> int | None:
-        """The sign of an entry, certified; None when no precision up to 4096 bits tells."""
-        prec = 64
-        while prec <= 4096:
-            x = self.ev.ball(t, prec)[i][j]
-            if x is NEG_INF or x < 0:
-                return -1
-            if x > 0:
-                return 1
-            if x.is_zero() or self.ev.proven_zero(t, i, j, prec):
-                return 0
-            prec *= 4
-        return None
+        return certified_sign(self.ev, t, i, j)
 
     def exactly(self, t: Tensor, i: int, j: int, c) -> bool:
-        """Is entry (i, j) of a row of weights ``c`` (0 or 1), exactly or as every float
-        computation gives it? 0: exactly 0, or below the smallest positive double (a weight
-        masked by an additive −1e4 … −1e30); 1: the other weights of the row are 0 so."""
-        if c == 0:
-            return self._float_zero(t, i, j)
-        x = self.ev.ball(t, 64)[i][j]
-        if x is NEG_INF or not x.contains(int(c)):
-            return False
-        return all(self._float_zero(t, i, k) for k in range(t.shape[1]) if k != j)
-
-    def _float_zero(self, t: Tensor, i: int, j: int) -> bool:
-        from flint import arb
-        x = self.ev.ball(t, 64)[i][j]
-        if x is not NEG_INF and x.is_finite() and abs(x) < arb(2) ** -1074:
-            return True
-        return self._sign(t, i, j) == 0
+        return weight_exactly(self.ev, t, i, j, c)
 
     # -- carried -------------------------------------------------------------------
     def carried_match(self, e: Entry, sound: bool, mode: str | None = None) -> list | None:
