@@ -102,7 +102,12 @@ class Number:
     @property
     def significant(self) -> int:
         """Its significant digits as printed (``0.0900``: 3)."""
-        return len(self.printed.split("e")[0].strip("-%").replace(".", "").lstrip("0"))
+        return significant_digits(self.printed)
+
+
+def significant_digits(printed: str) -> int:
+    """The significant digits of a number as printed: ``0.0900`` 3, ``-0.1`` 1, ``0`` 0."""
+    return len(printed.split("e")[0].strip("-+−%").replace(".", "").lstrip("0"))
 
 
 def fold(text: str) -> str:

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..article.tokens import significant_digits
 from ..errors import SymattnError
 from ..spec import expr as E
 from .blocks import Block, row_shown, stated, states_scale, telling
@@ -52,6 +53,7 @@ from .said import HEAD_WIDTH, fitted_root, roots_said
 from .tried import MAX_TRIES, Tried
 
 MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
+CARRIED = 4                 # times its operands' rounding a result's print may be off
 TRIES_PER_ENTRY = 40        # a small block is little evidence: fewer tries
 MAX_BLOCK_TRIES = 1200      # evaluations per block, all forms (BLOCK_TRIES_PER_ENTRY per entry, at most)
 BLOCK_TRIES_PER_ENTRY = 200
@@ -170,7 +172,7 @@ class Search:
 
     def matched(self, v, target: Block, operands: tuple) -> tuple[int, float]:
         """(entries reproduced, how far they may be off): within half a unit of
-        the print's last digit, plus 4× what the operands' own prints may be off (a
+        the print's last digit, plus :data:`CARRIED` × what the operands' own prints may be off (a
         computed one: as far as its prints were; a printout: half its last digit), scaled
         by the entry's size)."""
         ok, err = self.reproduced(v, target, operands)
@@ -194,7 +196,7 @@ class Search:
             off = np.abs(v - target.floats)
         if same is not None:
             scale, off = np.where(same, 1, scale), np.where(same, 0, off)
-        ok = off <= target.half * 1.0001 + (4 * carry + 1e-9) * scale
+        ok = off <= target.half * 1.0001 + (CARRIED * carry + 1e-9) * scale
         if not ok.all() and _truncated(v, target):
             ok = np.ones_like(ok)
         return ok, max(carry, float(off[ok].max()) if ok.any() else 0.0)
@@ -389,14 +391,14 @@ LOOSE = 1 / 4               # of a block's largest magnitude: an operand's slack
 
 
 def _telling_slack(carry: float, scale, target: Block) -> bool:
-    """Is the slack an operand's rounding allows (4 × ``carry``, by the entry's ``scale``) small
-    beside the numbers it is to tell apart? Past :data:`LOOSE` of the block's largest
+    """Is the slack an operand's rounding allows (:data:`CARRIED` × ``carry``, by the entry's
+    ``scale``) small beside the numbers it is to tell apart? Past :data:`LOOSE` of the block's largest
     magnitude, every print of that size is "reproduced" (0.2 for 0.4 where the operands were
     printed to one decimal): a match that is no evidence."""
     finite = np.isfinite(target.floats)
     if not carry or not finite.any():
         return True
-    reach = 4 * carry * float(np.max(scale[finite & np.isfinite(scale)], initial=1.0))
+    reach = CARRIED * carry * float(np.max(scale[finite & np.isfinite(scale)], initial=1.0))
     return bool(reach <= LOOSE * float(np.max(np.abs(target.floats[finite]))))
 
 
@@ -430,8 +432,7 @@ def _rows_whole(d: Derivation) -> bool:
 
 def _one_digit(b: Block) -> bool:
     """Does ``b`` print every entry with one significant digit at most (``0.1``, ``0``, ``3``)?"""
-    return all(len(t.strip().lstrip("+-−").replace(".", "").strip("0")) <= 1
-               for row in b.printed.texts for t in row)
+    return all(significant_digits(t.strip()) <= 1 for row in b.printed.texts for t in row)
 
 
 def _exact(v, target: Block, ok) -> bool:
