@@ -11,6 +11,7 @@ across notebooks); other files are inferred each on its own. One spec per worked
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -135,7 +136,6 @@ def _linked(shown: dict, derived: dict) -> dict:
     """Block index -> the other blocks whose unprinted steps (a chain's, a derivation's) its
     own take (``0 / written_sqrt`` worked beside a later block, of the √2 worked beside an
     earlier one): one example with them."""
-    import re
     steps = [(i, name, expr) for i, c in shown.items() for name, expr, _ in c.steps] + \
         [(i, name, expr) for i, d in derived.items() for name, expr in d.steps]
     owner = {name: i for i, name, _ in steps}
