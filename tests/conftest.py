@@ -23,3 +23,14 @@ def check_post(folder, text: str, name: str = "post.md") -> dict:
                        capture_output=True, text=True)
     assert r.returncode in (0, 1), r.stderr
     return json.loads(r.stdout)
+
+
+def causal_softmax(rows):
+    """The causally masked softmax of ``rows`` (decimal strings), in mpmath at its current
+    precision: row i over its first i + 1 entries, 0 after them (the truth, never symattn)."""
+    import mpmath
+    out = []
+    for i, row in enumerate(rows):
+        e = [mpmath.exp(mpmath.mpf(v)) if j <= i else mpmath.mpf(0) for j, v in enumerate(row)]
+        out.append([x / sum(e) for x in e])
+    return out

@@ -13,6 +13,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
+from conftest import causal_softmax
 from symattn.article.labels import label_text, parse
 
 mpmath.mp.dps = 30
@@ -253,12 +254,7 @@ expr = "softmax(S + causal_mask(3))"
 
 
 def causal_weights():
-    s = [["0.2", "0.5", "0.1"], ["0.4", "0.3", "0.9"], ["0.7", "0.1", "0.6"]]
-    out = []
-    for i, row in enumerate(s):
-        e = [mpmath.exp(mpmath.mpf(x)) if j <= i else mpmath.mpf(0) for j, x in enumerate(row)]
-        out.append([x / sum(e) for x in e])
-    return out
+    return causal_softmax([["0.2", "0.5", "0.1"], ["0.4", "0.3", "0.9"], ["0.7", "0.1", "0.6"]])
 
 
 def test_a_whole_block_with_a_right_row_is_claimed_whole(tmp_path):

@@ -18,6 +18,8 @@ import sys
 
 import mpmath
 
+from conftest import causal_softmax
+
 mpmath.mp.dps = 30
 
 SCORES = [["0.30", "0.33", "0.37"], ["0.26", "0.37", "0.37"], ["0.25", "0.36", "0.39"]]
@@ -31,14 +33,6 @@ def check(tmp_path, text):
     return r.returncode, (json.loads(r.stdout) if r.stdout.strip() else {}), r.stderr
 
 
-def masked_softmax(rows):
-    out = []
-    for i, row in enumerate(rows):
-        e = [mpmath.exp(mpmath.mpf(v)) if j <= i else mpmath.mpf(0) for j, v in enumerate(row)]
-        out.append([x / sum(e) for x in e])
-    return out
-
-
 def post(weights):
     masked = [[v if j <= i else "-∞" for j, v in enumerate(r)] for i, r in enumerate(SCORES)]
     rows = [f"[{', '.join(a)}]{'  →   ' if i == 1 else '      '}[{', '.join(b)}]"
@@ -48,7 +42,7 @@ def post(weights):
 
 
 def test_a_block_captioned_after_softmax_is_the_softmax_of_the_block_before(tmp_path):
-    w = masked_softmax(SCORES)
+    w = causal_softmax(SCORES)
     assert [f"{float(v):.2f}" for v in w[1]] == ["0.47", "0.53", "0.00"]
     assert [f"{float(v):.2f}" for v in w[2]] == ["0.31", "0.34", "0.35"]
     printed = [["1.00", "0.00", "0.00"], ["0.30", "0.70", "0.00"], ["0.25", "0.36", "0.39"]]
@@ -61,7 +55,7 @@ def test_a_block_captioned_after_softmax_is_the_softmax_of_the_block_before(tmp_
 
 
 def test_a_right_block_after_softmax_is_correct_throughout(tmp_path):
-    w = masked_softmax(SCORES)
+    w = causal_softmax(SCORES)
     printed = [[f"{float(v):.2f}" for v in r] for r in w]
     rc, d, err = check(tmp_path, post(printed))
     assert rc == 0, err

@@ -11,12 +11,12 @@ across notebooks); other files are inferred each on its own. One spec per worked
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..article.read import READERS as ARTICLE_SUFFIXES   # the suffixes an article is read by
-from ..errors import SpecError
+from ..errors import SpecError, SymattnError
+from ..spec import expr as E
 
 
 @dataclass
@@ -141,10 +141,18 @@ def _linked(shown: dict, derived: dict) -> dict:
     owner = {name: i for i, name, _ in steps}
     out: dict = {}
     for i, _, expr in steps:
-        for name in re.findall(r"[A-Za-z_]\w*", expr):
+        for name in _names_in(expr):
             if owner.get(name, i) != i:
                 out.setdefault(i, set()).add(owner[name])
     return {i: tuple(sorted(js)) for i, js in out.items()}
+
+
+def _names_in(expr: str) -> set:
+    """The names a step's expression takes (none where it does not parse: the check says so)."""
+    try:
+        return E.names(E.parse(expr))
+    except SymattnError:
+        return set()
 
 
 def _written_over(found: list, derived: dict, claimed: dict) -> None:

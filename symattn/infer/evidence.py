@@ -1,7 +1,10 @@
 """What a derivation's match is evidence of (:mod:`.search`): how many choices it made
 (:func:`freedom`), which blocks coincide too easily to count (:func:`plain`, :func:`binary`,
-:func:`whole`), a form that changes nothing (:func:`reprints`), and the order of
-preference among derivations that match (:func:`preference`)."""
+:func:`whole`, :func:`one_digit`), a form that changes nothing (:func:`reprints`), the order
+of preference among derivations that match (:func:`preference`), and how a value meets a
+print: within its rounding (:func:`tight`), exactly (:func:`exact_match`), cut off
+(:func:`truncated`), row by row (:func:`rows_whole`), or within a slack that still tells
+(:func:`telling_slack`)."""
 
 from __future__ import annotations
 
@@ -9,9 +12,11 @@ import re
 
 import numpy as np
 
+from ..article.tokens import significant_digits
 from .blocks import Block
 
 SMALL = 4                   # entries of a block small enough to be reproduced by chance
+CARRIED = 4                 # times its operands' rounding a result's print may be off
 
 
 def freedom(d) -> int:
@@ -102,3 +107,69 @@ def _seen(o, target) -> int:
     since = target.line - target.before.count("\n")
     again = any(path == target.path and since <= p.line <= target.line for path, p in (o.parent or o).echoes)
     return target.index if again and o.index < target.index else o.index
+
+
+LOOSE = 1 / 4               # of a block's largest magnitude: an operand's slack beyond it tells nothing
+
+
+def telling_slack(carry: float, scale, target: Block) -> bool:
+    """Is the slack an operand's rounding allows (:data:`CARRIED` × ``carry``, by the entry's
+    ``scale``) small beside the numbers it is to tell apart? Past :data:`LOOSE` of the block's largest
+    magnitude, every print of that size is "reproduced" (0.2 for 0.4 where the operands were
+    printed to one decimal): a match that is no evidence."""
+    finite = np.isfinite(target.floats)
+    if not carry or not finite.any():
+        return True
+    reach = CARRIED * carry * float(np.max(scale[finite & np.isfinite(scale)], initial=1.0))
+    return bool(reach <= LOOSE * float(np.max(np.abs(target.floats[finite]))))
+
+
+def truncated(v, target: Block) -> bool:
+    """Does the block print every entry of ``v`` cut off after its digits, not rounded
+    (``0.7302`` for 0.73029…)? Some writers' rule for a whole block, never for one entry; read
+    only in prints of three decimals or more (a cut to one or two keeps small sums alike)."""
+    p = target.floats
+    if not np.all(np.isfinite(v)) or not np.all(np.isfinite(p)) or np.any(target.half > 5e-4):
+        return False
+    with np.errstate(invalid="ignore"):
+        cut = np.abs(v) - np.abs(p)
+    return bool(np.all((np.sign(v) == np.sign(p)) | (p == 0)) and
+                np.all((cut >= -1e-12) & (cut < 2 * target.half * 0.9999)))
+
+
+ROWS_WHOLE = 2 / 3          # share of a block's rows reproduced whole, every entry: the rest wrong
+MANY = 4                    # magnitudes a block prints for its rows to tell
+
+
+def rows_whole(d: Derivation) -> bool:
+    """Are :data:`ROWS_WHOLE` of ``d``'s rows (three rows at least, each of two entries or
+    more, :data:`MANY` magnitudes in the block) reproduced entry by entry, the misses all
+    in the other rows?"""
+    rows, cols = d.block.shape
+    if d.missed is None or rows < 3 or cols < 2 or len(d.missed) != d.block.floats.size - d.matched \
+            or len(np.unique(np.abs(d.block.floats))) < MANY:
+        return False                             # 0, 0.5 and 1: rows coincide too easily
+    return rows - len({i for i, _ in d.missed}) >= ROWS_WHOLE * rows
+
+
+def one_digit(b: Block) -> bool:
+    """Does ``b`` print every entry with one significant digit at most (``0.1``, ``0``, ``3``)?"""
+    return all(significant_digits(t.strip()) <= 1 for row in b.printed.texts for t in row)
+
+
+def exact_match(v, target: Block, ok) -> bool:
+    """Is every entry of ``v`` that ``ok`` marks reproduced the printed number itself?"""
+    if v is None or ok is None or v.shape != target.shape:
+        return False
+    with np.errstate(invalid="ignore"):
+        same = (np.abs(v - target.floats) <= 1e-9 * np.maximum(1, np.abs(v))) | (v == target.floats)
+    return bool(np.all(same | ~ok))
+
+
+def tight(v, target: Block) -> int:
+    """The entries of ``v`` that print as ``target`` prints them, within half a unit of the
+    last digit and nothing more."""
+    if v is None or v.shape != target.shape:
+        return 0
+    with np.errstate(invalid="ignore"):
+        return int(np.sum(np.abs(v - target.floats) <= target.half * 1.0001 + 1e-12))

@@ -50,6 +50,7 @@ class Form:
     unsaid: str = ""            # the keyword of a value the text does not say (``, variance=…``):
     mistake: str = ""           # a block it reproduces is the default's, with this mistake
     last: bool = False          # tried after every other form
+    unless: tuple = ()          # derivations (by their prefix) that, in the article, rule it out
 
 
 def _shape(text: str) -> tuple:
@@ -98,7 +99,8 @@ def forms(text: str, near: str = "") -> list[Form]:
             template = f"{name}({args}{kw})"
             most = s.most or MOST
             out.append(Form(template, ops, result, cost, name, sizes, most=most, within=s.within,
-                            scales=s.scales, unsaid=unsaid, mistake=mistake, last=s.last))
+                            scales=s.scales, unsaid=unsaid, mistake=mistake, last=s.last,
+                            unless=s.unless))
             if s.absent:                      # without the operands an example may not have
                 fewer, kept = _without(op, s.absent, len(ops), sizes, kw)
                 out.append(Form(fewer, tuple(ops[i] for i in kept), result, cost, name, sizes, most=most,

@@ -11,8 +11,9 @@ product.
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 
+from ..errors import SymattnError
+from ..spec.latex_cells import cell_value
 from .search import Derivation, Search
 
 _ENV = re.compile(r"\\begin\s*\{([a-zA-Z]*matrix)\}(.*?)\\end\s*\{\1\}", re.S)
@@ -69,8 +70,8 @@ def _values(body: str) -> tuple | None:
     """The exact rows of a matrix environment's body, or None where a cell is no number."""
     rows = [r for r in re.split(r"\\\\", body) if r.strip()]
     try:
-        out = tuple(tuple(Fraction(c.strip().replace("−", "-")) for c in r.split("&")) for r in rows)
-    except (ValueError, ZeroDivisionError):
+        out = tuple(tuple(cell_value(c)[0] for c in r.split("&")) for r in rows)
+    except SymattnError:                       # a symbol, a formula: no factor of numbers
         return None
     return out if out and len({len(r) for r in out}) == 1 else None
 

@@ -41,11 +41,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..article.tokens import significant_digits
 from ..errors import SymattnError
 from ..spec import expr as E
 from .blocks import Block, row_shown, stated, states_scale, telling
-from .evidence import SMALL, binary, freedom, plain, preference, within
+from .evidence import (CARRIED, SMALL, binary, exact_match, freedom, one_digit, plain, preference, rows_whole,
+                       telling_slack, tight, truncated, within)
 from .forms import MOST, SCORES, Form, _operand_tuples, forms
 from .masks import says_masked
 from .order import operands as pool
@@ -53,7 +53,6 @@ from .said import HEAD_WIDTH, fitted_root, roots_said
 from .tried import MAX_TRIES, Tried
 
 MIN_ENTRIES = 2             # entries explained beyond the derivation's freedom
-CARRIED = 4                 # times its operands' rounding a result's print may be off
 TRIES_PER_ENTRY = 40        # a small block is little evidence: fewer tries
 MAX_BLOCK_TRIES = 1200      # evaluations per block, all forms (BLOCK_TRIES_PER_ENTRY per entry, at most)
 BLOCK_TRIES_PER_ENTRY = 200
@@ -190,14 +189,14 @@ class Search:
         carry = max((self.derived[o.index].error if o.index in self.derived else
                      float(o.half.max()) if (o.parent or o).rounded else 0.0 for o in operands), default=0.0)
         scale = np.maximum(1, np.abs(v))
-        if not _telling_slack(carry, scale, target):
+        if not telling_slack(carry, scale, target):
             return None, 0.0
         with np.errstate(invalid="ignore"):
             off = np.abs(v - target.floats)
         if same is not None:
             scale, off = np.where(same, 1, scale), np.where(same, 0, off)
         ok = off <= target.half * 1.0001 + (CARRIED * carry + 1e-9) * scale
-        if not ok.all() and _truncated(v, target):
+        if not ok.all() and truncated(v, target):
             ok = np.ones_like(ok)
         return ok, max(carry, float(off[ok].max()) if ok.any() else 0.0)
 
@@ -322,7 +321,7 @@ class Search:
             return False
         if form.template.startswith(_EXPONENTIAL) and operands and self._exponential(operands[0]):
             return False
-        if form.op == "attention" and any(d.expr.startswith(_EXPONENTIAL) for d in self.derived.values()):
+        if form.unless and any(d.expr.startswith(form.unless) for d in self.derived.values()):
             return False                      # weights printed: the context is their product with V
         return not (form.onto == "inputs" and operands[0].index in self.derived)
 
@@ -360,7 +359,7 @@ class Search:
         missed = None if ok is None or ok.ndim != 2 else \
             tuple((int(i), int(j)) for i, j in zip(*np.nonzero(~ok)))
         return Derivation(target, text, operands, 0 if ok is None else int(ok.sum()), cost, form=form,
-                          error=err, tight=_tight(v, target), missed=missed, exact=_exact(v, target, ok))
+                          error=err, tight=tight(v, target), missed=missed, exact=exact_match(v, target, ok))
 
     @staticmethod
     def rank(d: Derivation) -> tuple:
@@ -373,7 +372,7 @@ class Search:
         block of 0s and one magnitude, all (most of it is a coincidence there). Plain
         numbers coincide easily (a permutation of a 2×2 block is a product with another):
         for a block of them (:func:`.evidence.plain`) each operand chosen counts as freedom too."""
-        if n <= SMALL and not d.exact and _one_digit(d.block):
+        if n <= SMALL and not d.exact and one_digit(d.block):
             return False                         # gelu([0.1, 0.2]) printed [0.1, 0.1]: rounding hides a guess
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
@@ -381,73 +380,7 @@ class Search:
         most = 1 if binary(d.block) or n <= SMALL else share   # 0s and 1s, or a few numbers: all
         slip = self.slips if most == 1 and n > 2 and not binary(d.block) \
             and d.telling_shown() > free else 0   # but one, where the rest tell
-        if _rows_whole(d) and d.matched >= free + self.margin and shown >= free + self.margin:
+        if rows_whole(d) and d.matched >= free + self.margin and shown >= free + self.margin:
             return True                          # a row worked wrong, the others all right
         return d.matched >= max(most * n - slip, free + self.margin) and \
             shown >= max(most * nonzero - slip, free + self.margin)
-
-
-LOOSE = 1 / 4               # of a block's largest magnitude: an operand's slack beyond it tells nothing
-
-
-def _telling_slack(carry: float, scale, target: Block) -> bool:
-    """Is the slack an operand's rounding allows (:data:`CARRIED` × ``carry``, by the entry's
-    ``scale``) small beside the numbers it is to tell apart? Past :data:`LOOSE` of the block's largest
-    magnitude, every print of that size is "reproduced" (0.2 for 0.4 where the operands were
-    printed to one decimal): a match that is no evidence."""
-    finite = np.isfinite(target.floats)
-    if not carry or not finite.any():
-        return True
-    reach = CARRIED * carry * float(np.max(scale[finite & np.isfinite(scale)], initial=1.0))
-    return bool(reach <= LOOSE * float(np.max(np.abs(target.floats[finite]))))
-
-
-def _truncated(v, target: Block) -> bool:
-    """Does the block print every entry of ``v`` cut off after its digits, not rounded
-    (``0.7302`` for 0.73029…)? Some writers' rule for a whole block, never for one entry; read
-    only in prints of three decimals or more (a cut to one or two keeps small sums alike)."""
-    p = target.floats
-    if not np.all(np.isfinite(v)) or not np.all(np.isfinite(p)) or np.any(target.half > 5e-4):
-        return False
-    with np.errstate(invalid="ignore"):
-        cut = np.abs(v) - np.abs(p)
-    return bool(np.all((np.sign(v) == np.sign(p)) | (p == 0)) and
-                np.all((cut >= -1e-12) & (cut < 2 * target.half * 0.9999)))
-
-
-ROWS_WHOLE = 2 / 3          # share of a block's rows reproduced whole, every entry: the rest wrong
-MANY = 4                    # magnitudes a block prints for its rows to tell
-
-
-def _rows_whole(d: Derivation) -> bool:
-    """Are :data:`ROWS_WHOLE` of ``d``'s rows (three rows at least, each of two entries or
-    more, :data:`MANY` magnitudes in the block) reproduced entry by entry, the misses all
-    in the other rows?"""
-    rows, cols = d.block.shape
-    if d.missed is None or rows < 3 or cols < 2 or len(d.missed) != d.block.floats.size - d.matched \
-            or len(np.unique(np.abs(d.block.floats))) < MANY:
-        return False                             # 0, 0.5 and 1: rows coincide too easily
-    return rows - len({i for i, _ in d.missed}) >= ROWS_WHOLE * rows
-
-
-def _one_digit(b: Block) -> bool:
-    """Does ``b`` print every entry with one significant digit at most (``0.1``, ``0``, ``3``)?"""
-    return all(significant_digits(t.strip()) <= 1 for row in b.printed.texts for t in row)
-
-
-def _exact(v, target: Block, ok) -> bool:
-    """Is every entry of ``v`` that ``ok`` marks reproduced the printed number itself?"""
-    if v is None or ok is None or v.shape != target.shape:
-        return False
-    with np.errstate(invalid="ignore"):
-        same = (np.abs(v - target.floats) <= 1e-9 * np.maximum(1, np.abs(v))) | (v == target.floats)
-    return bool(np.all(same | ~ok))
-
-
-def _tight(v, target: Block) -> int:
-    """The entries of ``v`` that print as ``target`` prints them, within half a unit of the
-    last digit and nothing more."""
-    if v is None or v.shape != target.shape:
-        return 0
-    with np.errstate(invalid="ignore"):
-        return int(np.sum(np.abs(v - target.floats) <= target.half * 1.0001 + 1e-12))

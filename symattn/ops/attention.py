@@ -231,4 +231,4 @@ WEIGHTS = declare("weights", weights, steps=weights_steps, latex=Presentation("w
 ATTENTION = declare("attention", attention, steps=attention_steps, value=attention_output,
                     latex=Presentation("Attention", _show, rows="first"), mistakes=_mistakes, groups=_GROUP,
                     search=Search("n d, m d, m v -> n v", params={"mask": ("None", "causal_mask({rows})")},
-                                  scales=True, last=True))
+                                  scales=True, last=True, unless=("exp(", "softmax(", "weights(")))
