@@ -55,8 +55,15 @@ def _raw_lines(tmp_path, text):
         return
     for suffix in ("md", "txt"):
         lines = read_article(_write(tmp_path, suffix, text))
-        assert [l.text for l in lines] == source_lines(text)
         assert [l.number for l in lines] == list(range(1, len(lines) + 1))
+        for line, source in zip(lines, source_lines(text), strict=True):
+            if line.columns is None:
+                assert line.text == source
+            else:                                # Markdown's escapes read: only backslashes dropped
+                assert suffix == "md" and len(line.columns) == len(line.text)
+                assert all(source[c - 1] == ch for c, ch in zip(line.columns, line.text))
+                dropped = set(range(1, len(source) + 1)) - set(line.columns)
+                assert all(source[c - 1] == "\\" for c in dropped)
     tex = read_article(_write(tmp_path, "tex", text))
     assert [len(l.text) for l in tex] == [len(s) for s in source_lines(text)]
 

@@ -36,6 +36,10 @@ _OUTPUT_INFO = {"output", "text", "console", "out", "stdout", "result", "plainte
 _OUTPUT_MARK = re.compile(r"\s*(?:\*\*|_)?(?:Out\s*\[\s*\d*\s*\]\s*:?|Output\s*:?|出力\s*[:：]?)"
                           r"(?:\*\*|_)?\s*$", re.I)
 
+_BRACKET = re.compile(r"(?<!\\)\\[\[\]]")
+_ESCAPABLE = set("*_#+-.!{}~<>^")         # punctuation a Markdown escape shows as itself
+ALL = object()                            # every escaped bracket an escape (:func:`unescaped`)
+
 # **…**: opened after a space or the line's start, closed before a space or the line's end
 _BOLD = re.compile(r"(?<![\w)\]*])\*\*(?=[^\s*])([^*]*?[^\s*])\*\*(?![\w(*])")
 
@@ -49,8 +53,9 @@ def _parser():
     return MarkdownIt("commonmark").enable("table").use(dollarmath_plugin).disable("inline")
 
 
-def kinds(lines: list[str]) -> list[str]:
-    """The kind of each source line (0-based list, one entry per line)."""
+def kinds(lines: list[str]) -> tuple[list[str], set]:
+    """The kind of each source line (0-based list, one entry per line), and where a ``\\[``
+    or ``\\]`` of the prose is an escaped bracket (:func:`escaped_brackets`)."""
     if len(lines) > MAX_LINES:
         raise LimitError(f"a Markdown text of {len(lines)} lines, more than {MAX_LINES}",
                          hint="split it, or raise symattn.article.markdown.MAX_LINES on purpose")
@@ -70,10 +75,57 @@ def kinds(lines: list[str]) -> list[str]:
         for k in range(first, min(last, len(lines))):
             out[k] = kind
     rest = [s if kind == "text" else "" for s, kind in zip(lines, out)]
+    escaped = escaped_brackets(rest)
+    for k, at in escaped:
+        rest[k] = rest[k][:at] + "  " + rest[k][at + 2:]
     for k, inside in enumerate(math_flags(rest)):
         if inside and out[k] == "text":
             out[k] = "math"
+    return out, escaped
+
+
+def escaped_brackets(lines: list[str]) -> set:
+    """(line, column), 0-based, of each Markdown-escaped bracket of ``lines`` of prose
+    (``"cat": \\[0.8, 0.1]``, as converters and chat exports write a list): a ``\\[`` is
+    displayed math only when a ``\\]`` closes it before the next ``\\[``, and a ``\\]`` only
+    when it closes one."""
+    marks = [(k, m) for k, s in enumerate(lines) for m in _BRACKET.finditer(s)]
+    out, opened = set(), None
+    for (k, m), nxt in zip(marks, marks[1:] + [(0, None)]):
+        if m.group(0) == "\\[":
+            opened = nxt[1] is not None and nxt[1].group(0) == "\\]"
+            if not opened:
+                out.add((k, m.start()))
+        elif not opened:
+            out.add((k, m.start()))
+        else:
+            opened = False
     return out
+
+
+def unescaped(line: str, brackets=()) -> tuple[str, tuple | None]:
+    """A line of prose as Markdown shows it, and the source column of each character (None:
+    unchanged): a backslash before punctuation (``\\*``, ``\\_``, ``\\-``; a bracket where
+    ``brackets``, 0-based columns or ``ALL``, say it is escaped) is dropped, outside ``$…$``
+    and code spans; ``\\(``, ``\\|`` and ``\\\\`` are kept (math delimiters, a table's cell)."""
+    if "\\" not in line:
+        return line, None
+    keep = [True] * len(line)
+    k = 0
+    while k < len(line) - 1:
+        ch = line[k]
+        if ch in "$`":
+            end = line.find(ch, k + 1)
+            k = len(line) if end < 0 else end + 1
+            continue
+        if ch == "\\" and (line[k + 1] in _ESCAPABLE or (line[k + 1] in "[]" and (brackets is ALL or k in brackets))):
+            keep[k] = False
+            k += 2
+            continue
+        k += 2 if ch == "\\" else 1
+    if all(keep):
+        return line, None
+    return "".join(c for c, x in zip(line, keep) if x), tuple(j + 1 for j, x in enumerate(keep) if x)
 
 
 def block_kind(info: str, content: str, lines: list[str], first: int) -> str:
@@ -93,9 +145,15 @@ def read_lines(lines: list[str], number=lambda k: k + 1, where=lambda k: "") -> 
     """Lines of Markdown source; ``number(k)``/``where(k)`` place the k-th (0-based) line
     (a notebook's markdown cell places its lines its own way). In a code block, bold marks
     around words (``**Total:** 40.04``) are the author's emphasis, not a power: they are
-    read as spaces (columns stay those of the source)."""
-    return comment_printouts([drawn(Line(number(k), unbold(s) if kind in ("code", "output") else s, kind,
-                                         None, where(k))) for k, (s, kind) in enumerate(zip(lines, kinds(lines)))])
+    read as spaces (columns stay those of the source). In prose, Markdown's escapes are
+    read as shown (:func:`unescaped`)."""
+    kind_of, brackets = kinds(lines)
+    out = []
+    for k, (s, kind) in enumerate(zip(lines, kind_of)):
+        text, columns = (unbold(s), None) if kind in ("code", "output") else (s, None) if kind == "math" \
+            else unescaped(s, {at for j, at in brackets if j == k})
+        out.append(drawn(Line(number(k), text, kind, columns, where(k))))
+    return comment_printouts(out)
 
 
 def comment_printouts(lines: list[Line]) -> list[Line]:

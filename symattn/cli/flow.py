@@ -46,7 +46,7 @@ def articles_to_read(specs: list, given: list | None) -> list[str]:
         for source in spec.sources:
             path = Path(spec.path).parent / source
             if path.is_file():
-                out.append(str(path))
+                out += [str(path)] if str(path) not in out else []   # one article, several examples
             elif not spec.claims:
                 raise SpecError(f"the source '{source}' cannot be read ({'not a file' if path.exists() else 'no such file'}), "
                                 "and the spec has no claims: nothing would be checked",

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..article.read import READERS as ARTICLE_SUFFIXES   # the suffixes an article is read by
-from ..errors import SpecError, SymattnError
-from ..spec import expr as E
+from ..errors import SpecError
 
 
 @dataclass
@@ -77,6 +76,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     from ..article.read import read_article
     from .blocks import blocks
     from .chains import chains
+    from .order import linked
     from .passes import infer_derivations
     from .restated import restated
     from .search import Search
@@ -99,7 +99,7 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     _written_over(found, derived, written_claims(list(shown.values()) + [lone], {}))   # not onto it
     moved = restated(found, derived, reprints, lone)    # softmax([0.577, …]) of 1 / 1.732 = 0.577
     joined = {i: c.prints + c.operands for i, c in shown.items()}
-    for i, js in _linked(shown, derived).items():
+    for i, js in linked(shown, derived).items():
         joined[i] = joined.get(i, ()) + js
     groups = examples(found, derived, reprints, joined)
     folder = folder or str(Path(files[0]).parent)
@@ -130,29 +130,6 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
         out.append(Inferred(identifier(files[0], n - 1, n), files,
                             written_text(lone, sources, identifier(files[0], n - 1, n), lines), folder))
     return out
-
-
-def _linked(shown: dict, derived: dict) -> dict:
-    """Block index -> the other blocks whose unprinted steps (a chain's, a derivation's) its
-    own take (``0 / written_sqrt`` worked beside a later block, of the √2 worked beside an
-    earlier one): one example with them."""
-    steps = [(i, name, expr) for i, c in shown.items() for name, expr, _ in c.steps] + \
-        [(i, name, expr) for i, d in derived.items() for name, expr in d.steps]
-    owner = {name: i for i, name, _ in steps}
-    out: dict = {}
-    for i, _, expr in steps:
-        for name in _names_in(expr):
-            if owner.get(name, i) != i:
-                out.setdefault(i, set()).add(owner[name])
-    return {i: tuple(sorted(js)) for i, js in out.items()}
-
-
-def _names_in(expr: str) -> set:
-    """The names a step's expression takes (none where it does not parse: the check says so)."""
-    try:
-        return E.names(E.parse(expr))
-    except SymattnError:
-        return set()
 
 
 def _written_over(found: list, derived: dict, claimed: dict) -> None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ..errors import SymattnError
+from ..spec import expr as E
 from .blocks import Block, heads_of, rows_of
 
 MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
@@ -170,11 +172,14 @@ def _renamed(expr: str, old: str, new: str) -> str:
     return re.sub(rf"(?<![\w\[]){re.escape(old)}(?![\w\[])", new, expr)
 
 
-def dependency_order(steps: list[Block], derived: dict) -> list[Block]:
+def dependency_order(steps: list[Block], derived: dict, chained: dict | None = None) -> list[Block]:
     """The computed blocks in reading order, except that each comes after the blocks it is
     computed from (a step printed before what it uses: the scores from the row of a table
-    of queries printed later). The derivations are acyclic (:func:`inputs_as_rows`)."""
+    of queries printed later) and those whose chain's steps its own take (``chained``: block
+    index -> :class:`.chains.Chain`; :func:`linked`). The derivations are acyclic
+    (:func:`inputs_as_rows`)."""
     index = {b.index for b in steps}
+    takes = linked(chained or {}, derived)
     out: list[Block] = []
     done: set = set()
 
@@ -182,8 +187,8 @@ def dependency_order(steps: list[Block], derived: dict) -> list[Block]:
         if b.index in done or b.index in path:
             return
         d = derived.get(b.index)              # a chain's step (.chains): after its block
-        for o in (d.operands if d is not None else ()):
-            i = (o.parent or o).index
+        for i in [(o.parent or o).index for o in (d.operands if d is not None else ())] + \
+                list(takes.get(b.index, ())):
             if i in index and i != b.index:
                 place(next(s for s in steps if s.index == i), path + (b.index,))
         done.add(b.index)
@@ -191,3 +196,26 @@ def dependency_order(steps: list[Block], derived: dict) -> list[Block]:
     for b in steps:
         place(b)
     return out
+
+
+def linked(shown: dict, derived: dict) -> dict:
+    """Block index -> the other blocks whose unprinted steps (a chain's, a derivation's) its
+    own take (``0 / written_sqrt`` worked beside a later block, of the √2 worked beside an
+    earlier one): one example with them."""
+    steps = [(i, name, expr) for i, c in shown.items() for name, expr, _ in c.steps] + \
+        [(i, name, expr) for i, d in derived.items() for name, expr in d.steps]
+    owner = {name: i for i, name, _ in steps}
+    out: dict = {}
+    for i, _, expr in steps:
+        for name in names_in(expr):
+            if owner.get(name, i) != i:
+                out.setdefault(i, set()).add(owner[name])
+    return {i: tuple(sorted(js)) for i, js in out.items()}
+
+
+def names_in(expr: str) -> set:
+    """The names a step's expression takes (none where it does not parse: the check says so)."""
+    try:
+        return E.names(E.parse(expr))
+    except SymattnError:
+        return set()

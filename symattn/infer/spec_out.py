@@ -125,7 +125,7 @@ def spec_text(group: list[Block], derived: dict[int, Derivation], sources: list[
     """The TOML of one example (``chained``: block index -> the :class:`.chains.Chain` of
     its statistics, steps after the block's own; ``echoed``: :func:`echoed`)."""
     chained = chained or {}
-    steps = dependency_order([b for b in group if b.index in derived or b.index in chained], derived)
+    steps = dependency_order([b for b in group if b.index in derived or b.index in chained], derived, chained)
     taken = {o.index for b in steps if b.index in derived for o in derived[b.index].operands}
     taken |= {o for b in group if b.index in chained for o in chained[b.index].operands}
     taken -= {j for b in group if b.index in chained for j in chained[b.index].prints}  # steps

@@ -23,6 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..article import markdown
 from ..article.cells import Printed, as_matrix, parse_list
 from ..article.matrices import find
 from .blocks import Block, floats_of, spec_name
@@ -30,7 +31,6 @@ from .blocks import Block, floats_of, spec_name
 MAX_STATED = 40            # stated weights read from one article (the first ones)
 NEXT_LINES = 2             # a block named by words: within this many lines after them
 
-_ESCAPED = re.compile(r"\\([\[\]_*^])")
 _NAME = r"[A-Za-z]\w*(?:\^\{?\w+\}?)?(?:_\{?\w+\}?)?"
 _NAMES = re.compile(rf"((?:(?<![\w\\]){_NAME}\s*=\s*)+)")
 _FACTOR = re.compile(r"\s*(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)\s*/\s*(\d+))\s*(?:\\cdot|\*|·|×)?\s*"
@@ -41,8 +41,9 @@ _ROLES = {"q": "q", "query": "q", "queries": "q", "k": "k", "key": "k", "keys": 
 
 
 def unescaped(text: str) -> str:
-    """The text as Markdown renders its escapes (``\\[`` → ``[``, ``W\\_Q`` → ``W_Q``)."""
-    return _ESCAPED.sub(r"\1", text)
+    """The text as Markdown renders its escapes (``\\[`` → ``[``, ``W\\_Q`` → ``W_Q``): in any
+    article, as a plain text may be Markdown's too."""
+    return markdown.unescaped(text, markdown.ALL)[0]
 
 
 def role(name: str) -> tuple[str, str] | None:
@@ -125,8 +126,11 @@ def with_stated(found: list[Block], parts: list[tuple[str, list]]) -> list[Block
         for names, p in stated(lines):
             same = next((b for b in found if b.path == path and b.line == p.line
                          and b.printed.values == p.values), None)
-            if same is not None:
+            if same is not None:                # named by the first of its names, as the text states it
                 same.given = names
+                first = spec_name(names[0])
+                if first and same.name != first and first not in {b.name for b in found}:
+                    same.name = first
                 continue
             floats = floats_of(p.values)
             extra.append(Block(spec_name(names[0]) or "W", p, 0, path, floats,

@@ -85,7 +85,9 @@ class _Writing:
         self.results: dict = {}              # a result as printed -> (its step, its chain's block
                                              # or None: the lone chain), the latest
         self.printed: dict = {}              # a result as printed -> every such pair, in order
-        self.result_line: dict = {}          # a result as printed -> the line it is written on
+        self.result_lines: dict = {}         # a result as printed -> the lines it is written on
+        self.placed: dict = {}               # (line, place, result as printed) -> (its step, key):
+                                             # an entry of a vector equation's results
         self.last: tuple = ("", ())          # the form and operands of the last step
 
     def take(self, w: Written, before: list[Block], lines, listed: dict) -> None:
@@ -93,8 +95,9 @@ class _Writing:
         or a step of its own."""
         if self._on_chain(w, before):
             return
+        placed = self._placed(w, before)
         before = [b for b in before if not self._results_of(b) and not _result_print(b, w)]
-        got = self._operands(w, before, listed)
+        got = self._operands(w, before, listed, placed)
         if got is None:
             return
         first, (w, owner, owners, operands, key) = w, got
@@ -121,17 +124,19 @@ class _Writing:
             return True
         return False
 
-    def _operands(self, w: Written, before: list[Block], listed: dict) -> tuple | None:
+    def _operands(self, w: Written, before: list[Block], listed: dict, placed: dict) -> tuple | None:
         """(the form of ``w`` read, its owner block, the blocks it takes, its operands, the
-        owner's index) of the first form of ``w`` whose numbers all have an origin, or None."""
+        owner's index) of the first form of ``w`` whose numbers all have an origin (a result
+        of a list before it: ``placed``, as :meth:`_placed`), or None."""
         for as_written in _forms(w):         # a result of the chain the step joins, no other's
             owners = _owners(as_written, before, self.results)
             owner = max(owners, key=lambda b: b.index) if owners else \
                 next((b for b in reversed(before) if b.index in self.in_example), None)
-            owner = self._joined(as_written, owner, before)
+            owner = self._joined(as_written, owner, before, placed)
             key = None if owner is None else owner.index
             table = {p: name for p, (name, k) in self.results.items() if k == key}
             table.update(self._sibling(as_written, key))
+            table.update({x: name for x, (name, _) in placed.items()})
             operands, owners = _operands(as_written, before, table, listed)
             if operands is not None and owner is None and owners and not set(operands) & set(table.values()):
                 owner = max(owners, key=lambda b: b.index)     # 1·4 + 2·5 + 3·6 of Q and K's entries
@@ -140,13 +145,14 @@ class _Writing:
                 return as_written, owner, owners, operands, key
         return None
 
-    def _joined(self, w: Written, owner, before: list[Block]):
+    def _joined(self, w: Written, owner, before: list[Block], placed: dict):
         """The owner ``w`` joins: a block with no chain yet gives way to the one chain whose
-        results ``w`` takes (0.42 · [0.12, …] with V's rows, of α = 0.42 worked out before)."""
+        results ``w`` takes (0.42 · [0.12, …] with V's rows, of α = 0.42 worked out before;
+        ``placed``: as :meth:`_placed`)."""
         if owner is None or owner.index in self.shown:
             return owner
         keys = {self.results[x][1] for x in w.numbers if x in self.results and not any(
-            _entry(b, x) is not None for b in before)}
+            _entry(b, x) is not None for b in before)} | {placed[x][1] for x in w.numbers if x in placed}
         by_index = {b.index: b for b in self.found}
         return by_index.get(keys.pop(), owner) if len(keys) == 1 and None not in keys else owner
 
@@ -155,7 +161,25 @@ class _Writing:
         as a step's (``[exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]``)? Then arithmetic on its
         numbers takes those results, not the list as given."""
         texts = b.printed.texts[0] if b.shape[0] == 1 else ()
-        return len(texts) > 1 and all(self.result_line.get(t.strip()) == b.line for t in texts)
+        return len(texts) > 1 and all(b.line in self.result_lines.get(t.strip(), ()) for t in texts)
+
+    def _placed(self, w: Written, before: list[Block]) -> dict:
+        """For each number of ``w`` (any of its forms) that a list before it of a vector
+        equation's results prints (``softmax(…) ≈ [0.28, 0.23, 0.49]``, then ``[0.18, 0.59,
+        0.23]``), the step of that entry, as printed -> (step, key): of the list that prints
+        most of ``w``'s numbers, then the nearest (0.23 of ``0.28·v₁ + 0.23·v₂ + 0.49·v₃``:
+        the first list's)."""
+        out = {}
+        for numbers in (f.numbers for f in _forms(w)):
+            lists = [b for b in before if b.shape[0] == 1 and self._results_of(b)]
+            count = {b.index: sum(_entry(b, x) is not None for x in set(numbers)) for b in lists}
+            for x in numbers:
+                b = max((b for b in lists if _entry(b, x) is not None),
+                        key=lambda b: (count[b.index], b.index), default=None)
+                got = b is not None and self.placed.get((b.line, _entry(b, x)[1], x))
+                if got:
+                    out.setdefault(x, got)
+        return out
 
     def _sibling(self, w: Written, key) -> dict:
         """The result a print stands for where several results print it (``0.61``: e^{-0.5}
@@ -197,6 +221,7 @@ class _Writing:
         for term, at in zip(terms, _printing(lines, w.line, [t[3] for t in terms]) or ()):
             chain.steps.append(term[:3])
             chain.claims.append((term[0], term[3], at))
+        self.result_lines.setdefault(w.result, set()).add(w.line)    # a list of results, whatever
         if w.result not in w.numbers:        # sin(0.01) ≈ 0.01: the digits are a given's too
             _result(self, w, step[0], key)            # exp(0.357) of the loss -log(0.70) = 0.357
         chain.end = max(chain.end, w.line)
@@ -347,4 +372,6 @@ def _result(writing: _Writing, w: Written, entry: str, key) -> None:
     """``w``'s result as printed is ``entry``'s (of the chain of block ``key``): the latest such."""
     writing.results[w.result] = (entry, key)
     writing.printed.setdefault(w.result, []).append((entry, key))
-    writing.result_line[w.result] = w.line
+    writing.result_lines.setdefault(w.result, set()).add(w.line)
+    if w.place >= 0:
+        writing.placed[(w.line, w.place, w.result)] = (entry, key)
