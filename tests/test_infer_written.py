@@ -545,3 +545,14 @@ def test_a_function_of_worked_arithmetic_is_judged_from_its_first_side(tmp_path)
     assert got[2] == ("0.540", "correct")
     assert got[3] == ("0.100", "wrong")
     assert [c["expected"] for c in d["claims"] if c["line"] == 3] == ["0.010"]
+
+
+def test_sides_four_orders_apart_are_a_misreading_not_judged(tmp_path):
+    """A page's text with its exponents flattened (``10000^{-2/4}`` as ``100002/4``) reads as
+    arithmetic that is off by millions: no verdict. A slip by a factor of 100 is judged."""
+    data = post(tmp_path, "flat.txt", "θ0=100000/21=1,θ1=100001/21=0.01,θ2=100002/21=0.0001\n"
+                "Inputs: [0.0002, 0.5]\nSquares: 0.0002 * 0.0002 = 0.000004 and 0.5 * 0.5 = 0.25\n")
+    assert not [c for c in at(data, 1) if c["verdict"] == "wrong"]
+    slip = [c for c in at(data, 3) if c["printed"] == "0.000004"]
+    assert slip and slip[0]["verdict"] == "wrong"
+    assert Fraction(slip[0]["exact"]) == Fraction("0.0002") ** 2

@@ -287,7 +287,7 @@ def _row_sums(text: str, line: int) -> list[Written]:
     return out
 
 
-_SOFTMAX_OF = re.compile(rf"(?<![\w.])softmax\}}?\s*(?:\\left)?\s*\(\s*(?:(?:\\left)?\s*\[)?\s*({_NUMS})"
+_SOFTMAX_OF = re.compile(rf"(?<![\w.])[Ss]oftmax\}}?\s*(?:\\left)?\s*\(\s*(?:(?:\\left)?\s*\[)?\s*({_NUMS})"
                          rf"\s*(?:(?:\\right)?\s*\])?\s*(?:\\right)?\s*\)")   # \text{softmax}\left([…]\right), softmax(a, b)
 _LAST_LIST = re.compile(rf"(?:=|≈|\\approx)\s*(?:\\left)?\s*([\[(])\s*({_NUMS})\s*(?:\\right)?\s*[\])]"
                         rf"(?=[^\[\]=≈]*$)")                           # the result, [a, b] or (a, b)
@@ -347,12 +347,18 @@ def _key(m: re.Match) -> str:
 def _value(key: str, x: str) -> float | None:
     """The float value of the function ``key`` at the number ``x`` (the spec language's
     own), or None where it is undefined."""
+    return _float(TEMPLATE[key].format(f"({x})"))
+
+
+def _float(text: str) -> float | None:
+    """The float value of an expression of numbers in the spec language, or None where it
+    is undefined."""
     from ..evaluation import float_value
     from ..spec import expr as E
     from ..spec.build import build
     try:
         with np.errstate(all="ignore"):
-            v = build(E.parse(TEMPLATE[key].format(f"({x})")), {})
+            v = build(E.parse(text), {})
             v = float(v) if isinstance(v, Fraction) else float(np.asarray(float_value(v), dtype=float).flat[0])
     except (SymattnError, ValueError, TypeError, ZeroDivisionError, ArithmeticError):
         return None
@@ -360,10 +366,10 @@ def _value(key: str, x: str) -> float | None:
 
 
 def _plain(w: Written) -> bool:
-    """Defined there, and not a logarithm whose base the text leaves open while its result
-    fits another."""
+    """Defined there, not misread (:func:`_misread`), and not a logarithm whose base the
+    text leaves open while its result fits another."""
     if w.key == ARITHMETIC:
-        return True
+        return not _misread(w)
     if w.key != "log":
         return _value(w.key, w.argument) is not None
     r = float(w.result)
@@ -373,6 +379,20 @@ def _plain(w: Written) -> bool:
         v = _value(key, w.argument)
         return v is not None and abs((-v if w.negated else v) - r) <= half * (1 + 1e-9)
     return _value("log", w.argument) is not None and (fits("log") or not (fits("log2") or fits("log10")))
+
+
+MISREAD = 10 ** 4          # sides this many times apart: the text misread, not miscomputed
+
+
+def _misread(w: Written) -> bool:
+    """Do the sides of ``w`` differ by :data:`MISREAD` times or more? Exponents flattened to
+    digits in a page's text (``θ1=100001/21=0.01`` of ``10000^{-2·1/4}``) read so; no slip
+    of an author's is that far off, and judging it would call a misreading of ours wrong."""
+    v = _float(w.form.format(*(f"({x})" for x in w.numbers)))
+    r = float(w.result)
+    if v is None or v == 0 or r == 0:
+        return False
+    return not 1 / MISREAD < abs(r / v) < MISREAD
 
 
 TEMPLATE = {"log": "log({})", "log2": "log({}) / log(2)", "log10": "log({}) / log(10)",
