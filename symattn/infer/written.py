@@ -99,8 +99,9 @@ class Written:
     row: bool = False        # its numbers may be one printed row, in order (a sum beside its
                              # list, a softmax of a list): that row's entries, where one is
     results: tuple = ()      # the whole result of a vector equation it is an entry of
-    substituted: bool = False   # written after its form in symbols (``W_Q * x1 = 0.1 * 0.2``):
-                                # its decimals are the symbols' values, givens
+    substituted: bool = False   # its decimals are givens: the symbols' values where it is written
+                                # after its form in symbols (``W_Q * x1 = 0.1 * 0.2``), the list
+                                # a statistic is called on (``std(6.5, 2.1, 8.3)``)
 
 
 def written(lines) -> list[Written]:
@@ -131,6 +132,7 @@ def written(lines) -> list[Written]:
         out += _functions(text + ahead, ln.number)
         out += _sums(chain + ahead, ln.number, len(chain) - len(text)) + _row_sums(text, ln.number)
         out += _softmax_of_list(chain + ahead, ln.number, len(chain) - len(text))
+        out += _statistics(text, ln.number)
         entries: list = []
         for entry, strict, place in _elementwise(chain + ahead, len(chain) - len(text)):
             if place == 0:                   # [exp(-0.00707), exp(0.0)] ≈ [0.9929, 1.0]
@@ -309,6 +311,41 @@ def _softmax_of_list(text: str, line: int, since: int = 0) -> list[Written]:
     total = " + ".join(f"exp({{{k}}})" for k in range(len(numbers)))
     return [Written(ARITHMETIC, False, m.group(0), r, line, r, "", f"exp({{{k}}}) / ({total})", numbers,
                     place=k, row=True, results=tuple(results)) for k, r in enumerate(results)]
+
+
+_STATISTIC = re.compile(rf"(?<![\w])(?:(?:np|numpy|torch|statistics)\.)?(?P<f>mean|average|avg|std|stdev|var|"
+                        rf"variance|sum)\s*\(\s*(?P<open>\[)?\s*(?P<xs>{_NUMS})\s*(?(open)\])\s*\)"
+                        rf"\s*{EQUALS}\s*(?P<result>{_NUM}){_END}")
+_STATISTICS = {"mean": "mean", "average": "mean", "avg": "mean", "sum": "sum",
+               "std": "std", "stdev": "std", "var": "var", "variance": "var"}
+
+
+def _statistics(text: str, line: int) -> list[Written]:
+    """``mean([7, 5, 4]) = 5.33``, ``std(7,5,4) = 1.25``, ``np.var([…]) ≈ …``, ``sum(…) = …``:
+    the spec language's statistic of the list (``mean(concat({0}, {1}, {2}))``); a standard
+    deviation or variance by the convention its result fits, population or sample (texts
+    write both), else the nearer."""
+    out = []
+    for m in _STATISTIC.finditer(text):
+        if _GOES_ON.match(text, m.end()):
+            continue
+        numbers = tuple(x.strip() for x in m.group("xs").split(","))
+        row = f"concat({', '.join(f'{{{k}}}' for k in range(len(numbers)))})"
+        kind = _STATISTICS[m.group("f")]
+        forms = [f"{kind}({row})"] if kind in ("mean", "sum") else \
+            [f"{'sqrt(' if kind == 'std' else '('}var({row}, ddof={d}))" for d in (0, 1)]
+        form = min(forms, key=lambda f: _off(f, numbers, m.group("result")))
+        out.append(Written(ARITHMETIC, False, m.group(0), m.group("result"), line, m.group("result"),
+                           _label(text[:m.start()]), form, numbers, row=True, substituted=True))
+    return out
+
+
+def _off(form: str, numbers: tuple, result: str) -> float:
+    """How far the value of ``form`` over ``numbers`` is from ``result``, in units of its last
+    printed digit (0 within rounding; infinite where undefined)."""
+    v = _float(form.format(*(f"({x})" for x in numbers)))
+    half = 0.5 * 10.0 ** -len(result.partition(".")[2])
+    return math.inf if v is None else max(0.0, abs(v - float(result)) - half * (1 + 1e-9)) / half
 
 
 def _earlier(text: str, start: int) -> tuple[tuple, int]:
