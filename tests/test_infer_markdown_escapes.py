@@ -133,3 +133,16 @@ def test_the_fixed_article_keeps_its_escapes(tmp_path):
     want = POST.replace(r"≈ \[0.28, 0.23, 0.49]", r"≈ \[{:.2f}, {:.2f}, {:.2f}]".format(*map(float, w)))
     assert fixed.read_text(encoding="utf-8").splitlines()[8] == want.splitlines()[8]
     assert r"\[0.32, 0.29, 0.39]" in fixed.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("content, kind", [
+    ('Wort | Query\n"I" | [0.8, 0.1]\n"love" | [-0.2, 0.7]\n', "table"),
+    ("x | y\n1 | 2\n", "table"),
+    ("a = b | c\nd = e | f\n", "code"),                   # assignments: code
+    ("if a || b:\n    c || d\n", "code"),
+    ("| a | b |\n+---+---+\n| 1 | 2 |\n", "code"),          # a drawn box: rows unlike
+    ("x | y\nfoo | bar\n", "code"),                        # no number under the header
+])
+def test_a_code_block_is_a_table_only_when_every_line_is_a_row(content, kind):
+    from symattn.article.markdown import block_kind
+    assert block_kind("", content, [], 0) == kind

@@ -556,3 +556,31 @@ def test_sides_four_orders_apart_are_a_misreading_not_judged(tmp_path):
     slip = [c for c in at(data, 3) if c["printed"] == "0.000004"]
     assert slip and slip[0]["verdict"] == "wrong"
     assert Fraction(slip[0]["exact"]) == Fraction("0.0002") ** 2
+
+
+FENCED_TABLE = """Nach der Matrixmultiplikation:
+
+```
+Wort    | Query         | Key
+"I"     | [ 0.8,  0.1]  | [ 0.6, -0.3]
+"love"  | [-0.2,  0.7]  | [ 0.1,  0.5]
+"dogs"  | [ 0.5, -0.4]  | [-0.4,  0.8]
+```
+
+```
+Q_dogs · K_I = (0.5 × 0.6) + (-0.4 × -0.3) = 0.42
+Q_dogs · K_love = (0.5 × 0.1) + (-0.4 × 0.5) = -0.16
+```
+"""
+
+
+def test_a_table_typed_in_a_code_block_gives_its_columns_and_a_dot_product_its_rows(tmp_path):
+    """The table is read as a matrix a column (a code block of | rows); each product in
+    parentheses is a row of Query times a row of Key, whichever block prints the same digits."""
+    data = post(tmp_path, "fenced.md", FENCED_TABLE)
+    steps = {s["line"]: s["expr"] for ex in data["inferred"] for s in ex["steps"]}
+    assert steps[11].replace(" ", "") == "(Query[2,0]*Key[0,0])+(Query[2,1]*Key[0,1])"
+    assert steps[12].replace(" ", "") == "(Query[2,0]*Key[1,0])+(Query[2,1]*Key[1,1])"
+    got = {c["printed"]: c for c in at(data, 12)}
+    assert Fraction(got["-0.16"]["exact"]) == Fraction("0.5") * Fraction("0.1") + Fraction("-0.4") * Fraction("0.5")
+    assert got["-0.16"]["verdict"] == "wrong" and at(data, 11)[0]["verdict"] == "correct"

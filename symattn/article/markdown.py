@@ -37,6 +37,8 @@ _OUTPUT_MARK = re.compile(r"\s*(?:\*\*|_)?(?:Out\s*\[\s*\d*\s*\]\s*:?|Output\s*:
                           r"(?:\*\*|_)?\s*$", re.I)
 
 _BRACKET = re.compile(r"(?<!\\)\\[\[\]]")
+_NUMBER = re.compile(r"\d")
+_CODE_ROW = re.compile(r"\|\||=|\bdef\b|\breturn\b|;\s*$")     # ``a || b``, assignments: code, no table
 _ESCAPABLE = set("*_#+-.!{}~<>^")         # punctuation a Markdown escape shows as itself
 ALL = object()                            # every escaped bracket an escape (:func:`unescaped`)
 
@@ -129,10 +131,16 @@ def unescaped(line: str, brackets=()) -> tuple[str, tuple | None]:
 
 
 def block_kind(info: str, content: str, lines: list[str], first: int) -> str:
-    """``output`` for a code block that prints a result (an output/text fence, a printout as
-    its first line, or an ``Out[n]:``/``Output:`` line right above it), else ``code``;
-    ``first`` is the 0-based index of the block's first line in ``lines``."""
+    """``table`` for a code block that is a table typed out (every line a row of as many
+    ``|`` cells, a header over vectors: ``"I" | [0.8, 0.1] | [0.6, -0.3]``), ``output`` for
+    one that prints a result (an output/text fence, a printout as its first line, or an
+    ``Out[n]:``/``Output:`` line right above it), else ``code``; ``first`` is the 0-based
+    index of the block's first line in ``lines``."""
     info = (info or "").strip().split(" ")[0].lower()
+    rows = [r for r in (content or "").splitlines() if r.strip()]
+    if len(rows) >= 2 and len({r.count("|") for r in rows}) == 1 and "|" in rows[0] and \
+            any(_NUMBER.search(r) for r in rows[1:]) and not any(_CODE_ROW.search(r) for r in rows):
+        return "table"
     if info in _OUTPUT_INFO or _PRINTOUT.match(content or ""):
         return "output"
     prev = first - 1

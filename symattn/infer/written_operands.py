@@ -177,11 +177,12 @@ def _at_digits(b: Block, x: str) -> bool:
     return math.isclose(float(b.half[i, j]), 0.5 * 10.0 ** -len(x.partition(".")[2]))
 
 
-_PRODUCTS = re.compile(r"\{0\} \* \{1\}(?: \+ \{\d+\} \* \{\d+\})+")
+_PRODUCTS = re.compile(r"(\( )?\{0\} \* \{1\}(?(1) \))(?: \+ (\( )?\{\d+\} \* \{\d+\}(?(2) \)))+")   # (a × b) + …
 
 
 def _dot(w: Written, before: list[Block]) -> tuple[tuple, list] | None:
-    """The operands of a dot product worked by hand (``0.6×0.5 + 0.4×0.2 + 1.0×0.7``) whose
+    """The operands of a dot product worked by hand (``0.6×0.5 + 0.4×0.2 + 1.0×0.7``, each
+    product in parentheses or none) whose
     left factors are a row of an earlier block and right factors a column (or a row: a key)
     of one, the nearest first (for entry ``k`` of a vector equation, column ``k`` first:
     that of a row times a matrix): each factor that block's entry there, not the first entry
