@@ -144,7 +144,7 @@ def apply_notebook(text: str, fixes: list, lines: list) -> str:
         start = f.number.start + len(f.line.text[f.number.start:f.number.end]) \
             - len(f.line.text[f.number.start:f.number.end].lstrip())
         try:
-            lit, at = _place(cells, scale, f.line.number, f.line.column(start))
+            lit, at = _place(cells, scale, f.line.line_at(start), f.line.column(start))
         except (IndexError, KeyError, TypeError, AttributeError):
             raise SpecError("the number is not where the notebook was read", where=f.where) from None
         if lit[at:at + len(f.old)] != f.old:

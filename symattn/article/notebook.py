@@ -3,7 +3,8 @@
 Cells are counted from 1 over all cells, as Jupyter shows them. Markdown cells read like a
 Markdown file (:mod:`symattn.article.markdown`); code-cell sources are ``code``; outputs
 (``stream`` text and the ``text/plain`` of ``execute_result``/``display_data``: PyTorch
-``tensor(...)``, NumPy ``array(...)``, lists, ``print`` lines) are ``output``, and so is a
+``tensor(...)``, NumPy ``array(...)``, lists, ``print`` lines) are ``output`` (a display whose
+plain text is only an object's repr, a styled pandas table, is read from its HTML), and so is a
 printout written as comments in a code cell (``# tensor([[…``); raw cells are ``text``.
 Error tracebacks are not read.
 
@@ -20,13 +21,14 @@ the notebook apart (``S/2`` above the longest); ``S`` is the same for the whole 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import warnings
 
 from ..errors import SpecError
 from ..numbers import shown
-from . import markdown
+from . import html, markdown
 from .latex import source_lines
 from .nesting import mark as nest
 from .quiet import mark
@@ -41,16 +43,30 @@ def _text(value) -> str:
 
 def output_values(cell) -> list:
     """The JSON values (a string or a list of strings) of a code cell's outputs that are
-    read, in order: ``stream`` text and the ``text/plain`` of results and displays."""
+    read, in order (:func:`outputs`)."""
+    return [value for value, _ in outputs(cell)]
+
+
+_REPR = re.compile(r"\s*<[\w.]+(?: object)? at 0x[0-9a-fA-F]+>\s*")   # <pandas…Styler at 0x27…>
+
+
+def outputs(cell) -> list[tuple]:
+    """(JSON value, is it HTML) of each output of a code cell that is read, in order:
+    ``stream`` text and the ``text/plain`` of results and displays, or their ``text/html``
+    where the plain text is only an object's repr (a styled pandas table)."""
     values = []
-    outputs = cell.get("outputs")
-    for out in outputs if isinstance(outputs, list) else []:
+    found = cell.get("outputs")
+    for out in found if isinstance(found, list) else []:
         kind = out.get("output_type") if isinstance(out, dict) else None
         data = out.get("data") if kind in ("execute_result", "display_data") else None
         if kind == "stream":
-            values.append(out.get("text"))
+            values.append((out.get("text"), False))
         elif isinstance(data, dict):
-            values.append(data.get("text/plain"))
+            html = data.get("text/html")
+            if html and _REPR.fullmatch(_text(data.get("text/plain"))):
+                values.append((html, True))
+            else:
+                values.append((data.get("text/plain"), False))
     return values
 
 
@@ -61,6 +77,28 @@ def _output_lines(cell) -> list[str]:
         if text:
             lines.extend(source_lines(text))
     return lines
+
+
+def _output_reading(cell, first: int, c: int) -> list[Line]:
+    """The Lines of a code cell's outputs, its k-th output line numbered ``first + k``:
+    plain text as ``output``; HTML through the HTML reader (a table's rows as ``table``)."""
+    out: list[Line] = []
+    k0 = 0
+    for value, is_html in outputs(cell):
+        text = _text(value)
+        if not text:
+            continue
+        lines = source_lines(text)
+        if is_html:
+            for ln in html.read(text):
+                out.append(dataclasses.replace(
+                    ln, number=first + k0 + ln.number, where=f"cell {c}, output, line {k0 + ln.number}",
+                    lines=None if ln.lines is None else tuple(first + k0 + n for n in ln.lines)))
+        else:
+            out += [Line(first + k0 + k, s, "output", None, f"cell {c}, output, line {k0 + k}")
+                    for k, s in enumerate(lines, start=1)]
+        k0 += len(lines)
+    return out
 
 
 def scale_of(cells) -> int:
@@ -139,6 +177,5 @@ def read(text: str, path: str = "") -> list[Line]:
                 Line(base + j, s, "code" if kind == "code" else "text", None, f"cell {c}, line {j}")
                 for j, s in enumerate(src, start=1)])
         if kind == "code":
-            out += [Line(base + scale // 2 + k, s, "output", None, f"cell {c}, output, line {k}")
-                    for k, s in enumerate(_output_lines(cell), start=1)]
+            out += _output_reading(cell, base + scale // 2, c)
     return nest(mark(out))
