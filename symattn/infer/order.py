@@ -35,7 +35,8 @@ def ends_text(b: Block) -> bool:
 
 
 def operands(blocks: list[Block], target: Block, widths: tuple = ()) -> tuple[list[Block], list[Block]]:
-    """(the blocks tried as operands of ``target``'s derivation, nearest first, each of the
+    """(the blocks tried as operands of ``target``'s derivation, nearest first (a stated
+    weight the text names just before it as near as that), each of the
     nearest :data:`MAX_ROW_BLOCKS` of several rows followed by its heads: its column
     slices of a head's ``widths`` the text states; the rows tried where a form takes or
     gives a row)."""
@@ -44,6 +45,9 @@ def operands(blocks: list[Block], target: Block, widths: tuple = ()) -> tuple[li
     from .reprinted import shown_again, shown_before
     at = {b.index: _printed_at(before, target, line) for b, line in shown_before(before, target, nearest)
           if b not in nearest}                # far, but printed again before it: as near as that print
+    for b in before:                          # a weight the text names right before it (``\\tilde Z W_1 =``)
+        if b.given and b not in nearest and b.index not in at and any(named(target.stating, n) for n in b.given):
+            at[b.index] = target.index - 0.5
     again = [b for b in before if b.index in at]
     whole = nearest + again + [b for b in shown_again(blocks, target) if b not in nearest + again]
     stacked = {id(r) for b in before for r in getattr(b, "parts", ())}   # represented by their stack
@@ -61,6 +65,12 @@ def operands(blocks: list[Block], target: Block, widths: tuple = ()) -> tuple[li
         heads = {b.index: [h for w in widths for h in heads_of(b, w)] for b in several}
         earlier = [x for b in earlier for x in [b] + heads.get(b.index, [])]
     return earlier, rows
+
+
+def named(text: str, name: str) -> bool:
+    """Does ``text`` write ``name`` as a name of its own (``W_1`` in ``\\tilde Z W_1``, not in
+    ``W_12``)?"""
+    return re.search(rf"(?<![\w\\]){re.escape(name)}(?![\w])", text) is not None
 
 
 MIN_WRITTEN = 3             # entries of a row written out before a block that make it its operand

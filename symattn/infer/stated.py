@@ -27,6 +27,7 @@ from ..article import markdown
 from ..article.cells import Printed, as_matrix, parse_list
 from ..article.matrices import find
 from .blocks import Block, floats_of, spec_name
+from .written import arithmetic_text
 
 MAX_STATED = 40            # stated weights read from one article (the first ones)
 NEXT_LINES = 2             # a block named by words: within this many lines after them
@@ -123,6 +124,7 @@ def with_stated(found: list[Block], parts: list[tuple[str, list]]) -> list[Block
     renumbered in reading order."""
     extra = []
     for path, lines in parts:
+        _scaled_latex(found, path, lines)
         for names, p in stated(lines):
             same = next((b for b in found if b.path == path and b.line == p.line
                          and b.printed.values == p.values), None)
@@ -143,6 +145,35 @@ def with_stated(found: list[Block], parts: list[tuple[str, list]]) -> list[Block
     for b in extra:
         b.name = fresh(b.name, used)
     return [replace(b, index=i) for i, b in enumerate(both)]
+
+
+_LATEX_FACTOR = re.compile(rf"(?<![\w\\])({_NAME})\s*=\s*\\[dt]?frac\s*(?:\{{\s*(\d+)\s*\}}|(\d))\s*"
+                           r"(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\\cdot|\\times)?\s*(?:\\left\s*)?\\begin\s*\{")
+
+
+def _scaled_latex(found: list[Block], path: str, lines: list) -> None:
+    """A LaTeX matrix the text states as a whole-number fraction of one (``W_1 =
+    \\frac12\\begin{bmatrix}1 & -1 …``, the only matrix on its line) is that fraction's
+    products, exact, a given by that name (in place in ``found``)."""
+    texts = {ln.number: arithmetic_text(ln) for ln in lines if getattr(ln, "kind", "text") != "code"}
+    used = {b.name for b in found}
+    for b in found:
+        text = texts.get(b.line, "")
+        m = _LATEX_FACTOR.search(text)
+        if b.path != path or b.printed.form != "latex" or b.given or m is None or text.count("\\begin") != 1:
+            continue
+        num, den = int(m.group(2) or m.group(3)), int(m.group(4) or m.group(5))
+        if den == 0:
+            continue
+        values, texts_of = _scaled((b.printed.values, b.printed.texts), num, den)
+        b.printed = replace(b.printed, values=values, texts=texts_of)
+        b.floats, b.half = floats_of(values), np.zeros(b.floats.shape)
+        b.given = (m.group(1),)
+        name = spec_name(m.group(1))
+        if name and name != b.name and name not in used:
+            used.discard(b.name)
+            b.name = name
+            used.add(name)
 
 
 def fresh(base: str, used: set) -> str:
