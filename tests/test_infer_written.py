@@ -584,3 +584,13 @@ def test_a_table_typed_in_a_code_block_gives_its_columns_and_a_dot_product_its_r
     got = {c["printed"]: c for c in at(data, 12)}
     assert Fraction(got["-0.16"]["exact"]) == Fraction("0.5") * Fraction("0.1") + Fraction("-0.4") * Fraction("0.5")
     assert got["-0.16"]["verdict"] == "wrong" and at(data, 11)[0]["verdict"] == "correct"
+
+
+def test_a_number_written_before_a_list_multiplies_it():
+    from symattn.infer.written_lists import elementwise
+    got = elementwise("C_1=0.9442 [1,-1]+0.0558 [-1,1]=[0.9442-0.0558, -0.9442+0.0558]=[0.8884, -0.8884]")
+    assert [e for e, _, _ in got] == ["0.9442 * 1+0.0558 * (-1) = 0.9442-0.0558 = 0.8884",
+                                      "0.9442 * (-1)+0.0558 * 1 = -0.9442+0.0558 = -0.8884"]
+    assert elementwise("x = [1, 2] [3, 4] = [5, 6]") == []       # two rows side by side: no product
+    # each entry's first side as written: 0.9442·1 + 0.0558·(−1) = 0.8884 exactly
+    assert Fraction("0.9442") * 1 + Fraction("0.0558") * -1 == Fraction("0.8884")

@@ -14,6 +14,7 @@ GOES_ON = re.compile(r"\s*(?:[-+*/×·^%\d]|\\cdot|\\times)")         # the resu
 
 _RESULTS = re.compile(rf"(?:=|≈|\\approx)\s*\[\s*({NUMS})\s*\](?![\d.])")
 _LIST = re.compile(r"\[([^\[\]]*)\]")
+_BY = re.compile(r"\d\s*$")                    # a number right before a list: it multiplies it
 _SIDES = re.compile(r"=|≈|\\approx|:")          # where a side of an equation starts
 
 
@@ -71,11 +72,14 @@ def _sides(left: str, n: int) -> list[tuple[str, list]]:
 
 
 def _entry_of(side: str, lists: list, k: int) -> str:
-    """``side`` with each of its ``lists`` replaced by its ``k``-th entry."""
+    """``side`` with each of its ``lists`` replaced by its ``k``-th entry (a number written
+    right before a list times it: ``0.9442 [1, -1]``)."""
     entry, at = "", 0
     for x in lists:
         e = _entries(x.group(1))[k]
-        entry += side[at:x.start()] + (f"({e})" if e.startswith("-") and len(lists) > 1 else e)
+        before = side[at:x.start()]
+        before = before.rstrip() + " * " if _BY.search(before) else before   # 0.9442 [1, -1]: a product
+        entry += before + (f"({e})" if e.startswith("-") and len(lists) > 1 else e)
         at = x.end()
     return (entry + side[at:]).strip()
 
