@@ -198,6 +198,10 @@ def _from_rows(run, header, caption) -> list[Printed]:
             return []
         values = tuple(tuple(v for v, _ in r[2]) for _, r in run)
         texts = tuple(tuple(t for _, t in r[2]) for _, r in run)
+        names = _functions_of(header, len(values[0]))
+        if names and not rows and len(run) > 1:   # | x | GELU(x) | ReLU(x) |: a column each
+            return [Printed(n, line, tuple((r[j],) for r in values), tuple((r[j],) for r in texts), None,
+                            "table", end) for j, n in enumerate(names)]
         return [Printed(name or "", line, values, texts, rows, "table", end)]
     out = []
     heads = (header or [])[-len(run[0][1][2]):] if header else []
@@ -211,6 +215,23 @@ def _from_rows(run, header, caption) -> list[Printed]:
             continue
         out.append(Printed(name or "", line, *mat, rows if len(run) > 1 else None, "table", end))
     return out
+
+
+_CALL = re.compile(r"([A-Za-z][\w.]{0,15})\s*\(\s*([A-Za-z]\w*)\s*\)")
+
+
+def _functions_of(header: list[str] | None, width: int) -> list[str] | None:
+    """The names of a table's columns when its header is a variable and functions of it
+    (``| Input x | GELU(x) | ReLU(x) |``: x, GELU, ReLU), each column a quantity of its own;
+    else None."""
+    if not header or len(header) != width or width < 2:
+        return None
+    cells = [re.sub(r"[`*$]", "", c).strip() for c in header]
+    x = cells[0].split()[-1] if cells[0].split() else ""
+    calls = [_CALL.fullmatch(c) for c in cells[1:]]
+    if not re.fullmatch(r"[A-Za-z]\w*", x) or not all(m and m.group(2) == x for m in calls):
+        return None
+    return [x] + [m.group(1) for m in calls]
 
 
 _SYMBOL = re.compile(r"[A-Za-z](?:_\{?\w+\}?|\^\{?\w+\}?)+|[A-Z]\w{0,3}")   # W_O, x_1, X, QK
