@@ -85,8 +85,8 @@ def forms(text: str, near: str = "") -> list[Form]:
             if p == "base" and not said:      # as its formula writes it: 1000^{2i/d}
                 from .positions import bases_written
                 said = [b for b in bases_written(text)[:1] if b != usual[0]]   # the default: unwritten
-            values = [(v, 0) for v in said[:1]] + [(v, int(k > 0)) for k, v in enumerate(usual)
-                                                   if v not in said[:1]]
+            values = [(v, 0) for v in said[:1]] + [(v, int(k > 0 or bool(said))) for k, v in enumerate(usual)
+                                                   if v not in said[:1]]   # what the text says, first
             choices.append([(p, v, c, k == 0 and not said) for k, (v, c) in enumerate(values)])
         for combo in itertools.product(*choices) if choices else [()]:
             if any(default and p in s.stated for p, _, _, default in combo):
