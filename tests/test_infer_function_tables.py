@@ -6,12 +6,10 @@ Truths come from ``mpmath`` (30 digits), never from symattn.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import mpmath
 import pytest
+
+from conftest import check_post
 
 mpmath.mp.dps = 30
 XS = ["-2.0", "-1.0", "-0.5", "0.0", "0.5", "1.0", "2.0"]
@@ -27,18 +25,9 @@ def table(gelu: list[str]) -> str:
     return "### Numeric examples\n\n| Input x | GELU(x) | ReLU(x) |\n| --- | --- | --- |\n" + rows + "\n"
 
 
-def check(tmp_path, text):
-    path = tmp_path / "act.md"
-    path.write_text(text, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)["claims"]
-
-
 def test_each_function_column_is_derived_from_the_variable(tmp_path):
     gelu = [f"{float(gelu_tanh(x)):.3f}" for x in XS]
-    claims = check(tmp_path, table(gelu))
+    claims = check_post(tmp_path, table(gelu), "act.md")["claims"]
     g = [c for c in claims if c["step"] == "GELU"]
     assert len(g) >= 6 and all(c["verdict"] == "correct" for c in g)      # 0.000 may be ReLU's 0.0
     for c in g:
@@ -53,11 +42,7 @@ def test_a_value_far_from_its_entry_is_never_called_right(tmp_path):
     (A table whole is placed row by row; its columns one by one are not yet.)"""
     gelu = [f"{float(gelu_tanh(x)):.3f}" for x in XS]
     gelu[4] = "0.364"
-    path = tmp_path / "act.md"
-    path.write_text(table(gelu), encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    d = json.loads(r.stdout)
+    d = check_post(tmp_path, table(gelu), "act.md")
     assert not [c for c in d["claims"] if c["printed"] == "0.364"]
     far = [u for u in d["unmatched"] if u["text"] == "0.364"]
     assert far and far[0]["nearest"]["step"] == "GELU"

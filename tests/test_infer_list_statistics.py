@@ -7,24 +7,15 @@ Truths come from ``fractions`` and ``mpmath`` (30 digits), never from symattn.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from fractions import Fraction
 
 import mpmath
 import pytest
 
+from conftest import check_post
 from symattn.infer.written import written
 
 mpmath.mp.dps = 30
-
-
-def claims(path):
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)["claims"]
 
 
 def mean(xs):
@@ -80,9 +71,7 @@ Row 3: [6.5, 2.1, 8.3]
 
 
 def test_each_statistic_is_judged_by_the_convention_its_print_fits(tmp_path):
-    path = tmp_path / "ln.md"
-    path.write_text(POST, encoding="utf-8")
-    got = {(c["line"], c["printed"]): c for c in claims(path)}
+    got = {(c["line"], c["printed"]): c for c in check_post(tmp_path, POST, "ln.md")["claims"]}
     c = got[(4, "5.33")]
     assert abs(Fraction(c["exact"]) - mean([7, 5, 4])) < Fraction(1, 10 ** 15) and c["verdict"] == "correct"
     # population: √(14/9) = 1.2472 → 1.25 right

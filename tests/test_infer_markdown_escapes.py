@@ -7,24 +7,17 @@ Truths come from ``mpmath`` (30 digits) and ``fractions``, never from symattn.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
 import mpmath
 import pytest
 
+from conftest import check_post
 from symattn.article.markdown import escaped_brackets, unescaped
 from symattn.article.read import read_article
 
 mpmath.mp.dps = 30
-
-
-def claims(path):
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)["claims"]
 
 
 @pytest.mark.parametrize("line, shown", [
@@ -85,9 +78,7 @@ def context(weights):
 
 
 def test_weights_of_a_written_softmax_are_taken_from_their_own_row(tmp_path):
-    path = tmp_path / "catsat.md"
-    path.write_text(POST, encoding="utf-8")
-    got = {(c["line"], c["printed"]): c for c in claims(path)}
+    got = {(c["line"], c["printed"]): c for c in check_post(tmp_path, POST, "catsat.md")["claims"]}
     w0, w1 = softmax(["0.29", "0.21", "0.51"]), softmax(["0.21", "0.65", "0.33"])
     for printed, truth in zip(["0.28", "0.23", "0.49"], w0):
         c = got[(9, printed)]                # 0.3155…, 0.2913…, 0.3932…: the text's are wrong
@@ -115,9 +106,7 @@ Output:
 def test_a_result_that_repeats_a_weight_is_no_origin_of_it(tmp_path):
     """[1.332, 0.332] prints 0.332 again (0.332 × 1): the results of line 5, not the weight
     that line 6 takes up; that is the softmax's, 0.3302…"""
-    path = tmp_path / "weighted.txt"
-    path.write_text(WEIGHTED, encoding="utf-8")
-    got = {(c["line"], c["printed"]): c for c in claims(path)}
+    got = {(c["line"], c["printed"]): c for c in check_post(tmp_path, WEIGHTED, "weighted.txt")["claims"]}
     w = softmax(["0.707", "0"])
     assert abs(mpmath.mpf(got[(6, "1.668")]["exact"]) - (w[1] + 2 * w[0])) < mpmath.mpf("1e-15")
     assert got[(6, "1.668")]["verdict"] == "wrong"          # 1.66976…: 1.670

@@ -7,10 +7,9 @@ Truths come from ``fractions``, never from symattn.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from fractions import Fraction as F
+
+from conftest import check_post
 
 
 def bmatrix(rows) -> str:
@@ -38,17 +37,8 @@ def post(wrong: bool) -> str:
     return "\n".join(lines)
 
 
-def check(tmp_path, text):
-    path = tmp_path / "ffn.md"
-    path.write_text(text, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode in (0, 1), r.stderr
-    return json.loads(r.stdout)
-
-
 def test_a_fraction_of_a_matrix_is_a_given_and_a_named_weight_an_operand(tmp_path):
-    d = check(tmp_path, post(wrong=False))
+    d = check_post(tmp_path, post(wrong=False), "ffn.md")
     claims = [c for c in d["claims"] if c["line"] == 4 + 6 * len(FILLER) + 10]
     assert len(claims) == 8 and all(c["verdict"] == "correct" for c in claims)
     truth = product()
@@ -58,6 +48,6 @@ def test_a_fraction_of_a_matrix_is_a_given_and_a_named_weight_an_operand(tmp_pat
 
 
 def test_a_wrong_entry_of_the_product_is_flagged(tmp_path):
-    d = check(tmp_path, post(wrong=True))
+    d = check_post(tmp_path, post(wrong=True), "ffn.md")
     wrong = [c for c in d["claims"] if c["verdict"] == "wrong"]
     assert [(c["at"], F(c["exact"])) for c in wrong] == [(["1", "2"], product()[1][2])]

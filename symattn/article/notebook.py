@@ -62,9 +62,9 @@ def outputs(cell) -> list[tuple]:
         if kind == "stream":
             values.append((out.get("text"), False))
         elif isinstance(data, dict):
-            html = data.get("text/html")
-            if html and _REPR.fullmatch(_text(data.get("text/plain"))):
-                values.append((html, True))
+            page = data.get("text/html")
+            if page and _REPR.fullmatch(_text(data.get("text/plain"))):
+                values.append((page, True))
             else:
                 values.append((data.get("text/plain"), False))
     return values
