@@ -392,3 +392,14 @@ def test_unclosed_tags_are_read_in_linear_time(tmp_path: Path, tags):
     assert r.returncode == 0 and b"4 printed numbers: 4 correct" in r.stdout, (r.stdout[-300:], r.stderr)
     from symattn.article.html import read
     assert read("<p>1.5 <a href=x 2.5 <a")[0].text == "1.5 <a href=x 2.5 <a"   # the tags as text
+
+
+def test_markdown_escapes_are_read_in_linear_time(tmp_path: Path):
+    """60,000 lines each with an escaped bracket (``x \\[0.5]``): each line's escapes are
+    looked up once (a lookup over every escape of the file for each line was quadratic:
+    minutes at this size); the example's four numbers are still found."""
+    body = "x \\[0.5] and y \\* 2\n" * 60_000
+    (tmp_path / "a.md").write_text(f"{WEIGHTS}\n\n" + body, encoding="utf-8")
+    (tmp_path / "s.toml").write_text(spec(source="a.md"), encoding="utf-8")
+    r = run_capped(["check", "s.toml"], tmp_path)                 # BOUND: 30 s
+    assert r.returncode == 0 and b"4 printed numbers: 4 correct" in r.stdout, (r.stdout[-300:], r.stderr)

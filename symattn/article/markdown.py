@@ -156,10 +156,13 @@ def read_lines(lines: list[str], number=lambda k: k + 1, where=lambda k: "") -> 
     read as spaces (columns stay those of the source). In prose, Markdown's escapes are
     read as shown (:func:`unescaped`)."""
     kind_of, brackets = kinds(lines)
+    on_line: dict = {}
+    for j, at in brackets:
+        on_line.setdefault(j, set()).add(at)
     out = []
     for k, (s, kind) in enumerate(zip(lines, kind_of)):
         text, columns = (unbold(s), None) if kind in ("code", "output") else (s, None) if kind == "math" \
-            else unescaped(s, {at for j, at in brackets if j == k})
+            else unescaped(s, on_line.get(k, ()))
         out.append(drawn(Line(number(k), text, kind, columns, where(k))))
     return comment_printouts(out)
 
