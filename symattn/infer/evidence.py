@@ -54,9 +54,13 @@ def named(d) -> int:
     (prose or program) names by their label, as a word of its own (``Q`` and ``K`` in
     ``STEP 1: Q × Kᵀ``)."""
     near = d.block.stating
-    labels = {o.label for o in d.operands if o.label}
-    return sum(re.search(rf"(?<![A-Za-z0-9_]){re.escape(x)}(?![A-Za-z0-9_])", near) is not None
-               for x in labels)
+    return sum(says_name(near, x) for x in {o.label for o in d.operands if o.label})
+
+
+def says_name(text: str, name: str) -> bool:
+    """Does ``text`` write ``name`` as a word of its own (``W_1`` in ``\\tilde Z W_1``, not in
+    ``W_12``)?"""
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text) is not None
 
 
 def reprints(v, operands: tuple, target: Block | None = None) -> bool:

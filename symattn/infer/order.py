@@ -16,6 +16,7 @@ from dataclasses import replace
 from ..errors import SymattnError
 from ..spec import expr as E
 from .blocks import Block, heads_of, rows_of
+from .evidence import says_name
 
 MAX_OPERANDS = 16           # nearest earlier blocks tried as each operand
 MAX_PROSE = 8               # nearest earlier per-token vectors of the prose tried as well (a post
@@ -46,7 +47,7 @@ def operands(blocks: list[Block], target: Block, widths: tuple = ()) -> tuple[li
     at = {b.index: _printed_at(before, target, line) for b, line in shown_before(before, target, nearest)
           if b not in nearest}                # far, but printed again before it: as near as that print
     for b in before:                          # a weight the text names right before it (``\\tilde Z W_1 =``)
-        if b.given and b not in nearest and b.index not in at and any(named(target.stating, n) for n in b.given):
+        if b.given and b not in nearest and b.index not in at and any(says_name(target.stating, n) for n in b.given):
             at[b.index] = target.index - 0.5
     again = [b for b in before if b.index in at]
     whole = nearest + again + [b for b in shown_again(blocks, target) if b not in nearest + again]
@@ -65,12 +66,6 @@ def operands(blocks: list[Block], target: Block, widths: tuple = ()) -> tuple[li
         heads = {b.index: [h for w in widths for h in heads_of(b, w)] for b in several}
         earlier = [x for b in earlier for x in [b] + heads.get(b.index, [])]
     return earlier, rows
-
-
-def named(text: str, name: str) -> bool:
-    """Does ``text`` write ``name`` as a name of its own (``W_1`` in ``\\tilde Z W_1``, not in
-    ``W_12``)?"""
-    return re.search(rf"(?<![\w\\]){re.escape(name)}(?![\w])", text) is not None
 
 
 MIN_WRITTEN = 3             # entries of a row written out before a block that make it its operand

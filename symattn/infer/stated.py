@@ -34,7 +34,9 @@ NEXT_LINES = 2             # a block named by words: within this many lines afte
 
 _NAME = r"[A-Za-z]\w*(?:\^\{?\w+\}?)?(?:_\{?\w+\}?)?"
 _NAMES = re.compile(rf"((?:(?<![\w\\]){_NAME}\s*=\s*)+)")
-_FACTOR = re.compile(r"\s*(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)\s*/\s*(\d+))\s*(?:\\cdot|\*|·|×)?\s*"
+_FRACTION = r"(?:\\[dt]?frac\s*(?:\{\s*(?P<n>\d+)\s*\}|(?P<n1>\d))\s*(?:\{\s*(?P<d>\d+)\s*\}|(?P<d1>\d))" \
+            r"|(?P<n2>\d+)\s*/\s*(?P<d2>\d+))"   # \frac{1}{2}, \tfrac12, 1/2
+_FACTOR = re.compile(rf"\s*{_FRACTION}\s*(?:\\cdot|\*|·|×)?\s*"
                      r"(?:\\text\{|\\left)?\s*(?=\[\s*\[)")
 _WORDS = re.compile(r"\s*[A-Za-z][A-Za-z ]*$")          # ``Identity matrix``: no number
 _ROLES = {"q": "q", "query": "q", "queries": "q", "k": "k", "key": "k", "keys": "k",
@@ -89,7 +91,7 @@ def _on_line(text: str) -> list[tuple[tuple, tuple, tuple]]:
         if mat is None:
             continue
         if f:
-            num, den = (int(g) for g in (f.group(1) or f.group(3), f.group(2) or f.group(4)))
+            num, den = _ratio(f)
             if den == 0:
                 continue
             mat = _scaled(mat, num, den)
@@ -147,8 +149,14 @@ def with_stated(found: list[Block], parts: list[tuple[str, list]]) -> list[Block
     return [replace(b, index=i) for i, b in enumerate(both)]
 
 
-_LATEX_FACTOR = re.compile(rf"(?<![\w\\])({_NAME})\s*=\s*\\[dt]?frac\s*(?:\{{\s*(\d+)\s*\}}|(\d))\s*"
-                           r"(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\\cdot|\\times)?\s*(?:\\left\s*)?\\begin\s*\{")
+_LATEX_FACTOR = re.compile(rf"(?<![\w\\])({_NAME})\s*=\s*{_FRACTION}\s*(?:\\cdot|\\times)?\s*(?:\\left\s*)?"
+                           r"\\begin\s*\{")
+
+
+def _ratio(m: re.Match) -> tuple[int, int]:
+    """(numerator, denominator) of a :data:`_FRACTION` matched."""
+    return (int(m.group("n") or m.group("n1") or m.group("n2")),
+            int(m.group("d") or m.group("d1") or m.group("d2")))
 
 
 def _scaled_latex(found: list[Block], path: str, lines: list) -> None:
@@ -162,7 +170,7 @@ def _scaled_latex(found: list[Block], path: str, lines: list) -> None:
         m = _LATEX_FACTOR.search(text)
         if b.path != path or b.printed.form != "latex" or b.given or m is None or text.count("\\begin") != 1:
             continue
-        num, den = int(m.group(2) or m.group(3)), int(m.group(4) or m.group(5))
+        num, den = _ratio(m)
         if den == 0:
             continue
         values, texts_of = _scaled((b.printed.values, b.printed.texts), num, den)
