@@ -99,7 +99,7 @@ _ARROW_NOTE = re.compile(r"(?<=[\],])[ \t]+(?:←|⟵|<-+)[^\n]*"      # a note 
                                                                    # (no list in it: ``], k = [``)
 _CALL = re.compile(r"(?:(?:torch|np|numpy|jnp)\.)?(?:tensor|array|asarray|Tensor|FloatTensor)\s*\(\s*$")
 _FIRST = re.compile(r"\s*([^\W\d]\w*(?:\^\{?\w+\}?)?)\s*=(?!=)")    # ``q = x × W^Q = [``: q
-_ASSIGN = re.compile(r"((?<![\w^])[^\W\d]\w*(?:\^\{?\w+\}?)?)\s*=\s*(?:(?:torch|np|numpy|jnp)\.\w+\s*\(\s*)?$")
+_ASSIGN = re.compile(r"((?<![\w^])[^\W\d]\w*(?:\^\{?\w+\}?)?(?:\[\d{1,3}\])?)\s*=\s*(?:(?:torch|np|numpy|jnp)\.\w+\s*\(\s*)?$")
 _CAPTION = re.compile(r"^\s*([A-Za-z_]\w*)(?:\(\))?\s*:\s*$")   # ``exp: [3.145, 2.489]``, ``exp():  [``
                                                                    # opening its line
 _OF_TOKEN = re.compile(r"^\s*([^\W\d]\w*\s*\(\s*\w+\s*\))\s*(?:=(?!=)|≈)")   # ``output(the) = … = [``, ``PE(1) ≈ [``
@@ -135,7 +135,7 @@ def bracket_lists(lines: list[Line]) -> list[Printed]:
 
 def _word(name: str) -> str:
     """A name as one word: ``output(the)`` -> ``output_the``, ``pos 1 (cat)`` -> ``pos_1_cat``."""
-    return re.sub(r"[\s()]+", "_", name).strip("_")
+    return re.sub(r"[\s()\[\]]+", "_", name).strip("_")
 
 
 _ROW_COMMENT = re.compile(r"\]\s*,?\s*#\s*(?:\"([^\"\n]{1,24})\"|'([^'\n]{1,24})'|([^\W\d]\w{0,23}))\s*$", re.M)

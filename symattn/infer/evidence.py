@@ -131,29 +131,33 @@ def telling_slack(carry: float, scale, target: Block) -> bool:
 def truncated(v, target: Block) -> bool:
     """Does the block print every entry of ``v`` cut off after its digits, not rounded
     (``0.7302`` for 0.73029…)? Some writers' rule for a whole block, never for one entry; read
-    only in prints of three decimals or more (a cut to one or two keeps small sums alike)."""
+    only in prints of three decimals or more (a cut to one or two keeps small sums alike). A
+    cut never grows a number: ``1.1e-14`` is no cut of 6.9e-17."""
     p = target.floats
     if not np.all(np.isfinite(v)) or not np.all(np.isfinite(p)) or np.any(target.half > 5e-4):
         return False
     with np.errstate(invalid="ignore"):
         cut = np.abs(v) - np.abs(p)
     return bool(np.all((np.sign(v) == np.sign(p)) | (p == 0)) and
-                np.all((cut >= -1e-12) & (cut < 2 * target.half * 0.9999)))
+                np.all((cut >= -1e-12 * np.minimum(1, np.abs(v))) & (cut < 2 * target.half * 0.9999)))
 
 
 ROWS_WHOLE = 2 / 3          # share of a block's rows reproduced whole, every entry: the rest wrong
+ROWS_NAMED = 1 / 2          # the same, of rows the text names as one matrix's (``h[0] = […]``, ``h[1] = […]``)
 MANY = 4                    # magnitudes a block prints for its rows to tell
 
 
 def rows_whole(d: Derivation) -> bool:
     """Are :data:`ROWS_WHOLE` of ``d``'s rows (three rows at least, each of two entries or
     more, :data:`MANY` magnitudes in the block) reproduced entry by entry, the misses all
-    in the other rows?"""
+    in the other rows? Of rows the text names one by one as one matrix's (a stack of them,
+    ``named``), two rows are enough and :data:`ROWS_NAMED` of them."""
     rows, cols = d.block.shape
-    if d.missed is None or rows < 3 or cols < 2 or len(d.missed) != d.block.floats.size - d.matched \
+    named = getattr(d.block, "named", False)
+    if d.missed is None or rows < (2 if named else 3) or cols < 2 or len(d.missed) != d.block.floats.size - d.matched \
             or len(np.unique(np.abs(d.block.floats))) < MANY:
         return False                             # 0, 0.5 and 1: rows coincide too easily
-    return rows - len({i for i, _ in d.missed}) >= ROWS_WHOLE * rows
+    return rows - len({i for i, _ in d.missed}) >= (ROWS_NAMED if named else ROWS_WHOLE) * rows
 
 
 def one_digit(b: Block) -> bool:

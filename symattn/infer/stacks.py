@@ -14,6 +14,8 @@ whole (``q @ K.T``). The vectors stay candidates of their own.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..article.cells import Printed
@@ -54,13 +56,16 @@ def stack_rows(search) -> None:
 
 def stack_inputs(search) -> None:
     """Add to ``search.blocks`` the matrix that per-token vectors labelled one index after
-    another (``x_1``, ``x_2``, ``x_3``: the embeddings, one per sentence) print row by row,
-    just before the first of them: an operand for a product of them all (``Q = XW_Q``). The
-    vectors stay candidates of their own."""
+    another (``x_1``, ``x_2``, ``x_3``: the embeddings, one per sentence; ``hidden[0] =
+    […]``, ``hidden[1] = […]`` in code) print row by row, just before the first of them,
+    when the text does not print it whole: an operand for a product of them all (``Q =
+    XW_Q``), or a step derived whole (``named``: a row worked wrong is judged against the
+    rule its sibling rows follow). Then the rows listed after quoted tokens
+    (:func:`_token_rows`). The vectors stay candidates of their own."""
     from ..article.labels import parse
     found, runs, run = search.blocks, [], []
     for b in found:
-        name = parse(b.label) if is_prose(b) and b.shape[0] == 1 and b.label else None
+        name = parse(b.label) if (is_prose(b) or b.printed.form == "list") and b.shape[0] == 1 and b.label else None
         k = name.sub[0] if name is not None and len(name.sub) == 1 and not name.transposed else ""
         last = run[-1] if run else None
         if k.isdigit() and last is not None and last[1] == name.name and int(k) == last[2] + 1 \
@@ -72,11 +77,36 @@ def stack_inputs(search) -> None:
     runs.append(run)
     for run in (r for r in reversed(runs) if len(r) >= MIN_ROWS):
         rows = [b for b, _, _ in run]
+        if _printed_whole(rows, found):
+            continue
         s = _stacked(rows, found)
         s.name = fresh(spec_name(run[0][1]) or s.name, {b.name for b in found})
+        s.named = True
         found.insert(found.index(rows[0]), s)   # before them: the vectors stay a run (concat)
+    for rows in reversed(_token_rows(found)):
+        found.insert(found.index(rows[0]), _stacked(rows, found))
     for k, b in enumerate(found):
         b.index = k
+
+
+_TOKEN_LEAD = re.compile(r"""^\s*(?:[-*+]\s+)?["'“「][^"'”」\n]{1,24}["'”」]\s*(?:->|→|:|：)\s*\[""")
+
+
+def _token_rows(found: list[Block]) -> list[list[Block]]:
+    """Runs of vectors printed on consecutive lines, each after a quoted token
+    (``* "Hello" -> [0, 1, 0, 1]``, ``* "World" -> [0.84, 0.99, 0, 1]``): a matrix's rows, one
+    per token, that the text does not print whole."""
+    runs, run = [], []
+    for b in found:
+        if not (is_prose(b) and b.shape[0] == 1 and not b.label and _TOKEN_LEAD.match(b.before.rsplit("\n", 1)[-1])):
+            run = []
+            continue
+        if run and (b.path != run[-1].path or b.line != run[-1].line + 1 or b.shape != run[-1].shape):
+            run = []
+        run.append(b)
+        if len(run) == MIN_ROWS:
+            runs.append(run)
+    return [r for r in runs if not _printed_whole(r, found)]
 
 
 def stack_computed(search) -> None:
@@ -186,6 +216,7 @@ def _printed_whole(rows: list[Block], found: list[Block]) -> bool:
 class _Stack(Block):
     """A block stacked from vectors printed one by one (at the first one's line)."""
     parts: tuple = ()           # the vectors it stacks
+    named = False               # by the text, one name and index each (``x_1``, ``x_2``)
 
 
 def _stacked(rows: list[Block], taken: list[Block]) -> Block:
