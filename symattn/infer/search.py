@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..claims.printed import FLOAT32_TINY
 from ..errors import SymattnError
 from ..spec import expr as E
 from .blocks import Block, row_shown, stated, states_scale, telling
@@ -58,6 +59,7 @@ MAX_BLOCK_TRIES = 1200      # evaluations per block, all forms (BLOCK_TRIES_PER_
 BLOCK_TRIES_PER_ENTRY = 200
 NEAREST = 4                 # operand tuples of each form tried when the block's budget is spent
 MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
+FINE = 1e-10                # a print finer than this (``1.1e-14``) tells its size relative to itself
 
 _EXPONENTIAL = ("exp(", "softmax(", "weights(")   # forms whose entries are exponentials or weights
 
@@ -188,7 +190,9 @@ class Search:
             return None, 0.0
         carry = max((self.derived[o.index].error if o.index in self.derived else
                      float(o.half.max()) if (o.parent or o).rounded else 0.0 for o in operands), default=0.0)
-        scale = np.maximum(1, np.abs(v))
+        with np.errstate(invalid="ignore"):          # 1.1e-14: relative (not float32's subnormals)
+            fine = (target.half < FINE) & (np.abs(target.floats) >= float(FLOAT32_TINY))
+        scale = np.where(fine, np.abs(v), np.maximum(1, np.abs(v)))
         if not telling_slack(carry, scale, target):
             return None, 0.0
         with np.errstate(invalid="ignore"):
