@@ -52,6 +52,7 @@ class Block:
     echoes: tuple = ()                   # (path, Printed): its numbers (or a row's) printed again,
                                          # maybe rounded (left to the article check: no block)
     program: str = ""                    # the code between the previous block and this one
+    fill: Fraction | None = None         # the number printed for a mask's −∞ (-1e9), read as −∞
 
     @property
     def stating(self) -> str:
@@ -134,8 +135,32 @@ def floats_of(values) -> np.ndarray:
 
 
 def printed_block(name: str, p: Printed, index: int, path: str, before: str = "", **kw) -> Block:
-    """The block of printout ``p``: its floats and the half unit of each entry's print."""
-    return Block(name, p, index, path, floats_of(p.values), half_units(p.texts), before, **kw)
+    """The block of printout ``p``: its floats (a mask's fill, :func:`mask_fill`, as −∞) and
+    the half unit of each entry's print."""
+    floats, half = floats_of(p.values), half_units(p.texts)
+    fill = mask_fill(p.values, floats)
+    if fill is not None:                    # as a printed −∞: exactly the mask's
+        floats, half = np.where(floats == float(fill), -np.inf, floats), np.where(floats == float(fill), 0.0, half)
+    return Block(name, p, index, path, floats, half, before, fill=fill, **kw)
+
+
+def mask_fill(values, f: np.ndarray) -> Fraction | None:
+    """The one large negative number (at most ``BIG_MASK``: ``masked_fill(…, -1e9)``) a block
+    prints exactly where a causal mask puts −∞ (above the diagonal of a square block, the
+    end of one row), or None."""
+    from ..ops.masks import BIG_MASK
+    big = np.isfinite(f) & (f <= BIG_MASK)
+    n, m = f.shape
+    if not big.any() or big.all() or np.isneginf(f).any():
+        return None
+    if n == m and n >= 2:
+        hidden = np.triu(np.ones((n, n), dtype=bool), 1)
+    elif n == 1:
+        hidden = np.arange(m) >= int(np.argmax(big[0]))
+    else:
+        return None
+    fills = {values[i][j] for i, j in zip(*np.nonzero(big))}
+    return fills.pop() if np.array_equal(big, hidden) and len(fills) == 1 else None
 
 
 def half_units(texts) -> np.ndarray:

@@ -40,7 +40,8 @@ MAX_SUMMED = 6              # nearest earlier computed blocks tried
 UNMASKED = "unmasked"       # the form of a block of scores split from their masked print
 
 
-_MASK_SAID = re.compile(r"\bcausal\b|\bmask|−∞|-∞|-\s*\\infty|-inf\b|マスク|掩码", re.I)
+_MASK_SAID = re.compile(r"\bcausal\b|\bmask|−∞|-∞|-\s*\\infty|-inf\b|マスク|掩码"
+                        r"|-\s*1e\+?(?:[4-9]|[12]\d|30)\b|-\s*10\s*\^\s*\{?\s*(?:[4-9]|[12]\d|30)\b", re.I)   # a fill: -1e9
 _NEGATED = re.compile(r"\b(?:no|not|without|unmasked|never|instead)\b|n't\b|ません|ない|不|没有", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n")
 MASKED_OPS = ("softmax", "weights")  # the forms a mask said goes into
@@ -208,3 +209,14 @@ def row_sums(search, target, earlier: list):
         if d.matched == n and search._accepts(d, n):
             return d
     return None
+
+
+def filled(search) -> None:
+    """Each derived block printed with a large negative number for the mask's −∞
+    (``Block.fill``) takes that number as its mask's fill: ``causal_mask(3, fill=-1000000000)``,
+    so each is checked as printed."""
+    from dataclasses import replace
+    for i, d in list(search.derived.items()):
+        if d.block.fill is not None and "causal_mask(" in d.expr:
+            expr = re.sub(r"causal_mask\((\d+)\)", rf"causal_mask(\1, fill={d.block.fill})", d.expr)
+            search.derived[i] = replace(d, expr=expr)

@@ -16,6 +16,7 @@ from .blocks import Block
 from .concats import concat_runs
 from .heads import attention_heads
 from .juxtaposed import written_products
+from .masks import filled
 from .mended import mended
 from .order import inputs_as_rows, rows_again
 from .formulas import labelled
@@ -46,6 +47,7 @@ def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[
     labelled(search, parts)          # a block labelled with a formula (QK^T = …): as it writes
     small_blocks(search)             # 1×2 blocks, weights shown after their product
     alike(search)                    # a row worked as the two before it, with a slip
+    filled(search)                   # a mask printed with -1e9 for −∞: its fill
     return search.derived, search.reprints
 
 

@@ -21,6 +21,7 @@ SPACING = re.compile(r"\\[,;:! ]|\\q?quad\b|~|\\(?:hline|midrule|toprule|bottomr
 _DECIMAL = r"(?:\d+(?:\.\d*)?|\.\d+)"
 _FRAC = re.compile(r"\\[dt]?frac\s*(\{[^{}]*\}|\d)\s*(\{[^{}]*\}|\d)")
 _SCI = re.compile(rf"({_DECIMAL})\s*(?:\\times|\\cdot)\s*10\s*\^\s*(\{{[+-]?\d+\}}|\d)")
+_POWER_OF_TEN = re.compile(r"()10\s*\^\s*(\{[+-]?\d+\}|\d)")       # -10^9: a mask's fill
 
 
 class NotANumber(ParseError):
@@ -103,9 +104,9 @@ def cell_value(cell: str) -> tuple[object, str]:
         if b == 0:
             raise ParseError(f"'{raw}' divides by zero")
         return _exact_text(sign * a / b, fraction=True)
-    m = _SCI.fullmatch(body)
+    m = _SCI.fullmatch(body) or _POWER_OF_TEN.fullmatch(body)
     if m:
-        mant, exp = m.group(1), m.group(2).strip("{}")
+        mant, exp = m.group(1) or "1", m.group(2).strip("{}")
         v = parse_exact(f"{mant}e{exp}")
         return _exact_text(sign * v, text=("-" if sign < 0 else "") + f"{_toml_decimal(mant)}e{int(exp)}")
     if re.fullmatch(rf"{_DECIMAL}(?:[eE][+-]?\d+)?", body):
@@ -118,7 +119,7 @@ def cell_value(cell: str) -> tuple[object, str]:
         v = _number(body)
         return _exact_text(sign * v)
     raise NotANumber(f"'{raw}' is not a number",
-                     hint="cells are decimals, \\frac{a}{b}, a/b or -\\infty")
+                     hint="cells are decimals, \\frac{a}{b}, a/b, 10^k or -\\infty")
 
 
 def _toml_decimal(s: str) -> str:
