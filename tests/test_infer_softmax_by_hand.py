@@ -251,3 +251,23 @@ def test_softmax_of_tuples_judged_entry_by_entry(tmp_path):
     assert sorted(got[3]) == [("0.0003", "correct"), ("0.0003", "correct"), ("0.9993", "correct")]
     assert sorted(got[4]) == [("0.212", "correct"), ("0.212", "correct"), ("0.576", "correct")]
     assert sorted(got[5]) == [("0.22", "wrong"), ("0.39", "wrong"), ("0.39", "wrong")]
+
+
+PERCENT_WORDS = """Scaled scores: [0.43, 1.105, 0.145]
+
+- $e^{0.43} = 1.537, e^{1.105} = 3.019, e^{0.145} = 1.156$
+- Sum = $1.537 + 3.019 + 1.156 = 5.712$
+- $\\alpha_1 = 1.537/5.712 = 0.269$ (26.9% attention to "The")
+- $\\alpha_2 = 3.019/5.712 = 0.653$ (65.3% attention to "cat")
+"""
+
+
+def test_a_percent_with_words_after_a_result_restates_it(tmp_path):
+    """``$= 0.653$ (65.3% attention to "cat")``: the percent is the result again, judged
+    with it (3.019/5.712 = 0.5285…, so both are wrong; 1.537/5.712 = 0.2691: both right)."""
+    from fractions import Fraction as F
+    assert round(F("3.019") / F("5.712"), 3) == F("0.529") and round(F("1.537") / F("5.712"), 3) == F("0.269")
+    data = check(tmp_path, "percent.md", PERCENT_WORDS)
+    got = {c["printed"]: c["verdict"] for c in data["claims"] if c["line"] in (5, 6)}
+    assert got["65.3%"] == got["0.653"] == "wrong"
+    assert got["26.9%"] == got["0.269"] == "correct"

@@ -228,9 +228,9 @@ class _Writing:
 
 
 def _as_percent(lines, w: Written) -> str | None:
-    """The percent written right after ``w``'s result in parentheses (``= 0.61 (61%)``), as
-    claims print it (``61%``), or None."""
-    pattern = re.compile(rf"(?<![\d.]){re.escape(w.result)}\s*\(\s*({NUMBER.pattern})\s*\\?%\s*\)")
+    """The percent written right after ``w``'s result in parentheses (``= 0.61 (61%)``,
+    ``$= 0.196$ (19.6% attention to "The")``), as claims print it (``61%``), or None."""
+    pattern = re.compile(rf"(?<![\d.]){re.escape(w.result)}\$?\s*\(\s*({NUMBER.pattern})\s*\\?%[^()\d]{{0,60}}\)")
     for ln in lines:
         if ln.number == w.line:
             m = pattern.search(arithmetic_text(ln))
