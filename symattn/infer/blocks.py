@@ -135,32 +135,14 @@ def floats_of(values) -> np.ndarray:
 
 
 def printed_block(name: str, p: Printed, index: int, path: str, before: str = "", **kw) -> Block:
-    """The block of printout ``p``: its floats (a mask's fill, :func:`mask_fill`, as −∞) and
-    the half unit of each entry's print."""
+    """The block of printout ``p``: its floats (a mask's fill, :func:`.masks.mask_fill`, as
+    −∞) and the half unit of each entry's print."""
+    from .masks import mask_fill
     floats, half = floats_of(p.values), half_units(p.texts)
     fill = mask_fill(p.values, floats)
     if fill is not None:                    # as a printed −∞: exactly the mask's
         floats, half = np.where(floats == float(fill), -np.inf, floats), np.where(floats == float(fill), 0.0, half)
     return Block(name, p, index, path, floats, half, before, fill=fill, **kw)
-
-
-def mask_fill(values, f: np.ndarray) -> Fraction | None:
-    """The one large negative number (at most ``BIG_MASK``: ``masked_fill(…, -1e9)``) a block
-    prints exactly where a causal mask puts −∞ (above the diagonal of a square block, the
-    end of one row), or None."""
-    from ..ops.masks import BIG_MASK
-    big = np.isfinite(f) & (f <= BIG_MASK)
-    n, m = f.shape
-    if not big.any() or big.all() or np.isneginf(f).any():
-        return None
-    if n == m and n >= 2:
-        hidden = np.triu(np.ones((n, n), dtype=bool), 1)
-    elif n == 1:
-        hidden = np.arange(m) >= int(np.argmax(big[0]))
-    else:
-        return None
-    fills = {values[i][j] for i, j in zip(*np.nonzero(big))}
-    return fills.pop() if np.array_equal(big, hidden) and len(fills) == 1 else None
 
 
 def half_units(texts) -> np.ndarray:

@@ -36,12 +36,15 @@ import numpy as np
 
 import re
 
+from ..ops.masks import BIG_MASK
+
 MAX_SUMMED = 6              # nearest earlier computed blocks tried
 UNMASKED = "unmasked"       # the form of a block of scores split from their masked print
 
 
+_FILL_POWER = rf"(?:[{len(str(-BIG_MASK)) - 1}-9]|[1-9]\d)\b"     # -1e9, -10^9: at most BIG_MASK
 _MASK_SAID = re.compile(r"\bcausal\b|\bmask|−∞|-∞|-\s*\\infty|-inf\b|マスク|掩码"
-                        r"|-\s*1e\+?(?:[4-9]|[12]\d|30)\b|-\s*10\s*\^\s*\{?\s*(?:[4-9]|[12]\d|30)\b", re.I)   # a fill: -1e9
+                        rf"|-\s*1e\+?{_FILL_POWER}|-\s*10\s*\^\s*\{{?\s*{_FILL_POWER}", re.I)
 _NEGATED = re.compile(r"\b(?:no|not|without|unmasked|never|instead)\b|n't\b|ません|ない|不|没有", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n")
 MASKED_OPS = ("softmax", "weights")  # the forms a mask said goes into
@@ -100,6 +103,24 @@ def zero_filled(search, text: str, operands: tuple, target, cost: int):
         return None
     cand = search.candidate(target, text, operands, cost + 1, "", np.where(np.isneginf(v), 0.0, v))
     return replace(cand, mistake=ZERO_FILLED) if search._accepts(cand, target.floats.size) else None
+
+
+def mask_fill(values, f: np.ndarray):
+    """The one large negative number (at most ``BIG_MASK``: ``masked_fill(…, -1e9)``) a block
+    of ``values`` (``f``: as floats) prints exactly where a causal mask puts −∞ (above the
+    diagonal of a square block, the end of one row), or None."""
+    big = np.isfinite(f) & (f <= BIG_MASK)
+    n, m = f.shape
+    if not big.any() or big.all() or np.isneginf(f).any():
+        return None
+    if n == m and n >= 2:
+        hidden = future(n)
+    elif n == 1:
+        hidden = np.arange(m) >= int(np.argmax(big[0]))
+    else:
+        return None
+    fills = {values[i][j] for i, j in zip(*np.nonzero(big))}
+    return fills.pop() if np.array_equal(big, hidden) and len(fills) == 1 else None
 
 
 def _causal(f: np.ndarray) -> bool:
