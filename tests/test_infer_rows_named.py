@@ -47,6 +47,18 @@ def test_a_row_named_by_index_is_judged_with_its_sibling(tmp_path):
     assert right == {f"{float(v):.2f}" for v in truth(0)}
 
 
+def test_a_named_row_printed_over_two_lines_is_claimed_by_no_line(tmp_path):
+    """The stack's rows are claimed only where a row is printed on one line: a row split
+    over two lines is left to the article's matcher, and no claim the line cannot hold is
+    written (the check would warn that the line does not print it)."""
+    import subprocess
+    import sys
+    path = tmp_path / "post.md"
+    path.write_text(rows_post().replace("0.17, 0.21, 0.23", "0.17, 0.21,\n             0.23"), encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)], capture_output=True, text=True)
+    assert r.returncode in (0, 1) and "does not print" not in r.stderr, r.stderr
+
+
 def test_token_rows_stack_into_the_matrix_a_sum_adds(tmp_path):
     text = ('The positional encodings:\n\n* "Hello" -> [0, 1, 0, 1]\n* "World" -> [0.84, 0.99, 0, 1]\n\n'
             "The embeddings $E = \\begin{bmatrix} 1 & 2 & 3 & 4 \\\\ 2 & 3 & 4 & 5 \\end{bmatrix}$.\n\n"

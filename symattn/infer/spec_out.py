@@ -190,9 +190,10 @@ def echoed(found: list[Block], parts: list, derived: dict, taken: dict | None = 
                   for path, got in read.items()}        # ``1.1920e-01`` as the line prints it
     out: dict = {}
     for b in found:
-        if getattr(b, "named", False) and b.index in derived:      # its rows, printed one by one
+        if getattr(b, "named", False) and b.index in derived:      # its rows, each on a line of its own
             out[b.index] = [(b.name, i, "[" + ", ".join(r.printed.texts[0]) + "]", r.line)
-                            for i, r in enumerate(b.parts) if r.index not in derived]
+                            for i, r in enumerate(b.parts) if r.index not in derived
+                            and Counter(r.printed.values[0]) <= lines[r.path].get(r.line, Counter())]
         texts = list(b.printed.texts)
         for path, p in b.echoes:
             if path != b.path or p.line <= b.line:
