@@ -141,7 +141,8 @@ def printed_block(name: str, p: Printed, index: int, path: str, before: str = ""
     floats, half = floats_of(p.values), half_units(p.texts)
     fill = mask_fill(p.values, floats)
     if fill is not None:                    # as a printed −∞: exactly the mask's
-        floats, half = np.where(floats == float(fill), -np.inf, floats), np.where(floats == float(fill), 0.0, half)
+        hidden = floats == float(fill)
+        floats, half = np.where(hidden, -np.inf, floats), np.where(hidden, 0.0, half)
     return Block(name, p, index, path, floats, half, before, fill=fill, **kw)
 
 

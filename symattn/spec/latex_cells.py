@@ -20,8 +20,7 @@ SPACING = re.compile(r"\\[,;:! ]|\\q?quad\b|~|\\(?:hline|midrule|toprule|bottomr
                      r"|\\[hv]?phantom\{[^{}]*\}")          # \phantom{-}1.0: room for a sign, no sign
 _DECIMAL = r"(?:\d+(?:\.\d*)?|\.\d+)"
 _FRAC = re.compile(r"\\[dt]?frac\s*(\{[^{}]*\}|\d)\s*(\{[^{}]*\}|\d)")
-_SCI = re.compile(rf"({_DECIMAL})\s*(?:\\times|\\cdot)\s*10\s*\^\s*(\{{[+-]?\d+\}}|\d)")
-_POWER_OF_TEN = re.compile(r"()10\s*\^\s*(\{[+-]?\d+\}|\d)")       # -10^9: a mask's fill
+_SCI = re.compile(rf"(?:({_DECIMAL})\s*(?:\\times|\\cdot)\s*)?10\s*\^\s*(\{{[+-]?\d+\}}|\d)")   # 10^9 alone: a mask's fill
 
 
 class NotANumber(ParseError):
@@ -104,7 +103,7 @@ def cell_value(cell: str) -> tuple[object, str]:
         if b == 0:
             raise ParseError(f"'{raw}' divides by zero")
         return _exact_text(sign * a / b, fraction=True)
-    m = _SCI.fullmatch(body) or _POWER_OF_TEN.fullmatch(body)
+    m = _SCI.fullmatch(body)
     if m:
         mant, exp = m.group(1) or "1", m.group(2).strip("{}")
         v = parse_exact(f"{mant}e{exp}")
