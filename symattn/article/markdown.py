@@ -19,6 +19,7 @@ import functools
 import re
 
 from ..errors import LimitError
+from . import raw_notebook
 from .latex import math_flags, source_lines
 from .nesting import mark as nest
 from .quiet import mark
@@ -199,6 +200,27 @@ def unbold(line: str) -> str:
     return _BOLD.sub(lambda m: "  " + m.group(1) + "  ", line)
 
 
+def raw_notebook_lines(lines: list[str]) -> list[Line] | None:
+    """The article lines of a notebook's raw JSON pasted as a file (``lines``: the file's;
+    :mod:`.raw_notebook`), numbered as in the file, each at its source columns; None when
+    ``lines`` are not one."""
+    found = raw_notebook.cells(lines)
+    if found is None:
+        return None
+    md = read_lines([text if kind == "markdown" else "" for text, _, kind in found])
+    out = []
+    for k, ((text, cols, kind), line) in enumerate(zip(found, md)):
+        if kind == "markdown":
+            shown = line.columns or tuple(range(1, len(line.text) + 1))
+            out.append(dataclasses.replace(line, columns=tuple(
+                cols[c - 1] if 0 < c <= len(cols) else (cols[-1] + 1 if cols else 1) for c in shown)))
+        else:
+            out.append(Line(k + 1, text, "text" if kind == "json" else kind, cols or None))
+    return comment_printouts(out)
+
+
 def read(text: str, path: str = "") -> list[Line]:
-    """The lines of a Markdown file, numbered from 1."""
-    return nest(mark(read_lines(source_lines(text))))
+    """The lines of a Markdown file, numbered from 1 (a notebook's raw JSON pasted into one:
+    that notebook's lines, :func:`raw_notebook_lines`)."""
+    lines = source_lines(text)
+    return nest(mark(raw_notebook_lines(lines) or read_lines(lines)))

@@ -159,8 +159,15 @@ def _no_lone_surrogate(data, text: str, path: str) -> None:
 
 
 def read(text: str, path: str = "") -> list[Line]:
-    """The lines of every cell and output, numbered as the module docstring says."""
-    cells = parse(text, path).get("cells", [])
+    """The lines of every cell and output, numbered as the module docstring says (a piece
+    of a notebook's JSON, no notebook itself: its lines as :mod:`.raw_notebook` reads them)."""
+    try:
+        cells = parse(text, path).get("cells", [])
+    except SpecError:
+        raw = markdown.raw_notebook_lines(source_lines(text))
+        if raw is None:
+            raise
+        return nest(mark(raw))
     scale = scale_of([c for c in cells if isinstance(c, dict)])
     out: list[Line] = []
     for c, cell in enumerate(cells, start=1):

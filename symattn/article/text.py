@@ -13,6 +13,7 @@ line of at least as many of the same marks and nothing else) makes the lines it 
 first code line to the fence (````````import torch``): the fence marks are read as spaces,
 so the glued code keeps its columns; an opening fence followed by one bare word
 (````` ```python ````) names a language and holds no code. A fence never closed is no fence.
+A notebook's raw JSON pasted as text is read as that notebook's lines (:mod:`.raw_notebook`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 
 from .latex import math_flags, source_lines
-from .markdown import block_kind, comment_printouts
+from .markdown import block_kind, comment_printouts, raw_notebook_lines
 from .nesting import mark as nest
 from .quiet import mark
 from .source import Line
@@ -88,6 +89,9 @@ def _fenced(lines: list[str], kinds: list[str]) -> tuple[list[str], list[str]]:
 def read(text: str, path: str = "") -> list[Line]:
     """Every line of ``text`` at its line number (1-based)."""
     lines = source_lines(text)
+    raw = raw_notebook_lines(lines)
+    if raw is not None:                  # a notebook's raw JSON pasted as text
+        return nest(mark(raw))
     maths, outputs = math_flags(lines), output_flags(lines)
     kinds = ["output" if o else "math" if m else "text" for m, o in zip(maths, outputs)]
     lines, kinds = _fenced(lines, kinds)

@@ -1,11 +1,13 @@
-"""A product the text writes with its matrices: ``Q = [X][W_Q] = [C]``.
+"""A product the text writes with its matrices: ``Q = [X][W_Q] = [C]``; a function it
+writes of one: ``\\text{softmax}\\left([0.58, 1.30, 2.02]\\right) \\approx [C]``.
 
 In LaTeX two matrices side by side (or with ``\\cdot``/``\\times`` between them) are their
 product; when ``=`` alone then opens the next matrix, that matrix is the product as
 written, whatever its numbers: the article check judges each, wrong ones included. The two
 factors must print the numbers of blocks printed before (themselves, or printed again there),
 of shapes that multiply to the result's; a third factor, or a sum around them, is no such
-product.
+product. A function's argument must print an earlier block's numbers, or one row of them
+(the row of scores worked on, taken at its exact value), of the result's shape.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 
 from ..errors import SymattnError
 from ..spec.latex_cells import cell_value
+from .blocks import rows_of
 from .search import Derivation, Search
 
 _ENV = re.compile(r"\\begin\s*\{([a-zA-Z]*matrix)\}(.*?)\\end\s*\{\1\}", re.S)
@@ -21,6 +24,10 @@ _GAP = r"(?:\s|\\\[|\\\]|\$\$)*"       # spaces, and a display closed and opened
 _TIMES = re.compile(rf"{_GAP}(?:\\cdot|\\times|×|·)?{_GAP}")
 _EQUALS = re.compile(rf"{_GAP}(?:=|\\approx|≈){_GAP}")
 _OPERATOR = re.compile(r"(?:\\end\s*\{[a-zA-Z]*matrix\}|[+\-*/×·]|\\cdot|\\times|\\odot|\\circ|\\oplus)\s*$")
+_CALL = re.compile(r"(?:\\(?:text|mathrm|operatorname)\s*\{\s*(?P<a>[A-Za-z]+)\s*\}|(?<![A-Za-z\\])(?P<b>[A-Za-z]+))"
+                   r"\s*(?:\\left\s*)?\(\s*$")
+_CLOSE = re.compile(rf"\s*(?:\\right\s*)?\){_EQUALS.pattern}")
+FUNCTIONS = {"softmax": "softmax", "relu": "relu", "exp": "exp"}     # as written (lower case) -> spec
 BACK = 200                  # lines before the result searched for its two factors
 
 
@@ -28,32 +35,139 @@ def written_products(search: Search, parts: list) -> None:
     """Derive each block no pass derived that a written product of two earlier prints
     opens onto (``parts``: the article's (path, lines))."""
     lines = {path: [ln.text for ln in text] for path, text in parts}
-    for t in search.blocks:
-        if t.index in search.derived or t.index in search.reprints or t.parent is not None \
-                or t.given or t.printed.form != "latex" or t.path not in lines:
-            continue
+    for t, is_open in _open(search, lines):
         factors = _factors(lines[t.path], t, search.blocks)
         if factors is None:
             continue
-        a, b = factors
-        if a.shape[1] != b.shape[0] or (a.shape[0], b.shape[1]) != t.shape:
+        (a, a_t), (b, b_t) = factors
+        (n, d), (e, m) = a.shape[::-1 if a_t else 1], b.shape[::-1 if b_t else 1]
+        if d != e or (n, m) != t.shape:
             continue
-        text = f"{a.name} @ {b.name}"
-        v = search.value(text, (a, b))
-        if v is None:
-            continue
-        got, err = search.matched(v, t, (a, b))
-        search.derived[t.index] = Derivation(t, text, (a, b), got, 0, form="stated", error=err)
+        text = f"{a.name}{'.T' * a_t} @ {b.name}{'.T' * b_t}"
+        v = search.value(text, (a, b)) if is_open else None
+        if v is not None:
+            got, err = search.matched(v, t, (a, b))
+            _derive(search, Derivation(t, text, (a, b), got, 0, form="stated", error=err))
+        _restated(search, t, (a, b))
 
 
-def _factors(lines: list[str], t, blocks: list):
-    """(A, B) of ``[A][B] = [t]`` written just before block ``t``, or None."""
+def _restated(search: Search, t, factors: tuple) -> None:
+    """A factor printed again in the product (the weights restated in ``[A][V] = [C]``) is
+    that print again, not a second route to its numbers: its own derivation is dropped."""
+    for b in search.blocks:
+        d = search.derived.get(b.index)
+        if b.path == t.path and b.again >= 0 and b.index < t.index and t.line - BACK <= b.line \
+                and d is not None and d.form != "stated" and any(b.again == f.index for f in factors) \
+                and not any(b.index == o.index for x in search.derived.values() for o in x.operands):
+            del search.derived[b.index]
+            search.reprints[b.index] = b.again
+
+
+def written_functions(search: Search, parts: list) -> None:
+    """Derive each block no pass derived that a written function (:data:`FUNCTIONS`) of an
+    earlier print, or of one of its rows, opens onto (``parts``: the article's (path, lines)),
+    and the matrix printed after every row was so worked that gathers them (:func:`_gathered`)."""
+    lines = {path: [ln.text for ln in text] for path, text in parts}
+    worked: dict = {}                   # (function, the block whose rows it took) -> row -> result
+    for t, is_open in _open(search, lines):
+        if not is_open:
+            continue
+        found = _argument(lines[t.path], t, search.blocks)
+        if found is None:
+            continue
+        name, a = found
+        text = f"{FUNCTIONS[name]}({a.name})"
+        v = search.value(text, (a,))
+        if v is None or v.size != t.floats.size:
+            continue
+        v = v.reshape(t.shape)
+        got, err = search.matched(v, t, (a,))
+        if not _derive(search, Derivation(t, text, (a,), got, 0, form="stated", error=err)):
+            continue
+        worked.setdefault((name, a.parent.index if a.parent is not None else -1), {})[a.row] = t
+    for (name, parent), rows in worked.items():
+        if parent >= 0:
+            _gathered(search, name, parent, rows)
+
+
+def _open(search: Search, lines: dict):
+    """(block, open?) of the blocks printed in LaTeX: open when a written operation may
+    derive it: no pass derived it, or the search did (what the text writes it computes
+    comes before a formula the search found to reproduce its numbers)."""
+    for t in list(search.blocks):
+        d = search.derived.get(t.index)
+        if t.index in search.reprints or t.parent is not None or t.given or t.printed.form != "latex" \
+                or t.path not in lines:
+            continue
+        yield t, d is None or d.form != "stated"
+
+
+def _derive(search: Search, d: Derivation) -> bool:
+    """Set ``d`` as its block's derivation unless an operand is computed from that block."""
+    from .order import _depends
+    i = d.block.index
+    if any((o.parent or o).index == i or _depends(search, (o.parent or o).index, i) for o in d.operands):
+        return False
+    search.derived[i] = d
+    return True
+
+
+def _gathered(search: Search, name: str, parent: int, rows: dict) -> None:
+    """Derive the block printed after the rows of ``f(P)`` worked one by one (``rows``: row
+    -> its block) that prints them all, in order, as one matrix: ``f(P)`` whole."""
+    p = next(b for b in search.blocks if b.index == parent)
+    if sorted(rows) != list(range(p.shape[0])):
+        return
+    values = tuple(rows[i].printed.values[0] for i in range(p.shape[0]))
+    last = max(r.index for r in rows.values())
+    for t in search.blocks:
+        if t.index > last and t.parent is None and not t.given and t.index not in search.derived \
+                and t.index not in search.reprints and t.printed.values == values:
+            text = f"{FUNCTIONS[name]}({p.name})"
+            v = search.value(text, (p,))
+            got, err = search.matched(v, t, (p,))
+            _derive(search, Derivation(t, text, (p,), got, 0, form="stated", error=err))
+            return
+
+
+def _argument(lines: list[str], t, blocks: list):
+    """(function, the block or row it takes) of ``f([A]) = [t]`` written just before block
+    ``t``, or None."""
+    window, first, envs, k = _opened(lines, t)
+    if k is None or k < 1:
+        return None
+    m0, m1 = envs[k - 1], envs[k]
+    call = _CALL.search(window[max(0, m0.start() - 60):m0.start()])
+    if call is None or not _CLOSE.fullmatch(window[m0.end():m1.start()]):
+        return None
+    name = (call.group("a") or call.group("b")).lower()
+    values = _values(m0.group(2))
+    if name not in FUNCTIONS or values is None or len(values) != t.shape[0] or len(values[0]) != t.shape[1]:
+        return None
+    since = first + window.count("\n", 0, m0.start())
+    earlier = [b for b in blocks if b.parent is None and b.index < t.index and b.printed.line < since]
+    whole = next((b for b in earlier if b.printed.values == values), None)
+    if whole is not None:
+        return name, whole
+    rows = [r for b in earlier for r in rows_of(b) if r.printed.values == values]
+    return (name, rows[-1]) if rows else None
+
+
+def _opened(lines: list[str], t):
+    """(the text before block ``t`` and its own lines, the window's first line, its matrix
+    environments, the index of ``t``'s among them or None)."""
     first = max(1, t.printed.line - BACK)
     window = "\n".join(lines[first - 1:t.printed.line + t.shape[0] + 2])
     envs = list(_ENV.finditer(window))
     at = [first + window.count("\n", 0, m.start()) for m in envs]
     k = next((i for i, (m, ln) in enumerate(zip(envs, at))
               if ln == t.printed.line and _values(m.group(2)) == t.printed.values), None)
+    return window, first, envs, k
+
+
+def _factors(lines: list[str], t, blocks: list):
+    """(A, B) of ``[A][B] = [t]`` written just before block ``t``, or None."""
+    window, first, envs, k = _opened(lines, t)
     if k is None or k < 2:
         return None
     m0, m1, m2 = envs[k - 2], envs[k - 1], envs[k]
@@ -62,7 +176,8 @@ def _factors(lines: list[str], t, blocks: list):
     if _OPERATOR.search(window[:m0.start()]):
         return None                              # a third factor or a sum: not these two alone
     earlier = [b for b in blocks if b.parent is None and b.index < t.index]
-    a, b = _printing(_values(m0.group(2)), earlier), _printing(_values(m1.group(2)), earlier)
+    since = first + window.count("\n", 0, m0.start())
+    a, b = _printing(_values(m0.group(2)), earlier, since), _printing(_values(m1.group(2)), earlier, since)
     return (a, b) if a is not None and b is not None else None
 
 
@@ -76,10 +191,21 @@ def _values(body: str) -> tuple | None:
     return out if out and len({len(r) for r in out}) == 1 else None
 
 
-def _printing(values: tuple | None, earlier: list):
-    """The first block printed with exactly ``values`` (a block printed again: the one it repeats)."""
+def _printing(values: tuple | None, earlier: list, since: int):
+    """(block, transposed?) of a factor: the first block printed with exactly ``values`` (a
+    block printed again: the one it repeats), or, when that first print is the factor's own
+    (at line ``since`` or later: the product restates it), a block printed before with
+    those values transposed (``Q K^T`` written with ``K``'s numbers turned); else None."""
+    if values is None:
+        return None
     by_index = {b.index: b for b in earlier}
-    for b in earlier:
-        if values is not None and b.printed.values == values:
-            return by_index.get(b.again, b) if b.again >= 0 else b
-    return None
+    same = next((b for b in earlier if b.printed.values == values), None)
+    if same is not None and same.again >= 0:
+        return by_index.get(same.again, same), False
+    if same is None or same.printed.line >= since:
+        turned = tuple(zip(*values))
+        before = next((b for b in earlier if b.printed.line < since and b.printed.values == turned
+                       and turned != values), None)
+        if before is not None:
+            return by_index.get(before.again, before) if before.again >= 0 else before, True
+    return (same, False) if same is not None else None

@@ -15,7 +15,7 @@ from .alike import alike
 from .blocks import Block
 from .concats import concat_runs
 from .heads import attention_heads
-from .juxtaposed import written_products
+from .juxtaposed import written_functions, written_products
 from .masks import filled
 from .mended import mended
 from .order import inputs_as_rows, rows_again
@@ -44,6 +44,7 @@ def infer_derivations(found: list[Block], text: str, parts: list = ()) -> tuple[
     weighted_values(search, parts)
     program_derivations(search, parts, printed)   # what the article's program prints: as it states
     written_products(search, parts)  # a product written with its matrices ([X][W] = …): as it writes
+    written_functions(search, parts)  # and a function of one (softmax([…]) ≈ …)
     labelled(search, parts)          # a block labelled with a formula (QK^T = …): as it writes
     small_blocks(search)             # 1×2 blocks, weights shown after their product
     alike(search)                    # a row worked as the two before it, with a slip
