@@ -242,3 +242,43 @@ def test_a_text_gone_astray_is_judged_on_the_exact_chain(tmp_path):
         i, j = (int(x) for x in c["at"])
         assert abs(mpmath.mpf(c["exact"]) - C[i][j]) < mpmath.mpf(10) ** -15
         assert (c["verdict"] == "correct") == (c["printed"] == fmt(C[i][j]))
+
+
+W1 = [["0.25", "0.75"], ["0.60", "0.40"]]
+W2 = [["0.10", "0.90"], ["0.50", "0.50"]]
+V1 = [["1.0", "2.0"], ["3.0", "-1.0"]]
+V2 = [["0.5", "0.0"], ["-2.0", "4.0"]]
+
+
+def heads_article() -> str:
+    """Two heads' outputs written as products of their weights and values, each printed
+    0.2 too high, then ``\\text{Concat}(C_1, C_2)`` printed from those."""
+    out = ["Weights and values of two heads:",
+           "$$\nW_1 = " + bmatrix(W1) + ", \\quad V_1 = " + bmatrix(V1) + "\n$$",
+           "$$\nW_2 = " + bmatrix(W2) + ", \\quad V_2 = " + bmatrix(V2) + "\n$$"]
+    printed_c = []
+    for h, (w, v) in enumerate(((W1, V1), (W2, V2)), start=1):
+        c = [[fmt(x + F(1, 5)) for x in r] for r in matmul(w, v)]
+        printed_c.append(c)
+        out.append(f"$$\nC_{h} = \\text{{softmax}}\\left(\\frac{{Q_{h}K_{h}^T}}{{\\sqrt{{d_k}}}}\\right)V_{h}\n"
+                   "\\approx " + bmatrix(w) + "\n" + bmatrix(v) + "\n\\approx " + bmatrix(c) + "\n$$")
+    out.append("$$\n\\text{Concat}(C_1, C_2) = " + bmatrix([a + b for a, b in zip(*printed_c)]) + "\n$$")
+    return "\n\n".join(out) + "\n"
+
+
+def test_a_concatenation_labelled_with_the_names_the_text_gave_its_results(tmp_path):
+    """``C_1 = … ≈ [W_1][V_1] ≈ [..]`` names that product ``C_1``; the block labelled
+    ``\\text{Concat}(C_1, C_2)`` is then the two exact products side by side, every number
+    the text printed 0.2 too high flagged against them (fractions, computed here)."""
+    text = heads_article()
+    out = check_post(tmp_path, text)
+    at = _at(text, "\\text{Concat}")
+    got = [c for c in out["claims"] if c["line"] > at]
+    truth = [a + b for a, b in zip(matmul(W1, V1), matmul(W2, V2))]
+    assert len(got) == 8
+    for c in got:
+        i, j = (int(x) for x in c["at"])
+        assert F(c["exact"]) == truth[i][j]
+        assert c["verdict"] in ("wrong", "carried")
+    steps = [s["expr"] for ex in out["inferred"] for s in ex["steps"]]
+    assert any(e.startswith("concat(") for e in steps), steps

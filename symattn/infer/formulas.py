@@ -39,7 +39,8 @@ from .masks import rows_sum_to_one
 from .search import Derivation, Search
 from .tried import PARTLY
 
-FUNCTIONS = ("softmax", "relu", "exp", "sqrt", "layer_norm")
+FUNCTIONS = ("softmax", "relu", "exp", "sqrt", "layer_norm", "concat")   # as written in any case
+VARIADIC = ("concat",)       # of several arguments: ``\\text{Concat}(C_1, C_2)``
 PARAMETERS = ("d_k", "d_{k}", "d_model", "d_{model}", "d_v", "d_{v}")
 MAX_LABEL = 120             # characters of a label read as a formula
 
@@ -51,22 +52,28 @@ _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}\s*\{([^{}]*
 _SQRT = re.compile(r"\\sqrt\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}|√\s*(\w+(?:_\{?\w+\}?)?)")
 _SCRIPT = re.compile(r"([_^])\{\s*([A-Za-z0-9]+)\s*\}")       # ``_{pe}``: ``_pe``
 _TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z]+[₀-₉]*(?:_[A-Za-z0-9]+)?(?:\^[A-Za-z])?)"
-                    r"|(?P<op>\.T|[()+\-/*@]|\\cdot|\\times|×|·))")
+                    r"|(?P<op>\.T|[()+\-/*@,]|\\cdot|\\times|×|·))")
 
 
 def labelled(search: Search, parts: list) -> None:
     """Derive each block no pass derived whose label, or the program statement written just
-    above it, is a formula over earlier blocks (``parts``: the article's (path, lines))."""
+    above it, is a formula over earlier blocks (``parts``: the article's (path, lines)); and
+    each the search derived in part only when the formula takes the names as written (not
+    read as adjacent blocks): what the text says comes before a near guess."""
     texts = {(path, ln.number): ln.text for path, lines in parts for ln in lines}
     coded: dict = {}                             # a program's name -> the block it was seen to compute
     for b in search.blocks:
-        if b.index in search.derived or b.index in search.reprints or b.given or b.parent is not None:
+        found = search.derived.get(b.index)
+        if (found is not None and (found.form == "stated" or found.matched >= b.floats.size)) \
+                or b.index in search.reprints or b.given or b.parent is not None:
             continue
         earlier = {x.name: x for x in search.blocks if x.index < b.index and x.parent is None}
         expr = _written(search, texts, b, earlier, coded)
         tried = [expr] if expr is not None else _softmax_said(texts, b, earlier)
         best = None
         for text, names, split in tried:
+            if found is not None and split:
+                continue                         # a guess at the label's names: not over the search's
             operands = tuple(earlier[n] for n in names)
             v = search.value(text, operands)
             if v is None or v.shape != b.shape:
@@ -87,7 +94,9 @@ def _written(search: Search, texts: dict, b, earlier: dict, coded: dict):
                    beside)
     widths = {x.shape[1] for x in earlier.values()}
     width = widths.pop() if len(widths) == 1 else None
-    expr = formula(label, dict.fromkeys(earlier), search.text, width) if label is not None else None
+    written = {a: n for a, n in search.aliases.items()       # C_1 = … ≈ [..]: over a print restated there
+               if n in earlier and (a not in earlier or earlier[a].index in search.reprints)}
+    expr = formula(label, {**dict.fromkeys(earlier), **written}, search.text, width) if label is not None else None
     if expr is not None:
         return expr
     since = max((x.line for x in earlier.values() if x.path == b.path), default=0)
@@ -264,13 +273,16 @@ class _Parser:
                 raise ValueError
             out = inner if " " not in inner or _wrapped(inner) else f"({inner})"   # no parentheses
             scalar = len(self.names) == named                                       # around one term
-        elif kind == "name" and tok in FUNCTIONS and self.peek()[1] == "(":
+        elif kind == "name" and tok.lower() in FUNCTIONS and self.peek()[1] == "(":
             self.take()
-            named = len(self.names)
-            inner = self.expr()
+            named, tok = len(self.names), tok.lower()
+            args = [self.expr()]
+            while tok in VARIADIC and self.peek()[1] == ",":
+                self.take()
+                args.append(self.expr())
             if self.take()[1] != ")":
                 raise ValueError
-            inner = inner[1:-1] if _wrapped(inner) else inner
+            inner = ", ".join(a[1:-1] if _wrapped(a) else a for a in args)
             out, scalar = f"{tok}({inner})", tok == "sqrt" and len(self.names) == named
             self.operations += 1
         elif kind == "name" and self.peek()[1] == ".T" and spec_name(f"{tok}_T") in self.blocks:
@@ -296,7 +308,7 @@ class _Parser:
             name = self.blocks[name] or name           # a program's name for a block: the block
             self.names.append(name)
             return name, False
-        parts = _split(tok, self.blocks)                    # ``QK``, ``XW_Q``: a product of blocks
+        parts = [self.blocks[p] or p for p in _split(tok, self.blocks)]   # ``QK``, ``XW_Q``: a product
         if not parts:
             raise ValueError
         self.names += parts

@@ -16,7 +16,7 @@ import re
 
 from ..errors import SymattnError
 from ..spec.latex_cells import cell_value
-from .blocks import rows_of
+from .blocks import rows_of, spec_name
 from .search import Derivation, Search
 
 _ENV = re.compile(r"\\begin\s*\{([a-zA-Z]*matrix)\}(.*?)\\end\s*\{\1\}", re.S)
@@ -39,7 +39,7 @@ def written_products(search: Search, parts: list) -> None:
         factors = _factors(lines[t.path], t, search.blocks)
         if factors is None:
             continue
-        (a, a_t), (b, b_t) = factors
+        (a, a_t), (b, b_t), head = factors
         (n, d), (e, m) = a.shape[::-1 if a_t else 1], b.shape[::-1 if b_t else 1]
         if d != e or (n, m) != t.shape:
             continue
@@ -47,7 +47,8 @@ def written_products(search: Search, parts: list) -> None:
         v = search.value(text, (a, b)) if is_open else None
         if v is not None:
             got, err = search.matched(v, t, (a, b))
-            _derive(search, Derivation(t, text, (a, b), got, 0, form="stated", error=err))
+            if _derive(search, Derivation(t, text, (a, b), got, 0, form="stated", error=err)) and head:
+                search.aliases.setdefault(head, t.name)
         _restated(search, t, (a, b))
 
 
@@ -75,7 +76,7 @@ def written_functions(search: Search, parts: list) -> None:
         found = _argument(lines[t.path], t, search.blocks)
         if found is None:
             continue
-        name, a = found
+        name, a, head = found
         text = f"{FUNCTIONS[name]}({a.name})"
         v = search.value(text, (a,))
         if v is None or v.size != t.floats.size:
@@ -84,6 +85,8 @@ def written_functions(search: Search, parts: list) -> None:
         got, err = search.matched(v, t, (a,))
         if not _derive(search, Derivation(t, text, (a,), got, 0, form="stated", error=err)):
             continue
+        if head:
+            search.aliases.setdefault(head, t.name)
         worked.setdefault((name, a.parent.index if a.parent is not None else -1), {})[a.row] = t
     for (name, parent), rows in worked.items():
         if parent >= 0:
@@ -147,10 +150,21 @@ def _argument(lines: list[str], t, blocks: list):
     since = first + window.count("\n", 0, m0.start())
     earlier = [b for b in blocks if b.parent is None and b.index < t.index and b.printed.line < since]
     whole = next((b for b in earlier if b.printed.values == values), None)
-    if whole is not None:
-        return name, whole
     rows = [r for b in earlier for r in rows_of(b) if r.printed.values == values]
-    return (name, rows[-1]) if rows else None
+    a = whole if whole is not None else rows[-1] if rows else None
+    return (name, a, _head(window[:m0.start()])) if a is not None else None
+
+
+_DISPLAY = re.compile(r"\$\$|\\\[|\n\s*\n")
+_HEAD = re.compile(r"\s*\$?\s*([A-Za-z](?:_\{?[A-Za-z0-9]+\}?)?)\s*=")
+
+
+def _head(before: str) -> str:
+    """The name a display written before a result starts with (``C_1 = \\text{softmax}(…)V_1
+    \\approx [..][..] \\approx``: ``C_1``), as the spec language writes it, or ''."""
+    starts = [m.end() for m in _DISPLAY.finditer(before)]
+    m = _HEAD.match(before, starts[-1] if starts else 0)
+    return spec_name(m.group(1)) if m else ""
 
 
 def _opened(lines: list[str], t):
@@ -178,7 +192,7 @@ def _factors(lines: list[str], t, blocks: list):
     earlier = [b for b in blocks if b.parent is None and b.index < t.index]
     since = first + window.count("\n", 0, m0.start())
     a, b = _printing(_values(m0.group(2)), earlier, since), _printing(_values(m1.group(2)), earlier, since)
-    return (a, b) if a is not None and b is not None else None
+    return (a, b, _head(window[:m0.start()])) if a is not None and b is not None else None
 
 
 def _values(body: str) -> tuple | None:

@@ -102,6 +102,7 @@ class Search:
         self._near: dict = {}                  # the text before a block -> its forms
         self.derived: dict[int, Derivation] = {}
         self.reprints: dict[int, int] = {}
+        self.aliases: dict[str, str] = {}      # a name the text gives a result it writes out -> the block's
         self._env: dict = {}
         self._trees: dict = {}                 # a form's text with slots -> its parsed tree
         self._values: dict = {}                # (text with slots, operand names) -> its value
