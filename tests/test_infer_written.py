@@ -594,3 +594,21 @@ def test_a_number_written_before_a_list_multiplies_it():
     assert elementwise("x = [1, 2] [3, 4] = [5, 6]") == []       # two rows side by side: no product
     # each entry's first side as written: 0.9442·1 + 0.0558·(−1) = 0.8884 exactly
     assert Fraction("0.9442") * 1 + Fraction("0.0558") * -1 == Fraction("0.8884")
+
+
+def test_a_function_of_a_rounded_number_of_unknown_origin_is_not_blamed(tmp_path):
+    """``-log(0.4251) = 0.8555`` with no block printing 0.4251: wrong of 0.4251 itself
+    (0.85543…) but right of a number that rounds to it (a softmax 0.42508… the text printed
+    rounded): not knowing which the text took, no verdict. 0.8600 is wrong of every such
+    number, 0.8554 right of 0.4251."""
+    exact = -mpmath.log(mpmath.mpf("0.4251"))
+    assert mpmath.nstr(exact, 4) == "0.8554"
+    reach = sorted(-mpmath.log(mpmath.mpf(x)) for x in ("0.42505", "0.42515"))
+    assert reach[0] < mpmath.mpf("0.85555") and mpmath.mpf("0.85545") < reach[1]
+    assert not reach[0] < mpmath.mpf("0.86") < reach[1]
+    data = post(tmp_path, "loss.txt", "loss = -log(0.4251) = 0.8555\n\nloss = -log(0.4251) = 0.8600\n\n"
+                "loss = -log(0.4251) = 0.8554\n")
+    got = {c["printed"]: c for c in data["claims"]}
+    assert "0.8555" not in got
+    assert got["0.8600"]["verdict"] == "wrong" and close(got["0.8600"]["exact"], exact)
+    assert got["0.8554"]["verdict"] == "correct" and close(got["0.8554"]["exact"], exact)

@@ -79,16 +79,17 @@ class Block:
         in scientific notation with as many, as PyTorch and NumPy print, or percentages at
         the same decimals): as an input, each entry is a rounding (``rounded = true``)."""
         halves = set(self.half[np.isfinite(self.floats)].tolist())     # a mask's −∞: no print
-        if len(halves) == 1 and 0 < next(iter(halves)) <= 0.5e-4:
+        if len(halves) == 1 and 0 < next(iter(halves)) <= 0.5 * 10 ** -ROUNDED_PLACES:
             return True
         texts = [t.strip() for row in self.printed.texts for t in row]
         if len(halves) == 1 and all(t.endswith("%") and "." in t for t in texts):
             return True                    # 58.7%, 41.3%, 0.0%: percentages at one decimal, computed
         mantissas = {len(m.group(2)) if m else -1 for m in
                      (_SCIENTIFIC.fullmatch(t.strip()) for row in self.printed.texts for t in row)}
-        return len(mantissas) == 1 and mantissas.pop() >= 4    # 4.7559e-06: as PyTorch prints
+        return len(mantissas) == 1 and mantissas.pop() >= ROUNDED_PLACES    # 4.7559e-06: as PyTorch prints
 
 
+ROUNDED_PLACES = 4          # decimals of a number printed rounded by a program (PyTorch's, NumPy's)
 _SCIENTIFIC = re.compile(r"[+\-−]?(\d*)\.?(\d*)[eE]([+\-−]?\d+)")
 
 

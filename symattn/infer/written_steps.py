@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from decimal import Decimal, InvalidOperation
 
 from ..article.tokens import fold
-from .blocks import Block
+from .blocks import ROUNDED_PLACES, Block
 from .chains import Chain
-from .written import (ARITHMETIC, EQUALS, NO_END, NUMBER, TEMPLATE, Written, arithmetic_text, continues,
-                      written)
+from .written import (ARITHMETIC, EQUALS, NO_END, NUMBER, TEMPLATE, Written, _form_value, arithmetic_text,
+                      continues, written)
 from .written_operands import (_AT, _entry, _expr, _forms, _listed, _of_rows, _operands, _owners, _places,
                                _softmax_row)
 
@@ -51,6 +52,32 @@ def written_steps(found: list[Block], parts: list, shown: dict, in_example: set,
                                                                            # their own prints are no origin
             writing.take(w, before, lines, listed)
     return writing.lone
+
+
+def _of_a_rounding(w: Written, operands: tuple) -> bool:
+    """Is ``w`` a function of one decimal as written (no block or result prints it), printed
+    as a computed number is (:data:`.blocks.ROUNDED_PLACES` decimals or more), whose printed result
+    is wrong of that decimal but right of a number that rounds to it
+    (``-log(0.4251) = 0.8555``: of 0.42508…, the softmax the text printed rounded)? Not
+    knowing which it took, the text is judged by no verdict: no step."""
+    if w.key == ARITHMETIC or len(w.numbers) != 1 or tuple(operands) != tuple(w.numbers):
+        return False
+    x, result = _decimal(w.numbers[0]), _decimal(w.printed or w.result)
+    if x is None or result is None or x.as_tuple().exponent > -ROUNDED_PLACES:
+        return False                          # 1.0 of e^{1.0}: a given, as written
+    half, slack = Decimal(5).scaleb(x.as_tuple().exponent - 1), Decimal(5).scaleb(result.as_tuple().exponent - 1)
+    at = [_form_value(w.form, (str(v),)) for v in (x, x - half, x + half)]
+    if None in at or abs(Decimal(at[0]) - result) <= slack:
+        return False
+    return min(at[1:]) - float(slack) <= float(result) <= max(at[1:]) + float(slack)
+
+
+def _decimal(text: str) -> Decimal | None:
+    try:
+        v = Decimal(fold(text).strip())
+    except InvalidOperation:
+        return None
+    return v if v.is_finite() else None
 
 
 def _result_print(b: Block, w: Written) -> bool:
@@ -101,6 +128,8 @@ class _Writing:
         if got is None:
             return
         first, (w, owner, owners, operands, key) = w, got
+        if _of_a_rounding(w, operands):
+            return
         whole = _of_rows(w, operands, self.of_rows) or _softmax_row(w, self.found, self.of_rows)
         if whole is not None:                # [0.0+0.909, …] = [0.909, …]: X = E + P's entries
             i, at = whole
