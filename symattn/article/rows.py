@@ -51,7 +51,7 @@ def _row_numbers(line: Line) -> list | None:
     for m in _ROW.finditer(text):
         seg = _segment(text, m)
         gap = text[end:seg[0] if seg else m.start()]
-        gap = _CAPTION.sub("", gap) if not end else gap
+        gap = _LEFT.sub("", _CAPTION.sub("", gap)) if not end else gap
         if seg is None or re.search(r"[^\s,;&]", _HEAD.sub("", _BETWEEN.sub(" ", gap))):
             return None                          # prose or code around the rows
         segs.append(seg)
@@ -66,11 +66,18 @@ _TRAIL = re.compile(r"(?:(?:←|<-|#|//)\s*([^\n]{1,24})|([^\W\d][\w'.-]{0,23}|\
                     r"|\([^()\n]{1,40}\))")     # a token, after an arrow or a comment mark; a note
 
 
+_LEFT = re.compile(r"^\s*(?:[^\W\d_][\w'.-]{0,23}|\"[^\"\n]{1,24}\"|'[^'\n]{1,24}')\s+$")   # ``cat  [ 1.14 …]``
+
+
 def _row_label(line: Line) -> str | None:
-    """The token a row printed alone on its line names after it (``[ 1  0  1  0 ]   The``,
-    ``[0.1 0.2]  ← Token A``), or None (none, or a note: ``(FFN first layer)``)."""
+    """The token a row printed alone on its line names before it (``From: cat  [ 1.14
+    1.90 ]``, after a caption) or after it (``[ 1  0  1  0 ]   The``, ``[0.1 0.2]  ← Token
+    A``), or None (none, or a note: ``(FFN first layer)``)."""
     text = line.text
     m = list(_ROW.finditer(text))
+    left = _CAPTION.sub("", text[:m[0].start()]) if m else ""
+    if left.strip() and _LEFT.fullmatch(left):
+        return left.strip().strip("\"'")
     rest = text[m[-1].end():].strip(" ,;") if m else ""
     t = _TRAIL.fullmatch(rest) if rest else None
     label = t and (t.group(1) or t.group(2))

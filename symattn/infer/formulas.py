@@ -109,7 +109,8 @@ def _written(search: Search, texts: dict, b, earlier: dict, coded: dict):
     return expr
 
 
-_SOFTMAX = re.compile(r"\bsoft-?max\b(?!\s*\}?\s*(?:\\left\s*)?\\?[(\[])", re.I)   # a caption, not a call of its own
+_SOFTMAX = re.compile(r"\bsoft-?max\b(?!\s*\}?\s*(?:\\left\s*)?\\?[(\[](?![a-z]{3,}\s))", re.I)   # a caption, not a call
+                                                     # of its own (an aside in words may follow: ``(rows sum to 1)``)
 
 
 def _softmax_said(texts: dict, b, earlier: dict) -> list:

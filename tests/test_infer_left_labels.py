@@ -1,0 +1,49 @@
+"""Rows printed one a line with their token on the left (``From: cat  [ 1.14  1.90  -inf ]``)
+under a caption that says softmax with an aside (``After softmax (rows sum to 1):``): the
+masked scores are read as a matrix, the weights as their softmax, and a wrong row of
+weights is flagged against the exact masked softmax. Truths: mpmath (conftest), never
+symattn."""
+
+from __future__ import annotations
+
+import mpmath
+
+from conftest import causal_softmax, check_post
+
+SCORES = [["1.55", "0.20", "0.70"], ["1.14", "1.90", "0.30"], ["0.81", "1.11", "1.71"]]
+TOKENS = ["The", "cat", "sat"]
+
+
+def post(weights) -> str:
+    def rows(cells):
+        return "".join(f"From: {t:<4} [ " + "  ".join(f"{c:>5}" for c in r) + " ]\n" for t, r in zip(TOKENS, cells))
+    masked = [[c if j <= i else "-inf" for j, c in enumerate(r)] for i, r in enumerate(SCORES)]
+    return ("```\nApplied to scores BEFORE softmax:\n             To: The    To: cat    To: sat\n" + rows(masked)
+            + "\nAfter softmax (rows sum to 1):\n             To: The    To: cat    To: sat\n" + rows(weights) + "```\n")
+
+
+def printed(w, slip=None):
+    out = [[f"{float(x):.2f}" for x in r] for r in w]
+    if slip:
+        out[slip[0]] = slip[1]
+    return out
+
+
+def test_rows_labelled_on_the_left_are_a_matrix_and_its_softmax(tmp_path):
+    truth = causal_softmax(SCORES)
+    assert [f"{float(x):.2f}" for x in truth[1]] == ["0.32", "0.68", "0.00"]
+    out = check_post(tmp_path, post(printed(truth)))
+    weights = [c for c in out["claims"] if c["line"] >= 10]
+    assert len(weights) == 9 and all(c["verdict"] == "correct" for c in weights)
+    for c in weights:
+        i = TOKENS.index(c["at"][0])
+        j = int(c["at"][1]) if c["at"][1].isdigit() else TOKENS.index(c["at"][1])
+        assert abs(mpmath.mpf(c["exact"]) - truth[i][j]) < mpmath.mpf(10) ** -15
+
+
+def test_a_wrong_row_of_weights_is_flagged(tmp_path):
+    truth = causal_softmax(SCORES)
+    out = check_post(tmp_path, post(printed(truth, (1, ["0.24", "0.76", "0.00"]))))
+    wrong = sorted(c["printed"] for c in out["claims"] if c["verdict"] == "wrong")
+    assert wrong == ["0.24", "0.76"]
+    assert all(c["verdict"] == "correct" for c in out["claims"] if c["printed"] not in ("0.24", "0.76"))
