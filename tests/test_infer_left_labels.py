@@ -47,3 +47,23 @@ def test_a_wrong_row_of_weights_is_flagged(tmp_path):
     wrong = sorted(c["printed"] for c in out["claims"] if c["verdict"] == "wrong")
     assert wrong == ["0.24", "0.76"]
     assert all(c["verdict"] == "correct" for c in out["claims"] if c["printed"] not in ("0.24", "0.76"))
+
+
+X = ["0.20", "1.42", "-0.96", "1.94"]
+LAYER = ["-0.17", "-0.22", "0.58", "0.35"]
+
+
+def test_lists_under_captions_in_a_printout_are_vectors(tmp_path):
+    """A fenced printout of one list a line under a caption (``Layer(x) + x:  [ … ]   ←
+    note``) prints vectors: the sum is x + Layer(x), every entry checked (fractions)."""
+    from fractions import Fraction as F
+    total = [F(a) + F(b) for a, b in zip(X, LAYER)]
+    shown = [f"{float(v):.2f}" for v in total]
+    text = ("```\nInput x:       [" + ", ".join(X) + "]\nLayer(x):      [" + ", ".join(LAYER)
+            + "]   ← transformation\nLayer(x) + x:  [" + ", ".join(shown) + "]   ← original info preserved!\n```\n")
+    out = check_post(tmp_path, text)
+    got = {int(c["at"][1]): c for c in out["claims"] if c["line"] == 4}
+    assert sorted(got) == [0, 1, 2, 3]
+    for j, c in got.items():
+        assert F(c["exact"]) == total[j]
+        assert c["verdict"] == "correct" and c["printed"] == shown[j]

@@ -30,9 +30,15 @@ MAX_VECTORS = 400           # one-row lists of one article read as candidates (t
 _GAP = re.compile(r"(?<=\S) {2,}(?=\S)|\u3000+")
 
 
+# a printout's line of one list under a caption: ``Layer(x) + x:  [ 0.03,  1.20]   ← preserved``
+_CAPTIONED = re.compile(r"\s*[^\W\d_][^:=\[\]\n]{0,30}:\s*\[[^\[\]\n]*\]"
+                        r"(?:\s*(?:\([^()\n]*\)|(?:←|<-|#|//)[^\n]*))*\s*")
+
+
 def extra(lines: list[Line], found: list[Printed]) -> tuple[list[Printed], set]:
     """(the blocks :func:`find` leaves out, in line order: tables aligned by spaces or of
-    one-row LaTeX matrices, then the bracket lists of prose and display lines, one a row of
+    one-row LaTeX matrices, then the bracket lists of prose and display lines (and of a
+    printout's lines that print one list under a caption, ``Layer(x):  [-0.17, …]``), one a row of
     at least two numbers; the lines of a table of LaTeX vectors, whose one-row matrices
     :func:`find` read one by one: the table's columns are those vectors). A list on a line a
     found block starts on is that block's (left to it), unless it is none of its rows: a
@@ -45,7 +51,8 @@ def extra(lines: list[Line], found: list[Printed]) -> tuple[list[Printed], set]:
     rows = {}                                 # line -> the rows of the blocks found on it
     for p in found:
         rows.setdefault(p.line, set()).update(p.values)
-    out += [p for p in prose_lists(prose) if p.line not in taken
+    printout = [ln for ln in lines if ln.kind in ("code", "output") and _CAPTIONED.fullmatch(ln.text)]
+    out += [p for p in prose_lists(sorted(prose + printout, key=lambda ln: ln.number)) if p.line not in taken
             or (p.line in rows and p.line not in covered and p.values[0] not in rows[p.line])]
     taken |= {p.line for p in out}
     out += [p for p in flattened_rows(prose) if p.line not in taken]
