@@ -67,3 +67,21 @@ def test_lists_under_captions_in_a_printout_are_vectors(tmp_path):
     for j, c in got.items():
         assert F(c["exact"]) == total[j]
         assert c["verdict"] == "correct" and c["printed"] == shown[j]
+
+
+def test_rows_under_a_label_apart_by_spaces_are_vectors(tmp_path):
+    """A printout's rows under labels, numbers apart by spaces (``sims   .90  .10  .20``
+    with no leading zeros, ``softmax  0.4251 …``): vectors, the second the softmax of the
+    first, checked against mpmath."""
+    sims = ["0.90", "0.10", "0.20", "0.00"]
+    e = [mpmath.exp(mpmath.mpf(x)) for x in sims]
+    p = [x / sum(e) for x in e]
+    shown = [f"{float(x):.4f}" for x in p]
+    assert shown == ["0.4251", "0.1910", "0.2111", "0.1728"]
+    text = ("```\n  cosine sims :   .90     .10     .20     .00\n"
+            "  softmax          " + "  ".join(shown) + "   <- still plenty of signal\n```\n")
+    out = check_post(tmp_path, text)
+    got = sorted((c for c in out["claims"] if c["line"] == 3), key=lambda c: int(c["at"][1]))
+    assert [c["printed"] for c in got] == shown
+    for c, truth in zip(got, p):
+        assert c["verdict"] == "correct" and abs(mpmath.mpf(c["exact"]) - truth) < mpmath.mpf(10) ** -15

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ..article.cells import Printed, as_matrix, parse_list
+from ..article.cells import Printed, as_matrix, number, parse_list
 from ..article.matrices import _ASSIGN, _nested_lines
 from ..article.tables import tables
 from ..article.source import Line
@@ -54,6 +54,8 @@ def extra(lines: list[Line], found: list[Printed]) -> tuple[list[Printed], set]:
     printout = [ln for ln in lines if ln.kind in ("code", "output") and _CAPTIONED.fullmatch(ln.text)]
     out += [p for p in prose_lists(sorted(prose + printout, key=lambda ln: ln.number)) if p.line not in taken
             or (p.line in rows and p.line not in covered and p.values[0] not in rows[p.line])]
+    taken |= {p.line for p in out}
+    out += [p for p in labelled_rows(lines) if p.line not in taken]
     taken |= {p.line for p in out}
     out += [p for p in flattened_rows(prose) if p.line not in taken]
     taken |= {p.line for p in out}
@@ -125,6 +127,30 @@ def _cell(c: str):
         return (p.value / 100, c[:-1] + "%", False) if isinstance(p.value, Fraction) else None
     n = number(c)
     return (n[0], n[1], True) if n else None
+
+
+# a printout's row under its label, numbers apart by spaces: ``softmax    0.4251  0.1910  0.2111``,
+# ``logits = sim / tau   12.857   1.429``; a note after an arrow may end it
+_LABELLED_ROW = re.compile(r"\s*(?P<label>[^\W\d_][\w ./=()]{0,40}?)\s*:?\s{2,}"
+                           r"(?P<row>[-+−]?(?:\d+\.?\d*|\.\d+)(?:\s+[-+−]?(?:\d+\.?\d*|\.\d+)){1,15})"
+                           r"\s*(?:(?:<-|←)[^\n]*)?")
+
+
+def labelled_rows(lines: list[Line]) -> list[Printed]:
+    """The rows a printout (a code block's or an output's lines) prints one a line under a
+    label, its numbers apart by spaces (``softmax   0.4251  0.1910  0.2111  0.1728``): each
+    a vector, named by the label's first word."""
+    from ..article.tokens import numbers_in
+    out: list[Printed] = []
+    for ln in lines:
+        m = _LABELLED_ROW.fullmatch(ln.text) if ln.kind in ("code", "output") else None
+        nums = numbers_in(ln) if m else []
+        cells = [number(n.printed) for n in nums if n.start >= m.start("row")] if m else []
+        if len(cells) >= 2 and all(cells) and len(out) < MAX_VECTORS:
+            name = re.match(r"[^\W\d_]\w*", m.group("label")).group()
+            out.append(Printed(name, ln.number, (tuple(v for v, _ in cells),),
+                               (tuple(t for _, t in cells),), form="prose"))
+    return out
 
 
 def flattened_rows(lines: list[Line]) -> list[Printed]:
