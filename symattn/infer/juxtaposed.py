@@ -6,8 +6,12 @@ product; when ``=`` alone then opens the next matrix, that matrix is the product
 written, whatever its numbers: the article check judges each, wrong ones included. The two
 factors must print the numbers of blocks printed before (themselves, or printed again there),
 of shapes that multiply to the result's; a third factor, or a sum around them, is no such
-product. A function's argument must print an earlier block's numbers, or one row of them
-(the row of scores worked on, taken at its exact value), of the result's shape.
+product. A factor printed turned (``K``'s numbers as ``K^T``) is its block transposed. A
+function's argument must print an earlier block's numbers, or one row of them (the row of
+scores worked on, taken at its exact value), of the result's shape. What the text writes
+comes before a formula the search found: a text gone astray (scores all wrong, weights
+reversed) is judged against its exact chain, not against the near guess its wrong numbers
+happen to fit.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import re
 from ..errors import SymattnError
 from ..spec.latex_cells import cell_value
 from .blocks import rows_of, spec_name
+from .formulas import FUNCTIONS as LABELLED, VARIADIC
 from .search import Derivation, Search
 
 _ENV = re.compile(r"\\begin\s*\{([a-zA-Z]*matrix)\}(.*?)\\end\s*\{\1\}", re.S)
@@ -27,13 +32,15 @@ _OPERATOR = re.compile(r"(?:\\end\s*\{[a-zA-Z]*matrix\}|[+\-*/×·]|\\cdot|\\tim
 _CALL = re.compile(r"(?:\\(?:text|mathrm|operatorname)\s*\{\s*(?P<a>[A-Za-z]+)\s*\}|(?<![A-Za-z\\])(?P<b>[A-Za-z]+))"
                    r"\s*(?:\\left\s*)?\(\s*$")
 _CLOSE = re.compile(rf"\s*(?:\\right\s*)?\){_EQUALS.pattern}")
-FUNCTIONS = {"softmax": "softmax", "relu": "relu", "exp": "exp"}     # as written (lower case) -> spec
+FUNCTIONS = tuple(f for f in LABELLED if f not in VARIADIC + ("layer_norm",))   # of one matrix, no ε to say
 BACK = 200                  # lines before the result searched for its two factors
 
 
 def written_products(search: Search, parts: list) -> None:
-    """Derive each block no pass derived that a written product of two earlier prints
-    opens onto (``parts``: the article's (path, lines))."""
+    """Derive each block that a written product of two earlier prints opens onto
+    (``parts``: the article's (path, lines)), unless another written operation derives it:
+    what the text writes comes before the search's formula (:func:`_open`). The name the
+    display opens with (``C_1 = …``) then names the result (``search.aliases``)."""
     lines = {path: [ln.text for ln in text] for path, text in parts}
     for t, is_open in _open(search, lines):
         factors = _factors(lines[t.path], t, search.blocks)
@@ -65,9 +72,10 @@ def _restated(search: Search, t, factors: tuple) -> None:
 
 
 def written_functions(search: Search, parts: list) -> None:
-    """Derive each block no pass derived that a written function (:data:`FUNCTIONS`) of an
-    earlier print, or of one of its rows, opens onto (``parts``: the article's (path, lines)),
-    and the matrix printed after every row was so worked that gathers them (:func:`_gathered`)."""
+    """Derive each block that a written function (:data:`FUNCTIONS`) of an earlier print, or
+    of one of its rows, opens onto, as :func:`written_products` does (``parts``: the
+    article's (path, lines)), and the matrix printed after every row was so worked that
+    gathers them (:func:`_gathered`)."""
     lines = {path: [ln.text for ln in text] for path, text in parts}
     worked: dict = {}                   # (function, the block whose rows it took) -> row -> result
     for t, is_open in _open(search, lines):
@@ -77,7 +85,7 @@ def written_functions(search: Search, parts: list) -> None:
         if found is None:
             continue
         name, a, head = found
-        text = f"{FUNCTIONS[name]}({a.name})"
+        text = f"{name}({a.name})"
         v = search.value(text, (a,))
         if v is None or v.size != t.floats.size:
             continue
@@ -107,9 +115,9 @@ def _open(search: Search, lines: dict):
 
 def _derive(search: Search, d: Derivation) -> bool:
     """Set ``d`` as its block's derivation unless an operand is computed from that block."""
-    from .order import _depends
+    from .order import depends
     i = d.block.index
-    if any((o.parent or o).index == i or _depends(search, (o.parent or o).index, i) for o in d.operands):
+    if any((o.parent or o).index == i or depends(search, (o.parent or o).index, i) for o in d.operands):
         return False
     search.derived[i] = d
     return True
@@ -126,7 +134,7 @@ def _gathered(search: Search, name: str, parent: int, rows: dict) -> None:
     for t in search.blocks:
         if t.index > last and t.parent is None and not t.given and t.index not in search.derived \
                 and t.index not in search.reprints and t.printed.values == values:
-            text = f"{FUNCTIONS[name]}({p.name})"
+            text = f"{name}({p.name})"
             v = search.value(text, (p,))
             got, err = search.matched(v, t, (p,))
             _derive(search, Derivation(t, text, (p,), got, 0, form="stated", error=err))

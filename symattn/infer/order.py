@@ -142,7 +142,7 @@ def _computed_row(search, b: Block):
     """The row of a computed matrix that ``b`` prints (a Block ``Q[1]``), or None."""
     for k, d in search.derived.items():
         c = d.block
-        if c.shape[0] < 2 or c.shape[1] != b.shape[1] or _depends(search, k, b.index):
+        if c.shape[0] < 2 or c.shape[1] != b.shape[1] or depends(search, k, b.index):
             continue
         hits = _rows_printed(search, d, b)
         if len(hits) == 1:
@@ -161,14 +161,14 @@ def _rows_printed(search, d, b: Block):
     return np.flatnonzero(np.all(np.abs(v - b.floats) <= b.half * 1.0001 + 1e-9, axis=1))
 
 
-def _depends(search, k: int, i: int, seen=None) -> bool:
+def depends(search, k: int, i: int, seen=None) -> bool:
     """Is block ``k``'s derivation built on block ``i`` (directly or through others)?"""
     seen = seen if seen is not None else set()
     d = search.derived.get(k)
     if d is None or k in seen:
         return False
     seen.add(k)
-    return any(o.index == i or _depends(search, o.index, i, seen) for o in d.operands)
+    return any(o.index == i or depends(search, o.index, i, seen) for o in d.operands)
 
 
 def _renamed(expr: str, old: str, new: str) -> str:

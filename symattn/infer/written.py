@@ -343,7 +343,7 @@ def _statistics(text: str, line: int) -> list[Written]:
 def _off(form: str, numbers: tuple, result: str) -> float:
     """How far the value of ``form`` over ``numbers`` is from ``result``, in units of its last
     printed digit (0 within rounding; infinite where undefined)."""
-    v = _form_value(form, numbers)
+    v = form_value(form, numbers)
     half = 0.5 * 10.0 ** -len(result.partition(".")[2])
     return math.inf if v is None else max(0.0, abs(v - float(result)) - half * (1 + 1e-9)) / half
 
@@ -387,7 +387,7 @@ def _value(key: str, x: str) -> float | None:
     return _float(TEMPLATE[key].format(f"({x})"))
 
 
-def _form_value(form: str, numbers: tuple) -> float | None:
+def form_value(form: str, numbers: tuple) -> float | None:
     """The float value of a written form (``{0} / {1}``) over its numbers as written."""
     return _float(form.format(*(f"({x})" for x in numbers)))
 
@@ -430,7 +430,7 @@ def _misread(w: Written) -> bool:
     """Do the sides of ``w`` differ by :data:`MISREAD` times or more? Exponents flattened to
     digits in a page's text (``θ1=100001/21=0.01`` of ``10000^{-2·1/4}``) read so; no slip
     of an author's is that far off, and judging it would call a misreading of ours wrong."""
-    v = _form_value(w.form, w.numbers)
+    v = form_value(w.form, w.numbers)
     r = float(w.result)
     if v is None or v == 0 or r == 0:
         return False

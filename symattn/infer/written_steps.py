@@ -19,7 +19,7 @@ from decimal import Decimal, InvalidOperation
 from ..article.tokens import fold
 from .blocks import ROUNDED_PLACES, Block
 from .chains import Chain
-from .written import (ARITHMETIC, EQUALS, NO_END, NUMBER, TEMPLATE, Written, _form_value, arithmetic_text,
+from .written import (ARITHMETIC, EQUALS, NO_END, NUMBER, TEMPLATE, Written, form_value, arithmetic_text,
                       continues, written)
 from .written_operands import (_AT, _entry, _expr, _forms, _listed, _of_rows, _operands, _owners, _places,
                                _softmax_row)
@@ -66,10 +66,11 @@ def _of_a_rounding(w: Written, operands: tuple) -> bool:
     if x is None or result is None or x.as_tuple().exponent > -ROUNDED_PLACES:
         return False                          # 1.0 of e^{1.0}: a given, as written
     half, slack = Decimal(5).scaleb(x.as_tuple().exponent - 1), Decimal(5).scaleb(result.as_tuple().exponent - 1)
-    at = [_form_value(w.form, (str(v),)) for v in (x, x - half, x + half)]
-    if None in at or abs(Decimal(at[0]) - result) <= slack:
-        return False
-    return min(at[1:]) - float(slack) <= float(result) <= max(at[1:]) + float(slack)
+    at = [form_value(w.form, (str(v),)) for v in (x, x - half, x + half)]
+    if None in at or not min(at[1:]) - float(slack) <= float(result) <= max(at[1:]) + float(slack):
+        return False                          # none of them gives it: wrong of any, judged exactly
+    return not abs(at[0] - float(result)) < float(slack) * (1 - 1e-9)    # right of x beyond doubt: judged
+    # (floats only choose whether to judge; near a tie of x's own rounding, no verdict is the safe side)
 
 
 def _decimal(text: str) -> Decimal | None:
