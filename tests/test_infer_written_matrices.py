@@ -282,3 +282,21 @@ def test_a_concatenation_labelled_with_the_names_the_text_gave_its_results(tmp_p
         assert c["verdict"] in ("wrong", "carried")
     steps = [s["expr"] for ex in out["inferred"] for s in ex["steps"]]
     assert any(e.startswith("concat(") for e in steps), steps
+
+
+def test_a_slip_in_a_factor_restated_in_the_display_blames_no_right_product(tmp_path):
+    """``Q = XW_Q = [X with a slip][W_Q] = [Q]`` where Q is printed right of the X given
+    before: the search's product of the earlier X reproduces every entry and stays; the
+    display's own slipped copy of X is no operand of it, so no right number is called
+    wrong (fractions, computed here)."""
+    slipped = [r[:] for r in X]
+    slipped[2][1] = "1.9"                        # 1.0 restated as 1.9
+    q = printed(Q)
+    text = ("Inputs:\n\n$$\nX = " + bmatrix(X) + "\n$$\n\n$$\nW_Q = " + bmatrix(WQ) + "\n$$\n\n"
+            "$$\nQ = XW_Q = " + bmatrix(slipped) + "\n" + bmatrix(WQ) + "\n= " + bmatrix(q) + "\n$$\n")
+    out = check_post(tmp_path, text)
+    got = out["claims"]
+    assert len(got) == 6 and {c["line"] for c in got} == {_at(text, "Q = XW_Q") + k for k in (12, 13, 14)}
+    for c in got:
+        i, j = (int(x) for x in c["at"])
+        assert F(c["exact"]) == Q[i][j] and c["verdict"] == "correct"

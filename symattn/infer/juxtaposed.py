@@ -11,7 +11,8 @@ function's argument must print an earlier block's numbers, or one row of them (t
 scores worked on, taken at its exact value), of the result's shape. What the text writes
 comes before a formula the search found: a text gone astray (scores all wrong, weights
 reversed) is judged against its exact chain, not against the near guess its wrong numbers
-happen to fit.
+happen to fit. A formula that reproduces every entry yields only to factors printed before
+the display: a factor the display alone prints may be a copy with a slip.
 """
 
 from __future__ import annotations
@@ -42,16 +43,17 @@ def written_products(search: Search, parts: list) -> None:
     what the text writes comes before the search's formula (:func:`_open`). The name the
     display opens with (``C_1 = …``) then names the result (``search.aliases``)."""
     lines = {path: [ln.text for ln in text] for path, text in parts}
-    for t, is_open in _open(search, lines):
+    for t in _open(search, lines):
         factors = _factors(lines[t.path], t, search.blocks)
         if factors is None:
             continue
-        (a, a_t), (b, b_t), head = factors
+        (a, a_t), (b, b_t), head, since = factors
         (n, d), (e, m) = a.shape[::-1 if a_t else 1], b.shape[::-1 if b_t else 1]
         if d != e or (n, m) != t.shape:
             continue
         text = f"{a.name}{'.T' * a_t} @ {b.name}{'.T' * b_t}"
-        v = search.value(text, (a, b)) if is_open else None
+        v = search.value(text, (a, b)) if _may(search, t, a.printed.line < since and b.printed.line < since) \
+            else None
         if v is not None:
             got, err = search.matched(v, t, (a, b))
             if _derive(search, Derivation(t, text, (a, b), got, 0, form="stated", error=err)) and head:
@@ -78,8 +80,8 @@ def written_functions(search: Search, parts: list) -> None:
     gathers them (:func:`_gathered`)."""
     lines = {path: [ln.text for ln in text] for path, text in parts}
     worked: dict = {}                   # (function, the block whose rows it took) -> row -> result
-    for t, is_open in _open(search, lines):
-        if not is_open:
+    for t in _open(search, lines):
+        if not _may(search, t, True):
             continue
         found = _argument(lines[t.path], t, search.blocks)
         if found is None:
@@ -102,15 +104,23 @@ def written_functions(search: Search, parts: list) -> None:
 
 
 def _open(search: Search, lines: dict):
-    """(block, open?) of the blocks printed in LaTeX: open when a written operation may
-    derive it: no pass derived it, or the search did (what the text writes it computes
-    comes before a formula the search found to reproduce its numbers)."""
+    """The blocks printed in LaTeX, not printed again nor given: those a written operation
+    may derive (:func:`_may`)."""
     for t in list(search.blocks):
-        d = search.derived.get(t.index)
         if t.index in search.reprints or t.parent is not None or t.given or t.printed.form != "latex" \
                 or t.path not in lines:
             continue
-        yield t, d is None or d.form != "stated"
+        yield t
+
+
+def _may(search: Search, t, before: bool) -> bool:
+    """May a written operation derive ``t``? When no pass derived it; when the search did
+    in part only (what the text writes it computes comes before a formula that reproduces
+    some of its numbers); when the search reproduced them all, only if the operands are
+    prints from before the display (``before``): a factor the display itself prints, no
+    earlier block's, may be a restatement with a slip of what the text computed from."""
+    d = search.derived.get(t.index)
+    return d is None or (d.form != "stated" and (d.matched < t.floats.size or before))
 
 
 def _derive(search: Search, d: Derivation) -> bool:
@@ -188,7 +198,8 @@ def _opened(lines: list[str], t):
 
 
 def _factors(lines: list[str], t, blocks: list):
-    """(A, B) of ``[A][B] = [t]`` written just before block ``t``, or None."""
+    """((A, transposed?), (B, transposed?), the name the display opens with, the display's
+    first line) of ``[A][B] = [t]`` written just before block ``t``, or None."""
     window, first, envs, k = _opened(lines, t)
     if k is None or k < 2:
         return None
@@ -200,7 +211,7 @@ def _factors(lines: list[str], t, blocks: list):
     earlier = [b for b in blocks if b.parent is None and b.index < t.index]
     since = first + window.count("\n", 0, m0.start())
     a, b = _printing(_values(m0.group(2)), earlier, since), _printing(_values(m1.group(2)), earlier, since)
-    return (a, b, _head(window[:m0.start()])) if a is not None and b is not None else None
+    return (a, b, _head(window[:m0.start()]), since) if a is not None and b is not None else None
 
 
 def _values(body: str) -> tuple | None:
