@@ -62,11 +62,12 @@ def _row_numbers(line: Line) -> list | None:
     return segs
 
 
-_TRAIL = re.compile(r"(?:(?:←|<-|#|//)\s*([^\n]{1,24})|([^\W\d][\w'.-]{0,23}|\"[^\"\n]{1,24}\"|'[^'\n]{1,24}')"
+_TOKEN = r"[^\W\d][\w'.-]{0,23}|\"[^\"\n]{1,24}\"|'[^'\n]{1,24}'"     # a row's token: a word, or quoted
+_TRAIL = re.compile(rf"(?:(?:←|<-|#|//)\s*([^\n]{{1,24}})|({_TOKEN})"
                     r"|\([^()\n]{1,40}\))")     # a token, after an arrow or a comment mark; a note
 
 
-_LEFT = re.compile(r"^\s*(?:[^\W\d_][\w'.-]{0,23}|\"[^\"\n]{1,24}\"|'[^'\n]{1,24}')\s+$")   # ``cat  [ 1.14 …]``
+_LEFT = re.compile(rf"^\s*(?:{_TOKEN})\s+$")   # ``cat  [ 1.14 …]``
 
 
 def _row_label(line: Line) -> str | None:

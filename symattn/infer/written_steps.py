@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from decimal import Decimal, InvalidOperation
 
 from ..article.tokens import fold
+from ..claims.printed import parse_number, rounding_interval
+from ..errors import SymattnError
+from ..tensor import NEG_INF
 from .blocks import ROUNDED_PLACES, Block
 from .chains import Chain
 from .written import (ARITHMETIC, EQUALS, NO_END, NUMBER, TEMPLATE, Written, form_value, arithmetic_text,
@@ -59,26 +61,22 @@ def _of_a_rounding(w: Written, operands: tuple) -> bool:
     as a computed number is (:data:`.blocks.ROUNDED_PLACES` decimals or more), whose printed result
     is wrong of that decimal but right of a number that rounds to it
     (``-log(0.4251) = 0.8555``: of 0.42508…, the softmax the text printed rounded)? Not
-    knowing which it took, the text is judged by no verdict: no step."""
+    knowing which it took, the text is judged by no verdict: no step. Both numbers stand for
+    their rounding intervals (:func:`~symattn.claims.printed.rounding_interval`)."""
     if w.key == ARITHMETIC or len(w.numbers) != 1 or tuple(operands) != tuple(w.numbers):
         return False
-    x, result = _decimal(w.numbers[0]), _decimal(w.printed or w.result)
-    if x is None or result is None or x.as_tuple().exponent > -ROUNDED_PLACES:
-        return False                          # 1.0 of e^{1.0}: a given, as written
-    half, slack = Decimal(5).scaleb(x.as_tuple().exponent - 1), Decimal(5).scaleb(result.as_tuple().exponent - 1)
-    at = [form_value(w.form, (str(v),)) for v in (x, x - half, x + half)]
-    if None in at or not min(at[1:]) - float(slack) <= float(result) <= max(at[1:]) + float(slack):
-        return False                          # none of them gives it: wrong of any, judged exactly
-    return not abs(at[0] - float(result)) < float(slack) * (1 - 1e-9)    # right of x beyond doubt: judged
-    # (floats only choose whether to judge; near a tie of x's own rounding, no verdict is the safe side)
-
-
-def _decimal(text: str) -> Decimal | None:
     try:
-        v = Decimal(fold(text).strip())
-    except InvalidOperation:
-        return None
-    return v if v.is_finite() else None
+        x, result = (parse_number(fold(t)) for t in (w.numbers[0], w.printed or w.result))
+    except SymattnError:
+        return False
+    if NEG_INF in (x.value, result.value) or x.percent or result.percent or x.decimals < ROUNDED_PLACES:
+        return False                          # 1.0 of e^{1.0}: a given, as written
+    (lo, hi), (r_lo, r_hi) = rounding_interval(x, "half-up"), rounding_interval(result, "half-up")
+    at = [form_value(w.form, (str(v),)) for v in (x.value, lo, hi)]
+    if None in at or not (min(at[1:]) <= float(r_hi) and float(r_lo) <= max(at[1:])):
+        return False                          # none of them gives it: wrong of any, judged exactly
+    margin = float(r_hi - r_lo) * 1e-9        # floats only choose whether to judge: near a tie of
+    return not float(r_lo) + margin < at[0] < float(r_hi) - margin   # x's own, no verdict is the safe side
 
 
 def _result_print(b: Block, w: Written) -> bool:
