@@ -250,6 +250,15 @@ def test_plotting_code_prints_nothing():
     assert printed(text.read("plt.plot([0.1, 0.2])\n")) == [("0.1", Fraction(1, 10)), ("0.2", Fraction(1, 5))]
 
 
+def test_a_references_address_prints_nothing():
+    """A URL, an arXiv identifier, a DOI: no number of the computation (``arXiv:1910.07467``
+    is no 1910.07467)."""
+    src = ("2. Zhang & Sennrich (2019). Root Mean Square Layer Normalization. arXiv:1910.07467\n\n"
+           "See https://example.com/2023/10/attention-0.5 or doi:10.1000/182; the loss is 0.25.\n")
+    assert printed(markdown.read(src)) == [("0.25", Fraction(1, 4))]
+    assert printed(text.read(src)) == [("0.25", Fraction(1, 4))]
+
+
 # -- the whole flow: check --article on an article of these forms ------------------------
 POST = r"""# Weights
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
+from symattn.article.groups import groups_of
 from symattn.article.matrices import find
 from symattn.article.source import Line
 
@@ -51,3 +52,15 @@ def test_tuples_in_cells_are_vectors():
     text = "| | q | v |\n|---|---|---|\n| the | (1, 0, 1) | (1.0, 0.0) |\n| dog | (0, 2, 1) | (−1.0, 0.5) |\n"
     got = {p.name: p.values for p in find(lines(text))}
     assert got == {"q": ((1, 0, 1), (0, 2, 1)), "v": ((1, 0), (-1, F(1, 2)))}
+
+
+def test_a_bracket_left_open_ends_with_its_cell_or_paragraph():
+    """A parenthesis a text never closes (``(see the figure``) does not gather the numbers of
+    the cells or paragraphs after it into one vector: "sum to 1" in one cell and "a dropout
+    rate of 50%" in another are two lone numbers, not a row."""
+    cells = [Line(1, "- the simplest mask (see PyTorch's", "text"), Line(1001, "- rows sum to 1", "text"),
+             Line(2001, "- a dropout rate of 50%", "text")]
+    paragraphs = [Line(1, "a note (never closed", "text"), Line(2, "", "text"), Line(3, "rows sum to 1", "text"),
+                  Line(4, "", "text"), Line(5, "a rate of 50%", "text")]
+    for lines in (cells, paragraphs):
+        assert [[n.printed for n in g.numbers] for g in groups_of(lines)] == [["1"], ["50%"]]

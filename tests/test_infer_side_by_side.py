@@ -122,3 +122,15 @@ def test_a_note_after_a_row_is_no_number_of_it():
             "           [0.38, 0.38, 0.23]]    <- the second row\n")
     assert [p.values for p in find(lines(text))] == [((F("0.27"), F("0.27"), F("0.45")),
                                                       (F("0.38"), F("0.38"), F("0.23")))]
+
+
+def test_a_shape_noted_after_the_first_row_leaves_the_matrix_whole():
+    """``W1 = [[0.2, 0.3, 0.1],      (4 × 3 matrix)`` over three more rows: one 4 × 3 matrix,
+    not its rows read two and two (the note had hidden the list from the nested-list lines)."""
+    text = ("W1 = [[0.2, 0.3, 0.1],      (4 × 3 matrix)\n"
+            "      [0.4, -0.1, 0.5],\n"
+            "      [0.1, 0.2, -0.3],\n"
+            "      [-0.2, 0.4, 0.2]]\n")
+    rows = [["0.2", "0.3", "0.1"], ["0.4", "-0.1", "0.5"], ["0.1", "0.2", "-0.3"], ["-0.2", "0.4", "0.2"]]
+    assert [(p.name, p.values) for p in find(lines(text))] == \
+        [("W1", tuple(tuple(F(x) for x in r) for r in rows))]

@@ -109,3 +109,91 @@ def test_a_caption_in_any_script_opens_the_rows_and_stray_zeros_and_ones_are_no_
     assert code == 1, err
     assert {c["line"] for c in d["claims"]} == {3, 4}
     assert sorted(c["verdict"] for c in d["claims"]) == ["correct"] * 4 + ["wrong"] * 2
+
+
+def _softmax(z):
+    e = [mpmath.exp(mpmath.mpf(x)) for x in z]
+    return [x / mpmath.fsum(e) for x in e]
+
+
+def _rounds(x, printed: str) -> bool:
+    """Does ``x`` round half-up to ``printed`` at its places?"""
+    from decimal import ROUND_HALF_UP, Decimal
+    q = Decimal(1).scaleb(-len(printed.partition(".")[2]))
+    return Decimal(mpmath.nstr(x, 25, strip_zeros=False)).quantize(q, ROUND_HALF_UP) == Decimal(printed)
+
+
+STEPS = """# Softmax by hand
+
+```
+Before softmax: [2.4, 1.2, 0.3]
+After softmax:  [0.66, 0.24, 0.10]  (sum = 1.0)
+```
+
+With d_k = 64:
+
+```
+1. Compute similarity with all words: [0.4, 0.9, 0.5]
+2. Scale: [0.05, 0.11, 0.06]
+3. Softmax: [0.3, 0.5, 0.2]
+```
+
+```
+  Scaled:            [4.0, 2.0, 1.0]
+  Softmax:           [0.84, 0.12, 0.04]
+```
+"""
+
+
+def test_lists_under_captions_of_steps_are_a_chain_not_a_matrix(tmp_path):
+    """``Before softmax: […]`` over ``After softmax: […]`` (and ``Scaled:`` over ``Softmax:``,
+    a numbered ``3. Softmax:``) are two vectors, the second the softmax of the first, not two
+    rows of one matrix: each entry after is judged against the softmax of the list above it.
+    A caption "before softmax" names softmax's input: its numbers are no claim on the softmax."""
+    code, d, err = check(tmp_path, STEPS)
+    assert code == 1, err
+    lines = STEPS.splitlines()
+    at = {k: 1 + next(i for i, t in enumerate(lines) if t.strip().startswith(k))
+          for k in ("Before softmax", "After softmax", "3. Softmax", "Softmax:")}
+    cases = {"After softmax": (["2.4", "1.2", "0.3"], ["0.66", "0.24", "0.10"]),
+             "3. Softmax": (["0.05", "0.11", "0.06"], ["0.3", "0.5", "0.2"]),
+             "Softmax:": (["4.0", "2.0", "1.0"], ["0.84", "0.12", "0.04"])}
+    for caption, (z, printed) in cases.items():
+        got = {c["printed"]: c for c in d["claims"] if c["line"] == at[caption]}
+        assert set(got) == set(printed), caption
+        for p, truth in zip(printed, _softmax(z)):
+            assert abs(mpmath.mpf(got[p]["exact"]) - truth) < mpmath.mpf("1e-15")
+            assert got[p]["verdict"] == ("correct" if _rounds(truth, p) else "wrong"), (caption, p)
+    assert not [c for c in d["claims"] if c["line"] == at["Before softmax"] and c["verdict"] == "wrong"]
+
+
+def test_a_masked_row_after_softmax_is_one_hot_and_a_slip_of_it_flagged(tmp_path):
+    """``Attention scores: [0.9, -∞, -∞]`` over ``After softmax: [1.0, 0.0, 0.0]``: 0s and 1s
+    are the softmax of a row masked but for one entry (exactly), not a one-hot label; the
+    row after, ``[0.4, 0.8, -∞]`` to ``[0.31, 0.69, 0.0]``, is wrong (0.401, 0.599)."""
+    text = ("```\nAttention scores: [0.9, -∞, -∞]\nAfter softmax: [1.0, 0.0, 0.0]\n```\n\n"
+            "```\nAttention scores: [0.4, 0.8, -∞]\nAfter softmax: [0.31, 0.69, 0.0]\n```\n")
+    code, d, err = check(tmp_path, text)
+    assert code == 1, err
+    first = {c["printed"]: c["verdict"] for c in d["claims"] if c["line"] == 3}
+    assert first == {"1.0": "correct", "0.0": "correct"}
+    second = {c["printed"]: c for c in d["claims"] if c["line"] == 8}
+    for p, truth in zip(("0.31", "0.69"), _softmax(["0.4", "0.8"])):
+        assert abs(mpmath.mpf(second[p]["exact"]) - truth) < mpmath.mpf("1e-15") and second[p]["verdict"] == "wrong"
+
+
+def test_a_note_of_statistics_after_a_list_is_no_entry_of_it(tmp_path):
+    """``After LayerNorm: [-0.40, 0.69, -1.43, 1.15]  (mean≈0, var≈1)``: the list is the
+    LayerNorm of the input above (right), and the note's 0 and 1 are a mean and a variance,
+    no entry of it (the 0 was once judged a wrong print of -0.40)."""
+    text = ("```\nInput \"the\":  [ 0.20,  1.42, -0.96,  1.94]  (mean=0.650, var=1.263)\n\n"
+            "After LayerNorm: [-0.40, 0.69, -1.43, 1.15]  (mean≈0, var≈1)  ← centered + scaled\n```\n")
+    code, d, err = check(tmp_path, text)
+    assert code == 0, err
+    x = [mpmath.mpf(v) for v in ("0.20", "1.42", "-0.96", "1.94")]
+    mu = mpmath.fsum(x) / 4
+    sd = mpmath.sqrt(mpmath.fsum((v - mu) ** 2 for v in x) / 4)
+    got = [c for c in d["claims"] if c["line"] == 4]
+    assert [c["printed"] for c in got] == ["-0.40", "0.69", "-1.43", "1.15"]
+    for c, v in zip(got, x):
+        assert abs(mpmath.mpf(c["exact"]) - (v - mu) / sd) < mpmath.mpf("1e-12") and c["verdict"] == "correct"

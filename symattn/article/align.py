@@ -155,7 +155,7 @@ def near_block(m: Matcher, g: Group) -> Near | None:
             if cells is None or not (all(m.near_row(n, c) for c, n in cells.values()) or
                                      (len(rows) == t.shape[0] and _like(m, cells))):
                 continue                  # a mistake may change a whole step more than a quarter
-            err = sum(abs(m.approx[c.name][c.i][c.j] - m.value(n)) for c, n in cells.values())
+            err = sum(m.gap(n, c) for c, n in cells.values())   # −∞ printed for a masked −∞: 0
             if best is None or err < best[0]:
                 best = (err, cells)
     return Near(best[1]) if best else None
@@ -199,7 +199,7 @@ def tentative_row(m: Matcher, g: Group, got: dict, found: Found) -> bool:
             cells = cells_at(m, g, place)
             if cells is None or not all(m.near_row(n, c2) for c2, n in cells.values()):
                 continue
-            err = sum(abs(m.approx[c2.name][c2.i][c2.j] - m.value(n)) for c2, n in cells.values())
+            err = sum(m.gap(n, c2) for c2, n in cells.values())
             if best_err is None or err < best_err:
                 best, best_err = cells, err
     if best is None:

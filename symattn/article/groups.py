@@ -78,7 +78,12 @@ def groups_of(lines: list[Line]) -> list[Group]:
     stack: list[_Frame] = []
     table: list = []                    # rows of a table being read, over several lines
     glued = glued_rows(lines)
+    prev = None
     for line in lines:
+        if stack and prev is not None and (line.number != prev.number + 1 or (
+                line.kind == "text" and not line.text.strip())):
+            _left_open(stack, out)      # a bracket left open ends with its cell or paragraph
+        prev = line
         nums = numbers_in(line)
         if line.number in glued and not stack:
             nums = _glued_row(line, nums, glued[line.number], out)
@@ -200,7 +205,7 @@ def _marks(s: str) -> list:
             marks.append((i, "op"))
         elif c in _OPEN or c in _CLOSE or c in ",;&":
             marks.append((i, c))
-        elif c in "+×·*/÷=" or (c == "-" and i > 0 and s[i - 1] in " )]}"
+        elif c in "+×·*/÷=≈≃≒" or (c == "-" and i > 0 and s[i - 1] in " )]}"
                                  and not any(b == i for _, b in spans)):
             marks.append((i, "op"))
         i += 1
@@ -248,6 +253,16 @@ def _close(stack: list, out: list):
         printout = _PRINTOUT.search(fold(n.line_text[:n.start]))   # tensor(48725.8203): a value
         g.role = "result" if printout else "operand"
     _attach(stack, out, g)
+
+
+def _left_open(stack: list, out: list):
+    """Empty ``stack`` at a cell's or a paragraph's end: the numbers of brackets never closed
+    (``(such as 0.1 or 0.2``) are lone numbers, in order, no row of a block."""
+    nums: list = []
+    while stack:
+        f = stack.pop()
+        nums = [n for r in f.rows for n in r if n is not None] + f.loose + f.elem + nums
+    out.extend(Group([[n]], n.role) for n in sorted(nums, key=lambda n: (n.line, n.start)))
 
 
 def _attach(stack: list, out: list, g: Group):

@@ -331,6 +331,7 @@ def caption_above(lines: dict, line: int) -> str | None:
 _DELIMITER = re.compile(r"\$\$|\\\[|\\begin\{(?:equation|align|gather)\*?\}")
 
 
+_BEFORE = re.compile(r"\s*(?:before|prior to|input to|pre-)", re.I)
 _FOR = re.compile(r"\s+for\s+", re.I)        # what a caption is for (a token, a query) names no step
 
 
@@ -344,6 +345,8 @@ def by_caption(caption: str, spec, after: int | None = None) -> list[Target]:
     the steps naming the words themselves (failing those, by abbreviation), the ones with
     the fewest words the caption does not use. Words after "for" say whose it is, not what.
     """
+    if _BEFORE.match(caption):
+        return []                                   # ``Before softmax``: softmax's input, no step it names
     rows = {str(r).lower() for t in spec.tensors.values() for r in (t.rows or ())}
     caption = _FOR.split(caption)[0] or caption     # ``Attention weights for q₁``: the weights
     words = set(_WORD.findall(caption.lower().replace("_", " "))) - rows   # 'Hello' is a row

@@ -39,8 +39,11 @@ def single(m, n, role, lines, got, restated, pending, found):
     if n.integer and not whole:  # "3 tokens", "d_k = 2", 1×0: an integer needs its step named
         cands = [c for c in cands if c.name in m.spec.inputs or m.here(n, c.name) or (
             m.context_score(n, c, text) if role == "result" else m._name_score(n, c.name, text))]
-        if not cands:
-            return
+    if n.integer:
+        label = _LABELLED.search(fold(text[:n.start]))
+        cands = [c for c in cands if label is None or label.group(1).lower() in c.name.lower()]
+    if not cands:
+        return
 
     def key(c):
         is_input = c.name in m.spec.inputs
@@ -65,6 +68,10 @@ def single(m, n, role, lines, got, restated, pending, found):
     got[id(n)] = best
     m.saw(n, best, result=result)
     restated.setdefault(n.printed, best)
+
+
+_LABELLED = re.compile(r"([^\W\d_]{2,})\s*(?:=|≈|≃|≒|~)\s*$")     # ``(mean≈0, var≈1)``: a number the word
+                                                                  # before it names (the mean's, if any)
 
 
 def _next_in_order(m: Matcher, cands: list, best, key):
@@ -152,12 +159,12 @@ def tentative(m: Matcher, pending: list, got: dict, found: Found):
             found.pending[(n.line, n.column)] = n
             found.rows.append({(n.line, n.column)})
             continue
-        near = _of_row(m, n, [c for c in m.candidates(n, 40.0) if c.name not in m.spec.inputs and m.near(n, c)])
+        near = _of_row(m, n, [c for c in m.candidates(n, 40.0) if c.name not in m.spec.inputs and m.near(n, c)
+                              and m.shares(n, c.name)])       # "a dropout rate of 50%": no context vector's
         if not near:
             found.unmatched.append(unmatched(m, n))
             continue
-        v = m.value(n)
-        best = min(near, key=lambda c: (abs(m.approx[c.name][c.i][c.j] - v), -m.line_score(n, c.name)))
+        best = min(near, key=lambda c: (m.gap(n, c), -m.line_score(n, c.name)))
         got[id(n)] = best
         if not _float_repr_of(m, n, best):          # a binary float's digits: that entry, surely
             found.pending[(n.line, n.column)] = n
@@ -179,8 +186,7 @@ def unmatched(m: Matcher, n: Number) -> Unmatched:
     slack = max(1e6, abs(m.value(n)) / (4 * m.half_unit(n)))      # a quarter of it, at any precision
     near = [c for c in m.candidates(n, slack) if c.name not in m.spec.inputs] or \
         [c for c in m.candidates(n, slack)]
-    v = m.value(n)
-    near.sort(key=lambda c: (abs(m.approx[c.name][c.i][c.j] - v), m.order[c.name]))
+    near.sort(key=lambda c: (m.gap(n, c), m.order[c.name]))
     likely = [_entry(m, c) for c in near[:3]]
     plausible = bool(near) and not n.integer and m.near_print(n, near[0])
     return Unmatched(n.line, n.column, n.text, likely[0] if likely else None, printed=n.printed,
@@ -192,9 +198,8 @@ def unsure_numbers(m: Matcher, g: Group, unsure: by_label.Unsure) -> list[Unmatc
     entries it may print, the nearest first."""
     out = []
     for n in g.numbers:
-        v = m.value(n)
         cells = sorted(dict.fromkeys(unsure.likely.get(id(n), ())),
-                       key=lambda c: abs(m.approx[c.name][c.i][c.j] - v))
+                       key=lambda c: m.gap(n, c))
         likely = [_entry(m, c) for c in cells[:3]]
         u = unmatched(m, n)
         out.append(replace(u, nearest=likely[0], likely=likely, unverified=True) if likely else u)

@@ -222,6 +222,12 @@ class Matcher:
             out.append(c)
         return out
 
+    def shares(self, n: Number, name: str) -> bool:
+        """May the words around ``n`` name step ``name`` for it? A percentage names a share: a
+        probability or a weight, or the step printed on its line (``≈ 0.1709 (17.09%)``), not
+        a norm worked out lines before (``roughly 31% in L2 norm``)."""
+        return not n.printed.endswith("%") or self._probability(name) or self.hints.get(name) == n.line
+
     def correct(self, n: Number, loose: bool = False) -> list[Cell]:
         return [c for c in self.candidates(n, 1.5) if self.rounds_to(n, c, loose=loose)]
 

@@ -180,6 +180,7 @@ def _nested_lines(lines: list[Line], least: int = 1) -> set[int]:
     """The lines a nested bracket list spans (its rows are not rows a line); ``least``: the
     lines a list must span to count."""
     text, numbers = _blob(lines)
+    text = _ARROW_NOTE.sub("", text)       # as :func:`bracket_lists` reads them
     out, i, at = set(), 0, _line_counter(text)
     while True:
         i = text.find("[", i)

@@ -1,6 +1,6 @@
 """Numbers that print nothing of the computation, marked when an article is read.
 
-Three kinds, each a span of a Line's text (``Line.quiet``) whose numbers the tokenizer skips:
+Four kinds, each a span of a Line's text (``Line.quiet``) whose numbers the tokenizer skips:
 
 * TikZ and pgfplots code: inside ``tikzpicture``/``axis``/``scope`` or a ``\\draw``,
   ``\\node``, ``\\fill``, ``\\path``, ``\\addplot``, ``\\foreach`` … statement (until its
@@ -12,6 +12,7 @@ Three kinds, each a span of a Line's text (``Line.quiet``) whose numbers the tok
 * Plotting code in code lines: a line that calls matplotlib, seaborn or plotly
   (``plt.plot(…)``, ``ax.set_xlim(0, 1)``, ``sns.heatmap(…)``, ``x.plot(…)``), with the lines
   that continue the call until its parentheses close.
+* A reference's address: a URL, an arXiv identifier, a DOI (``arXiv:1910.07467``).
 
 One pass over the lines, linear in their length.
 
@@ -39,8 +40,13 @@ _PLOT = re.compile(r"(?<![\w.])(?:plt|ax|axs|axes|ax\d+|ax_\w+|fig|sns|px|go|mpl
                    r"pcolormesh)\s*\(")
 
 
+_REFERENCE = re.compile(r"\bhttps?://[^\s<>()\]\"']+|\barXiv:\s*\d{4}\.\d{4,5}(?:v\d+)?|\bdoi:\s*10\.\d{4,9}/\S+"
+                        r"|\b10\.\d{4,9}/[^\s<>()\]\"']+", re.I)
+
+
 def mark(lines: list[Line]) -> list[Line]:
-    """``lines`` with the spans of TikZ code, tables' indices and plotting calls set in ``quiet``."""
+    """``lines`` with the spans of TikZ code, tables' indices, plotting calls and references'
+    addresses set in ``quiet``."""
     tikz, plot = _Tikz(), _Plot()
     index = _table_indices(lines)
     out = []
@@ -48,7 +54,8 @@ def mark(lines: list[Line]) -> list[Line]:
     for k, line in enumerate(lines):
         if prev is not None and (line.number not in (prev.number, prev.number + 1) or line.kind != prev.kind):
             plot.depth = 0                  # another cell or block: a call does not continue
-        spans = tikz.spans(line.text) + (plot.spans(line.text) if line.kind == "code" else []) + index.get(k, [])
+        spans = tikz.spans(line.text) + (plot.spans(line.text) if line.kind == "code" else []) + index.get(k, []) \
+            + [m.span() for m in _REFERENCE.finditer(line.text)]
         out.append(dataclasses.replace(line, quiet=tuple(sorted(spans))) if spans else line)
         prev = line
     return out

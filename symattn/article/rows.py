@@ -120,7 +120,8 @@ def row_runs(lines: list[Line]) -> list[tuple[int, list]]:
         after = k + len(run)
         below = lines[after].text if after < len(lines) and \
             lines[after].number == lines[k].number + len(run) else ""
-        if len(run) >= 2 and not _other_layout(above) and not _other_layout(below):
+        if len(run) >= 2 and not _other_layout(above) and not _other_layout(below) \
+                and not _steps(lines[k:k + len(run)], run):
             out.append((k, run))
         k += len(run)
     return out
@@ -138,6 +139,21 @@ def stacked_rows(lines: list[Line]) -> tuple[list[Printed], set[int]]:
         out += _stacked(run, _heads(above), name_above(above) if above else None, lines[k].number, rows)
         used |= {lines[k + j].number for j in range(len(run))}
     return out, used
+
+
+_STEP = re.compile(r"\b(?:before|after|soft-?max|relu|exp|sqrt|layer ?norm\w*|scaled?|normali[sz]ed)\b", re.I)
+
+
+def _steps(lines: list[Line], run: list) -> bool:
+    """Are the rows one vector a line, each under a caption of its own, one of which names a
+    step (``Before softmax: [2.1, -∞]`` over ``After softmax: [1.0, 0.0]``, ``Scaled: […]``
+    over ``Softmax: […]``)? Then each is a vector of its own (read as a printout's captioned
+    list), not a row of one matrix."""
+    captions = [_CAPTION.match(ln.text) for ln in lines]
+    if len(run[0]) != 1 or not all(captions):
+        return False
+    said = [c.group().strip().rstrip(":").strip().lower() for c in captions]
+    return len(set(said)) == len(said) and any(_STEP.search(c) for c in said)
 
 
 def _stacked(run: list, heads, caption: str | None, line: int, rows: tuple | None = None) -> list[Printed]:

@@ -35,6 +35,7 @@ def _scalars_named(m: Matcher, n, clause: bool = False) -> list[Cell]:
     subs = {str(p).lower() for p in written.sub} if written is not None else set()
     return [Cell(name, 0, 0) for name in named_in(before, m.spec)
             if m.spec.tensors[name].shape == (1, 1) and name not in m.spec.inputs and m.approx.get(name)
+            and m.shares(n, name)
             and subs <= set(re.split(r"[_\W]+", name.lower()))]     # θ_{2,4} is not θ_2
 
 

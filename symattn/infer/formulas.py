@@ -117,10 +117,13 @@ def _softmax_said(texts: dict, b, earlier: dict) -> list:
     """``softmax`` of the block printed just before (and of it over each root the text takes,
     ``√2``) when the lines between the two say softmax (``After softmax:``, no call of its own
     and no list printed there) and the block reads as a softmax's output: each row within
-    [0, 1] summing to 1 as printed, not 0s and 1s only."""
+    [0, 1] summing to 1 as printed, not 0s and 1s only (unless the block before is masked:
+    ``[2.1, -∞, -∞]`` gives ``[1.0, 0.0, 0.0]``)."""
     prev = max(earlier.values(), key=lambda x: x.index, default=None)
-    if prev is None or prev.shape != b.shape or prev.path != b.path or not _sums_to_one(b) or binary(b):
-        return []                                # 0s and 1s: a one-hot label, not weights
+    if prev is None or prev.shape != b.shape or prev.path != b.path or not _sums_to_one(b) or \
+            (binary(b) and not np.isneginf(prev.floats).any()):
+        return []                                # 0s and 1s: a one-hot label, not weights (but
+                                                 # the softmax of a row masked but for one entry)
     first = b.line if prev.line == b.line else prev.end + 1     # side by side: the lines they share
     between = "\n".join(texts.get((b.path, k), "") for k in range(first, b.line + 1))
     if not _SOFTMAX.search(between) or "[" in between[:between.rfind("\n") + 1]:

@@ -30,8 +30,9 @@ MAX_VECTORS = 400           # one-row lists of one article read as candidates (t
 _GAP = re.compile(r"(?<=\S) {2,}(?=\S)|\u3000+")
 
 
-# a printout's line of one list under a caption: ``Layer(x) + x:  [ 0.03,  1.20]   ← preserved``
-_CAPTIONED = re.compile(r"\s*[^\W\d_][^:=\[\]\n]{0,30}:\s*\[[^\[\]\n]*\]"
+# a printout's line of one list under a caption: ``Layer(x) + x:  [ 0.03,  1.20]   ← preserved``,
+# ``2. Scale: [0.05, 0.11]`` (a numbered step)
+_CAPTIONED = re.compile(r"\s*(?:\d{1,2}[.)]\s+)?[^\W\d_][^:=\[\]\n]{0,40}:\s*\[[^\[\]\n]*\]"
                         r"(?:\s*(?:\([^()\n]*\)|(?:←|<-|#|//)[^\n]*))*\s*")
 
 
@@ -282,6 +283,8 @@ def _continued(lines: list[Line], k: int, i: int) -> tuple[str, int]:
 
 def _alone(s: str, i: int, end: int) -> bool:
     """A list printed as a value, not an index or an operand of a product written next to
-    it (``0.212 × [1, 0]``, ``[0.8, 1.2] ⋅ W``): no product sign on either side."""
+    it (``0.212 × [1, 0]``, ``[0.8, 1.2] ⋅ W``): no product sign on either side, nor a call
+    right after it (``[0.8, 1.2](x)``; an aside apart from it is a note: ``[…]  (sum = 1.0)``)."""
     left, right = s[:i].rstrip(), s[end:].lstrip()
-    return not re.search(r"(?:[×·⋅*\]]|\\cdot|\\times)$", left) and not re.match(r"[×·⋅*\[(]|\\cdot|\\times", right)
+    return not re.search(r"(?:[×·⋅*\]]|\\cdot|\\times)$", left) and not re.match(r"[×·⋅*\[]|\\cdot|\\times", right) \
+        and not s.startswith("(", end)
