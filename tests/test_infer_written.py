@@ -612,3 +612,161 @@ def test_a_function_of_a_rounded_number_of_unknown_origin_is_not_blamed(tmp_path
     assert "0.8555" not in got
     assert got["0.8600"]["verdict"] == "wrong" and close(got["0.8600"]["exact"], exact)
     assert got["0.8554"]["verdict"] == "correct" and close(got["0.8554"]["exact"], exact)
+
+
+MASKED_ROWS = """# Masking
+
+```
+M = |  0   -∞   -∞  |
+    |  0    0   -∞  |
+    |  0    0    0  |
+```
+
+The masked scores S' = S + M:
+
+```
+S' = | 0.5+0    0.3+(-∞)  0.1+(-∞) |
+     | 0.2+0    0.4+0     0.2+(-∞) |
+     | 0.1+0    0.2+0     0.5+0    |
+
+S' = | 0.5   -∞    -∞  |
+     | 0.2   0.4   -∞  |
+     | 0.1   0.2   0.5 |
+```
+
+Row 1: softmax([0.5, -∞, -∞]) = [1.0, 0, 0]
+Row 2: softmax([0.2, 0.4, -\\infty]) ≈ [0.45, 0.55, 0]
+Row 3: softmax([0.1, 0.2, 0.5]) ≈ [0.23, 0.26, 0.51]
+
+Final answer:
+
+```
+M = |  0   -∞   -∞  |
+    |  0    0   -∞  |
+    |  0    0    0  |
+
+S' = | 0.5   -∞    -∞  |
+     | 0.2   0.4   -∞  |
+     | 0.1   0.2   0.5 |
+```
+"""
+
+
+def test_softmax_of_a_masked_row_written_out(tmp_path):
+    """``softmax([0.2, 0.4, -∞]) ≈ [0.45, 0.55, 0]``: a −∞ written in the list is the masked
+    row's own (exp(−∞) = 0), so each entry is that row's softmax, right or wrong; row 3
+    (0.23, 0.26, 0.51 for 0.278, 0.307, 0.415) is wrong, rows 1 and 2 right. A −∞ printed
+    again where a whole block is tried on a step must not end the check (it once raised)."""
+    data = post(tmp_path, "masked.md", MASKED_ROWS)
+    lines = MASKED_ROWS.splitlines()
+    rows = {k: 1 + next(i for i, t in enumerate(lines) if t.startswith(f"Row {k}:")) for k in (1, 2, 3)}
+    truths = {1: [1, 0, 0], 2: softmax(["0.2", "0.4"]) + [0], 3: softmax(["0.1", "0.2", "0.5"])}
+    for k, line in rows.items():
+        got = [c for c in at(data, line) if c["step"].startswith("written_arithmetic")]   # not the list's
+        assert len(got) == 3
+        for c, truth in zip(got, truths[k]):
+            assert close(c["exact"], truth)
+            assert c["verdict"] == ("wrong" if k == 3 else "correct"), c
+
+
+WHOLE = """# Dot products by hand
+
+q · k₁ = (1×1) + (0×1) + (1×0) + (0×0) = 1 + 0 + 0 + 0 = 1
+
+score(dort, dort) = [1,1]·[1,1] = (1×1)+(1×1) = 3
+
+Each head works with 512/8 = 64 dimensions.
+
+The longest period is 2π × 10000^(512/512) = 2π × 10000 ≈ 62832.
+"""
+
+
+def test_arithmetic_of_whole_numbers_is_checked(tmp_path):
+    """Whole numbers worked to a result are arithmetic as decimals are: ``(1×1)+(1×1) = 3``
+    is wrong (2), the dot product of line 3 and ``512/8 = 64`` right. ``= 2π`` is no result
+    2 of ``10000^(512/512)``: a number a letter follows is not the end of an equation."""
+    data = post(tmp_path, "whole.md", WHOLE)
+    lines = WHOLE.splitlines()
+    line = {k: 1 + next(i for i, t in enumerate(lines) if k in t) for k in ("q · k₁", "score", "512/8", "2π")}
+    truths = {line["q · k₁"]: ("1", Fraction(1 * 1 + 0 * 1 + 1 * 0 + 0 * 0), "correct"),
+              line["score"]: ("3", Fraction(1 * 1 + 1 * 1), "wrong"),
+              line["512/8"]: ("64", Fraction(512, 8), "correct")}
+    for at_line, (printed, truth, verdict) in truths.items():
+        got = [c for c in at(data, at_line) if c["printed"] == printed and c["step"].startswith("written_arithmetic")]
+        assert len(got) == 1 and Fraction(got[0]["exact"]) == truth and got[0]["verdict"] == verdict, at_line
+    assert not at(data, line["2π"])
+
+
+LAYER_NORM = """### LayerNorm by hand
+
+**Input vector:**
+```
+x = [1.0, 2.0, 3.0, 4.0]
+```
+
+**Step 1: Compute mean**
+```
+mean = (1.0 + 2.0 + 3.0 + 4.0) / 4 = 10.0 / 4 = 2.5
+```
+
+**Step 2: Compute variance**
+```
+variance = ((1.0-2.5)^2 + (2.0-2.5)^2 + (3.0-2.5)^2 + (4.0-2.5)^2) / 4
+         = (2.25 + 0.25 + 0.25 + 2.25) / 4
+         = 5.0 / 4
+         = 1.25
+```
+
+**Step 3: Normalize**
+```
+std = sqrt(1.25 + 0.00001) = 1.118
+
+x_hat[0] = (1.0 - 2.5) / 1.118 = -1.341
+x_hat[1] = (2.0 - 2.5) / 1.118 = -0.447
+```
+"""
+
+
+def test_a_statistic_written_out_is_taken_up_by_the_arithmetic_after_it(tmp_path):
+    """``std = sqrt(1.25 + 0.00001) = 1.118`` where the statistics of ``x`` are worked:
+    ``(1.0 - 2.5) / 1.118`` takes the mean and the standard deviation themselves, so
+    ``-1.341`` (truncated: −1.34164) is wrong and ``-0.447`` right."""
+    data = post(tmp_path, "ln.md", LAYER_NORM)
+    lines = LAYER_NORM.splitlines()
+    std = mpmath.sqrt(mpmath.mpf("1.25") + mpmath.mpf("0.00001"))
+    for k, (x, printed, verdict) in enumerate((("1.0", "-1.341", "wrong"), ("2.0", "-0.447", "correct"))):
+        line = 1 + next(i for i, t in enumerate(lines) if t.startswith(f"x_hat[{k}]"))
+        got = [c for c in at(data, line) if c["printed"] == printed]
+        assert len(got) == 1 and got[0]["verdict"] == verdict
+        assert close(got[0]["exact"], (mpmath.mpf(x) - mpmath.mpf("2.5")) / std)
+
+
+def test_a_percentage_is_a_share_not_a_near_miss_of_a_norm(tmp_path):
+    """``√0.1149 ≈ 0.339`` then "roughly 31% in L2 norm" (a ratio of two norms): the 31% is
+    no print of the square root, wrong by three points; a percentage prints probabilities
+    and weights only."""
+    text = ("# How far the output moves\n\n$$\no = [0.029,\\; 0.261,\\; 0.087]^\\top + [0.497,\\; 0.142,\\; 0.568]^\\top\n"
+            "= [0.526,\\; 0.403,\\; 0.655]^\\top\n$$\n\n"
+            "$$\n\\|\\Delta o\\|_2 = \\sqrt{0.1149} \\approx 0.339\n$$\n\n"
+            "Relative to the output magnitude $\\|o\\|_2 = \\sqrt{0.01 + 0.81 + 0.09 + 0.25} \\approx 1.095$, "
+            "the mask changes it by roughly **31%** in L2 norm.\n")
+    data = post(tmp_path, "norm.md", text)
+    lines = text.splitlines()
+    root = 1 + next(i for i, t in enumerate(lines) if "sqrt" in t)
+    share = 1 + next(i for i, t in enumerate(lines) if "31%" in t)
+    got = [c for c in at(data, root) if c["printed"] == "0.339"]
+    assert len(got) == 1 and got[0]["verdict"] == "correct" and close(got[0]["exact"], mpmath.sqrt(mpmath.mpf("0.1149")))
+    assert not [c for c in at(data, share) if c["printed"] == "31%"]
+
+
+def test_what_is_no_whole_number_arithmetic():
+    """A result a percent sign or a letter follows is not the result (``3/7 ≈ 43%``, ``= 2π``);
+    a whole-number equation whose sides are twice apart or more is a flattened layout, not a
+    slip (``θ0=100000/21=1`` of ``10000^{-0/2}``); equations run together on one line name
+    nothing (``mθ0mθ1=2×1=2=2×0.01=0.02``: no ``mθ0mθ1`` is 2×1)."""
+    assert read("savings: (3d+1)/(7d+4) ≈ 3/7 ≈ 43%") == []
+    assert read("period = 2 × 3 = 2π") == []
+    assert [(w.numbers, w.result) for w in read("θ0=100000/21=1,θ1=100001/21=0.01")] == []
+    got = read("mθ0mθ1=2×1=2=2×0.01=0.02")
+    assert [(w.numbers, w.result, w.label) for w in got] == [(("2", "1"), "2", ""), (("2", "0.01"), "0.02", "")]
+    assert [(w.numbers, w.result) for w in read("(1×1)+(1×1) = 3")] == [(("1", "1", "1", "1"), "3")]

@@ -35,10 +35,11 @@ from ..article.tokens import fold
 from ..errors import SymattnError
 from .blocks import spec_name
 from .arithmetic import expression
-from .written_lists import GOES_ON as _GOES_ON, NUM as _NUM, NUMS as _NUMS, across as _across, \
-    elementwise as _elementwise
+from .written_lists import ENTRIES as _ENTRIES, GOES_ON as _GOES_ON, NUM as _NUM, NUMS as _NUMS, \
+    across as _across, elementwise as _elementwise
 
-_END = r"(?!\d|\.\d|,\d{3}(?!\d)|\{,\}\d)"   # a number's end: not 22 of 22,026 or 39{,}000 (nor a sentence's)
+_END = r"(?!\d|\.\d|,\d{3}(?!\d)|\{,\}\d|[A-Za-zα-ωΑ-Ω]|\\?%)"   # a number's end: not 22 of 22,026 or
+                                              # 39{,}000 (nor a sentence's), nor 2 of 2π, nor 43 of 43%
 EQUALS = r"(?:=|≈|\\approx|\\simeq|≃)"     # what a result is written after
 
 
@@ -242,8 +243,8 @@ def _worked_argument(before: str, key: str) -> tuple:
 def _sums(text: str, line: int, since: int = 0) -> list[Written]:
     """The arithmetic of two numbers or more written on one line (folded) and its result:
     ``0×1 + 1×0.5 = 0.5``, ``1 / 1.732 = 0.577``, ``\\frac{12.182}{16.721} = 0.7285``
-    (:func:`.arithmetic.expression`); not whole numbers alone, nor an expression that a
-    name, an index or a bracket opens (``x_1 + 0.5``, ``[0.99/1.99``: a vector's entry)."""
+    (:func:`.arithmetic.expression`), whole numbers too (``512 / 8 = 64``); not an expression
+    that a name, an index or a bracket opens (``x_1 + 0.5``, ``[0.99/1.99``: a vector's entry)."""
     out = []
     for m in _RESULT.finditer(text, since):
         if _GOES_ON.match(text, m.end()):
@@ -253,20 +254,17 @@ def _sums(text: str, line: int, since: int = 0) -> list[Written]:
             continue
         form, numbers, start = found
         before, prev = text[:start].rstrip(), text[start - 1:start]
-        if len(numbers) < 2 or prev.isalnum() or prev in _INSIDE or before[-1:] in ("[", ",") or \
-                not (any("." in x for x in numbers + (m.group("result"),)) or _worked(numbers, m.group("result"))):
-            continue                         # whole numbers: a step of 1 or 2 matches every 1 and 2
+        if len(numbers) < 2 or prev.isalnum() or prev in _INSIDE or before[-1:] in ("[", ","):
+            continue
         earlier, at = _earlier(text, start)
-        out.append(Written(ARITHMETIC, False, text[start:m.start()].strip(), m.group("result"), line,
-                           m.group("result"), _label(text[:at].rstrip() + " "), form, numbers, earlier,
-                           substituted=_SYMBOLS.search(text[:at]) is not None))
+        run_on = _RUN_ON.match(text, m.end()) is not None      # ``L=2×1=2=2×0.01=0.02``: equations
+        out.append(Written(ARITHMETIC, False, text[start:m.start()].strip(), m.group("result"), line,   # run
+                           m.group("result"), "" if run_on else _label(text[:at].rstrip() + " "),     # together
+                           form, numbers, earlier, substituted=_SYMBOLS.search(text[:at]) is not None))
     return out
 
 
-def _worked(numbers: tuple, result: str) -> bool:
-    """Whole numbers worked to a result of two digits or more that none of them is
-    (``1 · 4 + 2 · 5 + 3 · 6 = 32``): arithmetic, not a count or an index."""
-    return len(numbers) >= 4 and len(result.lstrip("-")) >= 2 and result not in numbers
+_RUN_ON = re.compile(r"\s*=\s*-?\d")
 
 
 _SYMBOLS = re.compile(r"(?:^|=|≈)(?=[^=≈]*[^\W\d])(?=[^=≈]*(?:[*×·+/]|\\cdot|\\times|\\frac))"
@@ -289,7 +287,7 @@ def _row_sums(text: str, line: int) -> list[Written]:
     return out
 
 
-_SOFTMAX_OF = re.compile(rf"(?<![\w.])[Ss]oftmax\}}?\s*(?:\\left)?\s*\(\s*(?:(?:\\left)?\s*\[)?\s*({_NUMS})"
+_SOFTMAX_OF = re.compile(rf"(?<![\w.])[Ss]oftmax\}}?\s*(?:\\left)?\s*\(\s*(?:(?:\\left)?\s*\[)?\s*({_ENTRIES})"
                          rf"\s*(?:(?:\\right)?\s*\])?\s*(?:\\right)?\s*\)")   # \text{softmax}\left([…]\right), softmax(a, b)
 _LAST_LIST = re.compile(rf"(?:=|≈|\\approx)\s*(?:\\left)?\s*([\[(])\s*({_NUMS})\s*(?:\\right)?\s*[\])]"
                         rf"(?=[^\[\]=≈]*$)")                           # the result, [a, b] or (a, b)
@@ -424,17 +422,23 @@ def _plain(w: Written) -> bool:
 
 
 MISREAD = 10 ** 4          # sides this many times apart: the text misread, not miscomputed
+MISREAD_WHOLE = 2          # so for whole numbers (``θ0=100000/21=1`` of a flattened power): a slip
+                           # of whole-number arithmetic is off by a term or a digit, not twice over
 
 
 def _misread(w: Written) -> bool:
-    """Do the sides of ``w`` differ by :data:`MISREAD` times or more? Exponents flattened to
-    digits in a page's text (``θ1=100001/21=0.01`` of ``10000^{-2·1/4}``) read so; no slip
-    of an author's is that far off, and judging it would call a misreading of ours wrong."""
-    v = form_value(w.form, w.numbers)
+    """Does a side of ``w`` (any expression it is written equal to) differ from its result
+    by :data:`MISREAD` times or more? Exponents flattened to digits in a page's text
+    (``θ1=100001/21=0.01`` of ``10000^{-2·1/4}``, ``2×1=2=2×0.01=0.02``: equations run
+    together) read so; no slip of an author's is that far off, and judging it would call
+    a misreading of ours wrong."""
     r = float(w.result)
-    if v is None or v == 0 or r == 0:
-        return False
-    return not 1 / MISREAD < abs(r / v) < MISREAD
+    for form, numbers in w.earlier + ((w.form, w.numbers),):
+        v = form_value(form, numbers)
+        far = MISREAD_WHOLE if all("." not in x for x in numbers + (w.result,)) else MISREAD
+        if v is not None and v != 0 and r != 0 and not 1 / far < abs(r / v) < far:
+            return True
+    return False
 
 
 TEMPLATE = {"log": "log({})", "log2": "log({}) / log(2)", "log10": "log({}) / log(10)",

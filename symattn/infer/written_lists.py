@@ -10,6 +10,8 @@ from dataclasses import replace
 
 NUM = r"-?\d+(?:\.\d+)?"
 NUMS = rf"{NUM}(?:\s*,\s*{NUM})+"      # the numbers of a list, two or more: ``0.3, 0.6``
+MASKED = r"-\s*(?:∞|\\infty\b|inf\b)"      # a mask's −∞ written in a list: ``[0.5, -∞, -∞]``
+ENTRIES = rf"(?:{NUM}|{MASKED})(?:\s*,\s*(?:{NUM}|{MASKED}))+"     # a list that may hold them
 GOES_ON = re.compile(r"\s*(?:[-+*/×·^%\d]|\\cdot|\\times)")         # the result is not the end
 
 _RESULTS = re.compile(rf"(?:=|≈|\\approx)\s*\[\s*({NUMS})\s*\](?![\d.])")
@@ -93,3 +95,15 @@ def _entries(text: str) -> list[str]:
             out.append(text[start:k].strip())
             start = k + 1
     return out + [text[start:].strip()]
+
+
+def masked(x: str) -> bool:
+    """Is the list's entry ``x`` a mask's −∞ as written (``-∞``, ``-\\infty``, ``-inf``)?"""
+    return re.fullmatch(MASKED, x) is not None
+
+
+def entry_value(x: str):
+    """A list's entry as written: its exact value, or −∞ (:data:`symattn.tensor.NEG_INF`)."""
+    from fractions import Fraction
+    from ..tensor import NEG_INF
+    return NEG_INF if masked(x) else Fraction(x)

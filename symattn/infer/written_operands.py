@@ -14,6 +14,7 @@ from fractions import Fraction
 from ..article.tokens import fold
 from .blocks import Block
 from .written import ARITHMETIC, NUMBER, Written
+from .written_lists import entry_value, masked
 
 _VECTOR = re.compile(r"\[([-+\d.,\s]*)\]")
 _STATED = re.compile(r"\b(?:assum\w*|suppos\w*|let|say|given)\b(?P<left>[^=≈,;:(\d+*/×·^]*[^\W\d][^=≈,;:(\d+*/×·^]*)"
@@ -45,10 +46,16 @@ def _owner(x: str, before: list[Block], results=()) -> Block | None:
     return None if b is not None and x in results and not _at_digits(b, x) else b
 
 
+def _whole_row(w: Written, before: list[Block]) -> tuple | None:
+    """(block, row index) of the nearest block before whose row ``w``'s numbers are, in order,
+    where they may be one (``w.row``: a sum beside its list, a softmax of a list), or None."""
+    return _row_of(tuple(entry_value(x) for x in w.numbers), before) if w.row else None
+
+
 def _owners(w: Written, before: list[Block], results=()) -> list[Block]:
     """The blocks whose entries the decimals of ``w`` print (the nearest for each; not for a
     decimal that a written result prints to more digits than the block: ``results``)."""
-    got = _row_of(tuple(Fraction(x) for x in w.numbers), before) if w.row else None
+    got = _whole_row(w, before)
     if got is not None:                     # a sum beside its list, a softmax of a list: that row's
         return [got[0]]
     out = []
@@ -78,9 +85,11 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
     dot = _dot(w, before) if w.key == ARITHMETIC else None
     if dot is not None:
         return dot
-    got = _row_of(tuple(Fraction(x) for x in w.numbers), before) if w.row else None
+    got = _whole_row(w, before)
     if got is not None:                       # a sum beside its list, a softmax of a list: that
         return tuple(f"{got[0].name}[{got[1]}, {k}]" for k in range(len(w.numbers))), [got[0]]   # row's
+    if any(masked(x) for x in w.numbers):     # a −∞ is a mask's entry, of a printed row only
+        return None, None
     operands, owners, loose = [], [], False
     for k, x in enumerate(w.numbers):
         row = _in_row(w, k, before)
@@ -126,7 +135,7 @@ def _softmax_row(w: Written, found: list, of_rows: dict) -> tuple | None:
     None."""
     if not w.results or w.place < 0 or not w.form.startswith("exp({"):
         return None
-    row = tuple(Fraction(x) for x in w.numbers)
+    row = tuple(entry_value(x) for x in w.numbers)
     for b in found:
         i = of_rows.get(f"softmax({b.name})")
         hit = next((k for k, r in enumerate(b.printed.values) if tuple(r) == row), None) if i is not None else None
@@ -217,5 +226,5 @@ def _entry(b: Block, argument: str) -> tuple[int, int] | None:
 
 def _places(b: Block, argument: str):
     """The (row, column) of each of ``b``'s entries printed as the number ``argument``."""
-    x = Fraction(argument)
+    x = entry_value(argument)
     return ((i, j) for i, row in enumerate(b.printed.values) for j, v in enumerate(row) if v == x)

@@ -106,6 +106,9 @@ class _Writing:
                        for key, form in TEMPLATE.items()
                        if form.endswith(")") and expr.lstrip("-").startswith(form.split("{")[0])}   # a call
         self.chained = {line for _, _, _, line in steps}
+        self.on_line: dict = {}              # line -> the chains' steps on it: (chain, name, expr)
+        for c, name, expr, line in steps:
+            self.on_line.setdefault(line, []).append((c, name, expr))
         self.sums = {line: (c, name, expr) for c, name, expr, line in steps if _SUM_OF.fullmatch(expr)}
         self.by_expr = {expr: (c, name, expr) for c, name, expr, _ in steps}
         self.results: dict = {}              # a result as printed -> (its step, its chain's block
@@ -140,7 +143,7 @@ class _Writing:
         """Is ``w`` a chain's step already (its entry claimed there)?"""
         if (w.line, w.key) in self.worked or (w.key == ARITHMETIC and w.line in self.chained):
             claimed = _entry_claim(w, self.worked.get((w.line, w.key)), before) or \
-                _sum_claim(w, self.sums.get(w.line), self.results)
+                _sum_claim(w, self.sums.get(w.line), self.results) or self._named(w)
             _remember(w, claimed, self)
             return True                      # √0.1325 = 0.364 where a chain's sqrt(variance) is,
                                              # 2.034 + 1 + 2.034 ≈ 5.068 where its sum of exps is
@@ -151,6 +154,16 @@ class _Writing:
             _remember(w, claimed, self)
             return True
         return False
+
+    def _named(self, w: Written) -> tuple | None:
+        """(chain, ``name[0, 0]``) of the one chain step on ``w``'s line that ``w``'s label names
+        (``std = sqrt(1.25 + 0.00001) = 1.118`` where ``x_std`` is computed): the statistic
+        its result prints, taken up so by later arithmetic (``(1.0 - 2.5) / 1.118``); else None."""
+        if not w.label:
+            return None
+        named = [(c, name) for c, name, _ in self.on_line.get(w.line, ())
+                 if name == w.label or name.endswith("_" + w.label)]
+        return (named[0][0], f"{named[0][1]}[0, 0]") if len(named) == 1 else None
 
     def _operands(self, w: Written, before: list[Block], listed: dict, placed: dict) -> tuple | None:
         """(the form of ``w`` read, its owner block, the blocks it takes, its operands, the
