@@ -106,3 +106,47 @@ def test_scores_with_notes_after_their_rows_are_the_product_the_text_names(tmp_p
     got = [c for c in out["claims"] if "." in c["printed"]]
     assert [F(c["exact"]) for c in got] == [x for r in truth for x in r]
     assert [c["verdict"] for c in got] == ["correct"] * 8 + ["wrong"]
+
+
+SCALED_ONCE = """Steps (d_k = 2, a softmax per row):
+
+    Q = [[1, 0], [0, 1], [1, 1]]
+    K = [[1, 0], [0, 1], [1, 1]]
+
+    S = QK^T = [[1, 0, 1],
+                [0, 1, 1],
+                [1, 1, 2]]
+
+    # scaled by √2
+    S_scaled ≈ [[0.71, 0, 0.71],
+                [0, 0.71, 0.71],
+                [0.71, 0.71, 1.41]]
+
+    # softmax of each row; row 1: exp([0.71, 0, 0.71]) = [2.03, 1.00, 2.03]
+    # sum = 5.06 → [0.40, 0.20, 0.40]
+
+    A ≈ [[0.40, 0.20, 0.40],
+         [0.20, 0.40, 0.40],
+         [0.28, 0.28, 0.44]]
+"""
+
+
+def test_entries_reproduced_within_their_own_digits_outweigh_carried_ones(tmp_path):
+    """``A`` is the softmax of the scaled scores, its last row slipped (0.28, 0.28, 0.44 for
+    0.248, 0.248, 0.503). The scores scaled twice reproduce seven of its nine entries, but
+    only within what the scaled scores' rounding may carry; the softmax of the scaled
+    scores reproduces six within their own last digit: that one is worked, and the slip is
+    flagged, not the right rows."""
+    import mpmath
+    d = check_post(tmp_path, SCALED_ONCE)
+    lines = SCALED_ONCE.splitlines()
+    first = 1 + next(i for i, t in enumerate(lines) if t.strip().startswith("A ≈"))
+    s = [[1, 0, 1], [0, 1, 1], [1, 1, 2]]
+    for k, row in enumerate(s):
+        e = [mpmath.exp(mpmath.mpf(x) / mpmath.sqrt(2)) for x in row]
+        truth = [x / mpmath.fsum(e) for x in e]
+        got = [c for c in d["claims"] if c["line"] == first + k]
+        assert len(got) == 3
+        for c, t in zip(got, truth):
+            assert abs(mpmath.mpf(c["exact"]) - t) < mpmath.mpf("1e-12")
+            assert c["verdict"] == ("wrong" if k == 2 else "correct"), (k, c)
