@@ -39,9 +39,9 @@ def single(m, n, role, lines, got, restated, pending, found):
     if n.integer and not whole:  # "3 tokens", "d_k = 2", 1×0: an integer needs its step named
         cands = [c for c in cands if c.name in m.spec.inputs or m.here(n, c.name) or (
             m.context_score(n, c, text) if role == "result" else m._name_score(n, c.name, text))]
-    if n.integer:
-        label = _LABELLED.search(fold(text[:n.start]))
-        cands = [c for c in cands if label is None or label.group(1).lower() in c.name.lower()]
+    label = scalars.LABEL_BEFORE.search(fold(text[:n.start])) if n.integer else None
+    if label is not None and label.group(1).isalpha() and len(label.group(1)) > 1:   # (mean≈0, var≈1):
+        cands = [c for c in cands if label.group(1).lower() in c.name.lower()]     # the mean's, if any
     if not cands:
         return
 
@@ -68,10 +68,6 @@ def single(m, n, role, lines, got, restated, pending, found):
     got[id(n)] = best
     m.saw(n, best, result=result)
     restated.setdefault(n.printed, best)
-
-
-_LABELLED = re.compile(r"([^\W\d_]{2,})\s*(?:=|≈|≃|≒|~)\s*$")     # ``(mean≈0, var≈1)``: a number the word
-                                                                  # before it names (the mean's, if any)
 
 
 def _next_in_order(m: Matcher, cands: list, best, key):

@@ -39,7 +39,8 @@ def _scalars_named(m: Matcher, n, clause: bool = False) -> list[Cell]:
             and subs <= set(re.split(r"[_\W]+", name.lower()))]     # θ_{2,4} is not θ_2
 
 
-_EQUALS_BEFORE = re.compile(r"[^\W\d]\w*\s*=\s*$")    # the number labelled ``word=``: its clause names it
+LABEL_BEFORE = re.compile(r"([^\W\d]\w*)\s*(=|≈|≃|≒|~)\s*$")    # the name that labels the number after
+                                                                # it: ``std=0.245``, ``(mean≈0``
 
 
 def scalar_said(m: Matcher, n) -> Cell | None:
@@ -49,7 +50,8 @@ def scalar_said(m: Matcher, n) -> Cell | None:
     as near as a slip is (5%): a claim there, right or wrong. None when no such step, or
     several (``after training the loss is 0.45``: another value of it, unverified). A number
     labelled ``word=`` is named by its clause alone (``mean=0.20, std=0.245``: not the mean)."""
-    clause = _EQUALS_BEFORE.search(fold(n.line_text[:n.start])) is not None   # ``std=0.245``
+    label = LABEL_BEFORE.search(fold(n.line_text[:n.start]))
+    clause = label is not None and label.group(2) == "="            # ``std=0.245``
     near = [c for c in _scalars_named(m, n, clause=clause) if m.near_miss(n, c)]
     return near[0] if len(near) == 1 else None
 
