@@ -49,7 +49,7 @@ _NUMBER = re.compile(r"""
 
 _BARE = re.compile(_NUMBER.pattern.split("\n", 2)[2], re.X)     # no look-behind: glued values
 _NEG_INF = re.compile(r"(?<![\w.])-\s*(?:∞|\\infty(?![A-Za-z]))")
-_NEG_INF_PRINTED = re.compile(r"(?<![\w.])-\s*(?:∞|\\infty|inf)(?![A-Za-z])")   # torch's -inf
+NEG_INF_PRINTED = re.compile(r"(?<![\w.])-\s*(?:∞|\\infty|inf)(?![A-Za-z])")   # torch's -inf
 _GLUED_FIRST = re.compile(r"([^\W\d_]{1,12})1(?=-?\d)")
 _GLUED_VALUE = re.compile(r"-?\d+(?:\.\d+)?(?![\d.])")
 _COMMAND_GLUED = re.compile(r"\\(?:approx|times|cdot|div|to|quad|qquad|leq|geq|le|ge|simeq|"
@@ -146,7 +146,7 @@ def numbers_in(line: Line) -> list[Number]:
         n = _number(line, s, _BARE.match(s, m.start(1)), glued=True)
         if n is not None and not any(o.start <= n.start < o.end for o in out):
             out.append(n)
-    for m in (_NEG_INF_PRINTED if line.kind in ("output", "code") else _NEG_INF).finditer(s):
+    for m in (NEG_INF_PRINTED if line.kind in ("output", "code") else _NEG_INF).finditer(s):
         printed = "-inf" if "inf" in m.group(0) and "infty" not in m.group(0) else "-∞"   # as printed
         out.append(Number(line.text[m.start():m.end()], printed, Fraction(0), line.line_at(m.start()),
                           line.column(m.start()), m.start(), m.end(), line.kind, neg_inf=True,

@@ -8,9 +8,11 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from ..article.tokens import NEG_INF_PRINTED
+
 NUM = r"-?\d+(?:\.\d+)?"
 NUMS = rf"{NUM}(?:\s*,\s*{NUM})+"      # the numbers of a list, two or more: ``0.3, 0.6``
-MASKED = r"-\s*(?:∞|\\infty\b|inf\b)"      # a mask's −∞ written in a list: ``[0.5, -∞, -∞]``
+MASKED = NEG_INF_PRINTED.pattern          # a mask's −∞ written in a list: ``[0.5, -∞, -∞]``
 ENTRIES = rf"(?:{NUM}|{MASKED})(?:\s*,\s*(?:{NUM}|{MASKED}))+"     # a list that may hold them
 GOES_ON = re.compile(r"\s*(?:[-+*/×·^%\d]|\\cdot|\\times)")         # the result is not the end
 
@@ -99,7 +101,7 @@ def _entries(text: str) -> list[str]:
 
 def masked(x: str) -> bool:
     """Is the list's entry ``x`` a mask's −∞ as written (``-∞``, ``-\\infty``, ``-inf``)?"""
-    return re.fullmatch(MASKED, x) is not None
+    return NEG_INF_PRINTED.fullmatch(x) is not None
 
 
 def entry_value(x: str):
