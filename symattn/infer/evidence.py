@@ -95,17 +95,16 @@ def reprints(v, operands: tuple, target: Block | None = None) -> bool:
 
 def preference(d) -> tuple:
     """The order of preference: most entries, those reproduced within their own print's
-    rounding counting twice (an entry reproduced only within what its operands' rounding may
-    carry is weaker evidence: 0.38 "is" 0.40 so; ``softmax(S / √2)`` reproducing seven
-    entries that way does not beat ``softmax(S)`` reproducing six exactly), fewest choices,
-    no mistake, fewest operands,
+    rounding (no operand's rounding needed) counting twice (an entry reproduced only within
+    what its operands' rounding may carry is weaker evidence: 0.38 "is" 0.40 so;
+    ``softmax(S / √2)`` reproducing seven entries that way does not beat ``softmax(S)``
+    reproducing six exactly), then most entries, fewest choices, no mistake, fewest operands,
     most the text names before the block (``Q × Kᵀ`` over a ``K Kᵀ`` that coincides with it),
-    most entries reproduced within their own print's rounding (no operand's
-    rounding needed), the latest printed ones (or printed again just before the block:
+    the latest printed ones (or printed again just before the block:
     ``softmax(1, 0, 0) = (0.576, …)`` takes the ``(1, 0, 0)`` of its line, an earlier block
     printed again), in the order printed (Q before K: ``Q Kᵀ`` and ``K Qᵀ`` agree where the
     scores are symmetric)."""
-    return (-(d.matched + d.tight), -d.matched, d.cost, bool(d.mistake), len(d.operands), -named(d), -d.tight,
+    return (-(d.matched + d.tight), -d.matched, d.cost, bool(d.mistake), len(d.operands), -named(d),
             tuple(sorted((-_seen(o, d.block) for o in d.operands))), tuple(o.index for o in d.operands))
 
 

@@ -105,7 +105,6 @@ class _Writing:
         self.worked = {(line, key): (c, name, expr) for c, name, expr, line in steps
                        for key, form in TEMPLATE.items()
                        if form.endswith(")") and expr.lstrip("-").startswith(form.split("{")[0])}   # a call
-        self.chained = {line for _, _, _, line in steps}
         self.on_line: dict = {}              # line -> the chains' steps on it: (chain, name, expr)
         for c, name, expr, line in steps:
             self.on_line.setdefault(line, []).append((c, name, expr))
@@ -141,7 +140,7 @@ class _Writing:
 
     def _on_chain(self, w: Written, before: list[Block]) -> bool:
         """Is ``w`` a chain's step already (its entry claimed there)?"""
-        if (w.line, w.key) in self.worked or (w.key == ARITHMETIC and w.line in self.chained):
+        if (w.line, w.key) in self.worked or (w.key == ARITHMETIC and w.line in self.on_line):
             claimed = _entry_claim(w, self.worked.get((w.line, w.key)), before) or \
                 _sum_claim(w, self.sums.get(w.line), self.results) or self._named(w)
             _remember(w, claimed, self)
