@@ -63,7 +63,8 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
             continue
         right = sum(m.rounds_to(n, c, loose=True) for c, n in cells.values())
         about = _about_its_line(m, t.tensor, first)
-        sure = not weak and (t.exact or len(targets) == 1) and not _by_index(t) and about
+        sure = not weak and (t.exact or len(targets) == 1 and (right > 0 or _said_here(m, t.tensor, first))) \
+            and not _by_index(t) and about
         if not sure and right * 2 <= len(cells):
             if t.exact and not weak and about:
                 for k, (c, _) in cells.items():
@@ -80,6 +81,15 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
     if few and all(n.integer for n in g.numbers):
         return None               # ≈ [1, 0] and no entry agrees, or [1, 0, 1] where no entry is
     return cells                  # whole and most disagree: not enough (~2.88 says its places)
+
+
+def _said_here(m: Matcher, name: str, n) -> bool:
+    """May number ``n``'s line print step ``name`` though only its operation names it
+    there (``→ softmax: […]``) and none of its entries agree? An inferred step is printed
+    on its own line (its block's): elsewhere that is the operation on other numbers. A
+    hand-written spec's ``line`` may be its program's, the print anywhere."""
+    line = m.hints.get(name)
+    return not m.spec.inferred or line is None or line == n.line
 
 
 def _whole(m: Matcher, c: Cell) -> bool:

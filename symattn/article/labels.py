@@ -428,11 +428,14 @@ def by_name(words: str, spec) -> list[Target]:
             if re.sub(r"[\s_-]+", "", t.lower()) == key]
 
 
+_OWN_TERMS = {"logit", "logits"}      # a quantity of its own: no long form of ``log``
+
+
 def _abbreviates(word: str, part: str) -> bool:
     """Is a name's part an abbreviation of a caption's word (``var``: variance, ``norm``:
     normalized, ``std``: standard)? Three letters or more, in the word's order, its first
-    letter first."""
-    if len(part) < 3 or len(word) <= len(part) or word[0] != part[0]:
+    letter first; ``logits`` is a quantity of its own, not the logarithm."""
+    if len(part) < 3 or len(word) <= len(part) or word[0] != part[0] or word in _OWN_TERMS:
         return False
     it = iter(word)
     return all(c in it for c in part)

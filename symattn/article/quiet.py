@@ -1,6 +1,6 @@
 """Numbers that print nothing of the computation, marked when an article is read.
 
-Four kinds, each a span of a Line's text (``Line.quiet``) whose numbers the tokenizer skips:
+Five kinds, each a span of a Line's text (``Line.quiet``) whose numbers the tokenizer skips:
 
 * TikZ and pgfplots code: inside ``tikzpicture``/``axis``/``scope`` or a ``\\draw``,
   ``\\node``, ``\\fill``, ``\\path``, ``\\addplot``, ``\\foreach`` … statement (until its
@@ -13,6 +13,10 @@ Four kinds, each a span of a Line's text (``Line.quiet``) whose numbers the toke
   (``plt.plot(…)``, ``ax.set_xlim(0, 1)``, ``sns.heatmap(…)``, ``x.plot(…)``), with the lines
   that continue the call until its parentheses close.
 * A reference's address: a URL, an arXiv identifier, a DOI (``arXiv:1910.07467``).
+* An HTML tag in prose (Markdown's inline HTML, an SVG figure drawn in it: ``<rect x="410"
+  style="fill-opacity:0.24"/>``): its attributes place and colour, they print nothing; the
+  text between tags (``<text …>0.266</text>``) and the text given for a reader to read
+  (``aria-label``, ``alt``, ``title``) are still read.
 
 One pass over the lines, linear in their length.
 
@@ -44,9 +48,29 @@ _REFERENCE = re.compile(r"\bhttps?://[^\s<>()\]\"']+|\barXiv:\s*\d{4}\.\d{4,5}(?
                         r"|\b10\.\d{4,9}/[^\s<>()\]\"']+", re.I)
 
 
+_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s+[A-Za-z_:][\w:.-]*(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'<>]+))?)*"
+                  r"\s*/?>")
+
+_READ_ALOUD = re.compile(r"""(?:aria-label|alt|title)\s*=\s*(?:"([^"]*)"|'([^']*)')""")   # text for a reader
+
+
+def _tag_spans(text: str) -> list:
+    """The spans of the HTML tags of ``text``, less the text of their attributes that a
+    reader is given to read (``aria-label="… 0.266, 0.280 …"``, ``alt``, ``title``)."""
+    out = []
+    for m in _TAG.finditer(text):
+        at = m.start()
+        for r in _READ_ALOUD.finditer(text, m.start(), m.end()):
+            a, b = r.span(1) if r.group(1) is not None else r.span(2)
+            out.append((at, a))
+            at = b
+        out.append((at, m.end()))
+    return out
+
+
 def mark(lines: list[Line]) -> list[Line]:
-    """``lines`` with the spans of TikZ code, tables' indices, plotting calls and references'
-    addresses set in ``quiet``."""
+    """``lines`` with the spans of TikZ code, tables' indices, plotting calls, references'
+    addresses and prose's HTML tags set in ``quiet``."""
     tikz, plot = _Tikz(), _Plot()
     index = _table_indices(lines)
     out = []
@@ -55,7 +79,8 @@ def mark(lines: list[Line]) -> list[Line]:
         if prev is not None and (line.number not in (prev.number, prev.number + 1) or line.kind != prev.kind):
             plot.depth = 0                  # another cell or block: a call does not continue
         spans = tikz.spans(line.text) + (plot.spans(line.text) if line.kind == "code" else []) + index.get(k, []) \
-            + [m.span() for m in _REFERENCE.finditer(line.text)]
+            + [m.span() for m in _REFERENCE.finditer(line.text)] \
+            + (_tag_spans(line.text) if line.kind == "text" else [])
         out.append(dataclasses.replace(line, quiet=tuple(sorted(spans))) if spans else line)
         prev = line
     return out

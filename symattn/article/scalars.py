@@ -30,13 +30,23 @@ def _scalars_named(m: Matcher, n, clause: bool = False) -> list[Cell]:
     before = _SENTENCE_END.split(fold(n.line_text[:n.start]))[-1]
     if clause:
         before = re.split(r"[,;]", before)[-1]
-    lhs = label_text(n.line_text, n.start)
+    lhs = label_text(n.line_text, n.start) or _head(before)
     written = parse(lhs) if lhs else None
     subs = {str(p).lower() for p in written.sub} if written is not None else set()
     return [Cell(name, 0, 0) for name in named_in(before, m.spec)
             if m.spec.tensors[name].shape == (1, 1) and name not in m.spec.inputs and m.approx.get(name)
             and m.shares(n, name)
             and subs <= set(re.split(r"[_\W]+", name.lower()))]     # θ_{2,4} is not θ_2
+
+
+_HEAD = re.compile(r"([^=≈]+?)\s*(?:=|≈)(?=[^=≈]*\d[^=≈]*(?:=|≈))")
+
+
+def _head(before: str) -> str | None:
+    """The first side of the equation a number ends (``A_{22} = 19.453 / 34.647 = 0.562``:
+    ``A_{22}``), when a worked side stands between it and the number."""
+    m = _HEAD.match(before)
+    return m.group(1) if m else None
 
 
 LABEL_BEFORE = re.compile(r"([^\W\d]\w*)\s*(=|≈|≃|≒|~)\s*$")    # the name that labels the number after
