@@ -294,3 +294,16 @@ def test_minified_html_keeps_rows_and_paragraphs_apart(tmp_path):
         (1, "table", "I | 1.0"), (1, "table", "love | 0.8"), (1, "text", "a 2.5"), (1, "text", "b 3.5")]
     for token in ("1.0", "0.8", "2.5", "3.5"):
         assert reader_places(lines, token)[0][1] == source.index(token) + 1
+
+
+def test_a_printout_with_rows_elided_at_its_end_is_the_rows_it_prints():
+    """PyTorch ends a long matrix with ``...])``: the rows before it are rows 0, 1, … of
+    the tensor, read as printed; an elision anywhere else (inside a row, between rows) leaves
+    which entry a number is unsaid: no list."""
+    from fractions import Fraction
+    from symattn.article.cells import parse_list
+    text = "tensor([[ 1.2000e+00, -5.0000e-01],\n        [ 6.0000e-01,  1.3000e+00],\n        ...])"
+    value, _ = parse_list(text, text.index("["))
+    assert [[v for v, _ in row] for row in value] == [[Fraction(6, 5), Fraction(-1, 2)], [Fraction(3, 5), Fraction(13, 10)]]
+    for elided in ("[1.2, ..., 0.8]", "[[1.2, ...], [1, 2]]", "[[1, 2], ..., [3, 4]]", "[..., [1, 2]]"):
+        assert parse_list(elided, 0)[0] is None

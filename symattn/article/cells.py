@@ -76,6 +76,9 @@ _NUM = re.compile(r"[+\-−]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+\-]?\d+)?")
 _SPACE = re.compile(r"(?:\s|\\[ ,;:!]|\\q?quad\b|~)*")
 
 
+_MORE_ROWS = re.compile(r"(?:\.\.\.|…)\s*,?\s*\]")     # rows elided at a matrix's end, as PyTorch prints
+
+
 def parse_list(s: str, i: int):
     """The nested list of numbers starting with ``[`` at ``s[i]``: (list, end) or (None, end)
     where ``end`` is where reading stopped (a list of non-numbers, or of more than
@@ -103,6 +106,8 @@ def parse_list(s: str, i: int):
             i += 1
         elif ch == "#" and stack and "\n" in s[i:i + 500]:    # a code comment between rows
             i = s.index("\n", i)
+        elif len(stack) == 1 and stack[0] and isinstance(stack[0][-1], list) and (m := _MORE_ROWS.match(s, i)):
+            i = m.end() - 1                          # ``[[…], [...], ...])``: the rows printed, the rest elided
         else:
             m = _NUM.match(s, i) or MINUS_INF.match(s, i)
             if not m or not stack or len(m.group(0)) > 200 or glued:

@@ -36,15 +36,20 @@ def _cells(line: Line) -> list[str] | None:
     return [m.group(1), m.group(2)] if m else None
 
 
+_NUMBER_AFTER = re.compile(r" (?=[-+−]?\.?\d)")
+
+
 def _spaced(s: str) -> list[str]:
     """The cells of a plain-text table row: runs of two or more spaces outside brackets
-    separate them (``1番目     1      0``, ``[1, 0, 1]      [1, −∞, −∞]``)."""
+    separate them (``1番目     1      0``, ``[1, 0, 1]      [1, −∞, −∞]``), as does one after a
+    word's colon before a number (``Bird: 0.1`` under ``Cat:  2.0``)."""
     cells, depth, start, k = [], 0, 0, 0
     s = s.strip()
     while k < len(s):
         ch = s[k]
         depth += (ch in "[(") - (ch in "])")
-        if depth == 0 and s.startswith("  ", k):
+        if depth == 0 and (s.startswith("  ", k) or s[k - 1:k] == ":" and s[k - 2:k - 1].isalpha()
+                           and _NUMBER_AFTER.match(s, k)):
             cells.append(s[start:k])
             while k < len(s) and s[k] == " ":
                 k += 1

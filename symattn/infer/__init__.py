@@ -11,6 +11,7 @@ across notebooks); other files are inferred each on its own. One spec per worked
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,10 +30,28 @@ class Inferred:
 
 
 def is_article(path: str) -> bool:
+    """Is ``path`` an article (or a folder of them) rather than a spec? A file of another
+    suffix than ``.toml`` and an article reader's (a lesson kept as ``.ts``, ``.rst``) is
+    one unless it opens a spec's ``[example]`` table."""
     p = Path(path)
     if p.is_dir():
         return not any(p.glob("*.toml")) and any(article_files(str(p)))
-    return p.suffix.lower() in ARTICLE_SUFFIXES
+    suffix = p.suffix.lower()
+    return suffix in ARTICLE_SUFFIXES or suffix != ".toml" and p.is_file() and not _spec_like(p)
+
+
+_SPEC_TABLE = re.compile(rb"^\s*\[\s*example\s*\]", re.M)
+
+
+def _spec_like(path: Path) -> bool:
+    """Does the file hold a spec's ``[example]`` table (it is read as a spec, its errors
+    reported as a spec's)?"""
+    from ..errors import SymattnError
+    from ..spec.files import read_regular
+    try:
+        return _SPEC_TABLE.search(read_regular(str(path), 1 << 20)) is not None
+    except SymattnError:
+        return True
 
 
 def article_files(folder: str) -> list[str]:

@@ -192,8 +192,9 @@ def dependency_order(steps: list[Block], derived: dict, chained: dict | None = N
         if b.index in done or b.index in path:
             return
         d = derived.get(b.index)              # a chain's step (.chains): after its block
+        c = (chained or {}).get(b.index)      # and the chain after the blocks it works on
         for i in [(o.parent or o).index for o in (d.operands if d is not None else ())] + \
-                list(takes.get(b.index, ())):
+                list(takes.get(b.index, ())) + [o for o in (c.operands if c else ()) if o not in c.prints]:
             if i in index and i != b.index:
                 place(next(s for s in steps if s.index == i), path + (b.index,))
         done.add(b.index)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from ..article.code import program
 from ..article.cells import Printed, as_matrix, number, parse_list
 from ..article.matrices import _ASSIGN, _nested_lines
 from ..article.tables import tables
@@ -34,6 +35,18 @@ _GAP = re.compile(r"(?<=\S) {2,}(?=\S)|\u3000+")
 # ``2. Scale: [0.05, 0.11]`` (a numbered step)
 _CAPTIONED = re.compile(r"\s*(?:\d{1,2}[.)]\s+)?[^\W\d_][^:=\[\]\n]{0,40}:\s*\[[^\[\]\n]*\]"
                         r"(?:\s*(?:\([^()\n]*\)|(?:←|<-|#|//)[^\n]*))*\s*")
+
+
+_WORKED = re.compile(r"\][^\[\]=≈→]*(?:=|≈|→)\s*\[")     # a list worked on: ``…]) = [``, ``…] × W2 + b2 = [``
+_ROW_BELOW = re.compile(r"\s*\[")
+
+
+def _worked(ln: Line, below: str) -> bool:
+    """Does code line ``ln`` work a list out by hand (``softmax([2.1, -∞]) = [1.0, 0.0]``,
+    ``[0.47, 0.47, 0.0] × W2 + b2 = [0.28, …]``): no program statement, a list its result,
+    and no row of a matrix printed a row a line (``below``, the next line, no list)?"""
+    return ln.kind == "code" and bool(_WORKED.search(ln.text)) and not _ROW_BELOW.match(below) \
+        and not program(ln)
 
 
 def extra(lines: list[Line], found: list[Printed]) -> tuple[list[Printed], set]:
@@ -52,7 +65,9 @@ def extra(lines: list[Line], found: list[Printed]) -> tuple[list[Printed], set]:
     rows = {}                                 # line -> the rows of the blocks found on it
     for p in found:
         rows.setdefault(p.line, set()).update(p.values)
-    printout = [ln for ln in lines if ln.kind in ("code", "output") and _CAPTIONED.fullmatch(ln.text)]
+    below = {ln.number - 1: ln.text for ln in lines}
+    printout = [ln for ln in lines if ln.kind in ("code", "output") and _CAPTIONED.fullmatch(ln.text)
+                or _worked(ln, below.get(ln.number, ""))]
     out += [p for p in prose_lists(sorted(prose + printout, key=lambda ln: ln.number)) if p.line not in taken
             or (p.line in rows and p.line not in covered and p.values[0] not in rows[p.line])]
     taken |= {p.line for p in out}
