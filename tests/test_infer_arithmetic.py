@@ -115,6 +115,22 @@ def test_a_sigmoid_with_a_signed_exponent_is_checked_not_an_error(tmp_path):
     assert got["0.8807"]["verdict"] == "wrong" and got["0.99966"]["verdict"] == "correct"
 
 
+def test_a_standard_deviation_with_its_epsilon_written_in_is_judged(tmp_path):
+    """``\\sqrt{2+0.00001} ≈ 1.414``: the 0.00001 is LayerNorm's epsilon, a constant written
+    in (no result printed before it), so the square root is judged like any other; a decimal
+    of no origin that is no such constant (``\\sqrt{2+0.37}``) is still no arithmetic to judge."""
+    from conftest import check_post
+    text = ("# Norm\n\nx = [1, 3]\n\n$$\\sqrt{2+0.00001}\\approx1.414$$\n\n"
+            "$$\\sqrt{8+0.0001}\\approx2.829$$\n\n$$\\sqrt{2+0.37}\\approx1.54$$\n")
+    out = check_post(tmp_path, text)
+    got = {c["printed"]: c for c in out["claims"]}
+    assert set(got) == {"1.414", "2.829"}
+    assert abs(mpmath.mpf(got["1.414"]["exact"]) - mpmath.sqrt(mpmath.mpf("2.00001"))) < mpmath.mpf("1e-18")
+    assert abs(mpmath.mpf(got["2.829"]["exact"]) - mpmath.sqrt(mpmath.mpf("8.0001"))) < mpmath.mpf("1e-18")
+    assert got["1.414"]["verdict"] == "correct"
+    assert f"{float(mpmath.sqrt(mpmath.mpf('8.0001'))):.3f}" == "2.828"     # a slip of the last digit
+    assert got["2.829"]["verdict"] == "wrong"
+
 def test_a_chain_written_with_products_by_juxtaposition_and_a_sum_below(tmp_path):
     """``q · k_the = (1.0)(0.2) + (0.5)(0.1) = 0.25`` … ``e^0.7425 = 2.1012``, then ``sum =
     5.4712`` under the exps and ``w = 2.1012 / 5.4712 = 0.3840``: each result judged against

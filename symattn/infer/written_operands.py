@@ -106,7 +106,7 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
             owners += [owner] if owner not in owners else []
         else:                                 # a whole number as written (2 is no result; 32 of
             operands.append(results.get(x, x) if "." in x or len(x.lstrip("-")) > 1 else x)   # 1·4 + … is)
-            loose |= "." in x and x not in results and not w.substituted and \
+            loose |= "." in x and x not in results and not w.substituted and not _EPSILON.fullmatch(x) and \
                 (w.strict or listed.get(x, w.line) >= w.line)
     if w.key == ARITHMETIC and loose:
         return None, None
@@ -114,6 +114,7 @@ def _operands(w: Written, before: list[Block], results: dict, listed: dict | Non
 
 
 _AT = re.compile(r"(.+)\[(\d+), (\d+)\]")
+_EPSILON = re.compile(r"0\.00+1")            # 0.00001 of sqrt(2 + 0.00001): a constant, no result
 
 
 def _of_rows(w: Written, operands: tuple, of_rows: dict) -> tuple | None:
