@@ -17,6 +17,7 @@ from .labels import (Target, Index, label_text, by_caption, by_name, caption_abo
                      parse, resolve)
 from .prints import assignment_above, printed_as
 from . import rows_named
+from .align import taken
 from .match import Cell, Matcher
 from .code import without_comment
 from .tokens import fold, numbers_in
@@ -85,11 +86,13 @@ def place(m: Matcher, g, lines: dict) -> dict | None:
 
 def _said_here(m: Matcher, name: str, n) -> bool:
     """May number ``n``'s line print step ``name`` though only its operation names it
-    there (``→ softmax: […]``) and none of its entries agree? An inferred step is printed
-    on its own line (its block's): elsewhere that is the operation on other numbers. A
-    hand-written spec's ``line`` may be its program's, the print anywhere."""
+    there (``→ softmax: […]``) and none of its entries agree? Not where the step was
+    printed whole already on the line its spec says (its block): elsewhere that caption is
+    the operation on other numbers. (A spec's ``line`` that no print of the step is on,
+    a program's, says nothing.)"""
     line = m.hints.get(name)
-    return not m.spec.inferred or line is None or line == n.line
+    return line is None or line == n.line or not any(
+        g.numbers[0].line == line and any(c.name == name for c, _ in cells.values()) for g, cells in taken(m))
 
 
 def _whole(m: Matcher, c: Cell) -> bool:
