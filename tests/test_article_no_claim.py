@@ -92,3 +92,26 @@ def test_logits_are_no_abbreviation_of_a_logarithm(tmp_path):
     got = [c for c in out["claims"] if c["line"] == 13]
     assert [(c["printed"], c["verdict"]) for c in got] == [("0.03", "correct")]
     assert abs(mpmath.mpf(got[0]["exact"]) + mpmath.log(mpmath.mpf("0.97"))) < mpmath.mpf("1e-18")
+
+
+def test_a_form_that_matches_only_within_its_operands_rounding_is_no_derivation(tmp_path):
+    """Positional encodings of five positions (d = 2), then the slow pair of a wide model
+    (``[0.0001, 1.0000]``, ``[0.0003, 1.0000]``, …: right, but of dimensions not printed): RoPE of
+    the printed encodings gives exactly [0, 1] (sin·cos − cos·sin), within the printed
+    encodings' rounding of every such print, yet that slack is many times the size of a
+    0.0001. No derivation: no number of the slow pair is called wrong."""
+    from conftest import check_post
+    fast = [(mpmath.sin(p), mpmath.cos(p)) for p in range(5)]
+    slow = [(mpmath.sin(p / mpmath.power(10000, mpmath.mpf(62) / 64)),
+             mpmath.cos(p / mpmath.power(10000, mpmath.mpf(62) / 64))) for p in range(5)]
+
+    def fixed(x, places):
+        return str(Decimal(mpmath.nstr(x, 25)).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP))
+    fast_rows = [f"- Position {p}: [{fixed(s, 3)}, {fixed(c, 3)}]" for p, (s, c) in enumerate(fast)]
+    slow_rows = [f"- Position {p}: [{fixed(s, 4)}, {fixed(c, 4)}]" for p, (s, c) in enumerate(slow)]
+    assert fixed(slow[1][0], 4) == "0.0001" and fixed(slow[4][0], 4) == "0.0005"
+    post = "\n".join(["# Positional encoding", "", "Low dimensions (PE(pos, 0), PE(pos, 1)):", "", *fast_rows, "",
+                      "High dimensions (PE(pos, 62), PE(pos, 63)):", "", *slow_rows, ""])
+    out = check_post(tmp_path, post)
+    slow_lines = range(10, 15)
+    assert not [c for c in out["claims"] if c["line"] in slow_lines and c["verdict"] == "wrong"]

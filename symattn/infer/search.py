@@ -45,7 +45,7 @@ from ..claims.printed import FLOAT32_TINY
 from ..errors import SymattnError
 from ..spec import expr as E
 from .blocks import Block, row_shown, stated, states_scale, telling
-from .evidence import (CARRIED, SMALL, binary, exact_match, freedom, one_digit, plain, preference, rows_whole,
+from .evidence import (CARRIED, LOOSE, SMALL, binary, exact_match, freedom, one_digit, plain, preference, rows_whole,
                        telling_slack, tight, truncated, within)
 from .forms import MOST, SCORES, Form, _operand_tuples, forms
 from .masks import says_masked
@@ -182,7 +182,9 @@ class Search:
 
     def reproduced(self, v, target: Block, operands: tuple) -> tuple:
         """(which entries of ``v`` print as ``target`` does, as :meth:`matched` counts them,
-        or None; how far they may be off)."""
+        or None; how far they may be off). The slack the operands' rounding allows counts for
+        an entry only where it is small beside that entry (:data:`.evidence.LOOSE`): a
+        0.0001 is no print of 0 that operands rounded to 0.0005 "carry"."""
         if v is None or v.shape != target.shape:
             return None, 0.0
         finite = np.isfinite(v)
@@ -200,7 +202,9 @@ class Search:
             off = np.abs(v - target.floats)
         if same is not None:
             scale, off = np.where(same, 1, scale), np.where(same, 0, off)
-        ok = off <= target.half * 1.0001 + (CARRIED * carry + 1e-9) * scale
+        with np.errstate(invalid="ignore"):
+            slack = np.where(CARRIED * carry * scale <= LOOSE * np.abs(target.floats), CARRIED * carry, 0.0)
+        ok = off <= target.half * 1.0001 + (slack + 1e-9) * scale
         if not ok.all() and truncated(v, target):
             ok = np.ones_like(ok)
         return ok, max(carry, float(off[ok].max()) if ok.any() else 0.0)
