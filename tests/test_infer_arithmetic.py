@@ -131,6 +131,20 @@ def test_a_standard_deviation_with_its_epsilon_written_in_is_judged(tmp_path):
     assert f"{float(mpmath.sqrt(mpmath.mpf('8.0001'))):.3f}" == "2.828"     # a slip of the last digit
     assert got["2.829"]["verdict"] == "wrong"
 
+def test_arithmetic_glued_to_a_word_of_a_script_without_spaces_is_judged(tmp_path):
+    """``第1成分は1×2 + 3×4 = 15``: the は before the 1 is a word of Japanese, no name the
+    expression is cut from (``x1 + 2`` is one), so the sum is judged: 1·2 + 3·4 = 14, wrong;
+    ``第2成分は2×2 + 1×3 = 7`` right."""
+    from conftest import check_post
+    assert 1 * 2 + 3 * 4 == 14 and 2 * 2 + 1 * 3 == 7
+    text = ("# 計算\n\nq = [1, 3]\n\n第1成分は1×2 + 3×4 = 15。第2成分は2×2 + 1×3 = 7です。\n\n"
+            "x1 + 2 = 9\n")
+    out = check_post(tmp_path, text)
+    got = {(c["line"], c["printed"]): c for c in out["claims"]}
+    assert got[(5, "15")]["verdict"] == "wrong" and got[(5, "15")]["exact"].startswith("14")
+    assert got[(5, "7")]["verdict"] == "correct"
+    assert not [c for c in out["claims"] if c["line"] == 7]
+
 def test_a_chain_written_with_products_by_juxtaposition_and_a_sum_below(tmp_path):
     """``q · k_the = (1.0)(0.2) + (0.5)(0.1) = 0.25`` … ``e^0.7425 = 2.1012``, then ``sum =
     5.4712`` under the exps and ``w = 2.1012 / 5.4712 = 0.3840``: each result judged against

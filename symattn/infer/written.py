@@ -254,7 +254,7 @@ def _sums(text: str, line: int, since: int = 0) -> list[Written]:
             continue
         form, numbers, start = found
         before, prev = text[:start].rstrip(), text[start - 1:start]
-        if len(numbers) < 2 or prev.isalnum() or prev in _INSIDE or before[-1:] in ("[", ","):
+        if len(numbers) < 2 or _NAME_PART.match(prev) or prev in _INSIDE or before[-1:] in ("[", ","):
             continue
         earlier, at = _earlier(text, start)
         run_on = _RUN_ON.match(text, m.end()) is not None      # ``L=2×1=2=2×0.01=0.02``: equations
@@ -265,6 +265,8 @@ def _sums(text: str, line: int, since: int = 0) -> list[Written]:
 
 
 _RUN_ON = re.compile(r"\s*=\s*-?\d")
+_NAME_PART = re.compile(r"[A-Za-z_\d]")       # a name's character before it (``x1 + 0.5``); a word of
+                                              # a script without spaces is none (``第1成分は0×0 + 1×0 = 0``)
 
 
 _SYMBOLS = re.compile(r"(?:^|=|≈)(?=[^=≈]*[^\W\d])(?=[^=≈]*(?:[*×·+/]|\\cdot|\\times|\\frac))"
