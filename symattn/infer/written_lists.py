@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from fractions import Fraction
 
 from ..article.tokens import NEG_INF_PRINTED
+from ..tensor import NEG_INF
 
 NUM = r"-?\d+(?:\.\d+)?"
 NUMS = rf"{NUM}(?:\s*,\s*{NUM})+"      # the numbers of a list, two or more: ``0.3, 0.6``
@@ -106,6 +108,4 @@ def masked(x: str) -> bool:
 
 def entry_value(x: str):
     """A list's entry as written: its exact value, or −∞ (:data:`symattn.tensor.NEG_INF`)."""
-    from fractions import Fraction
-    from ..tensor import NEG_INF
     return NEG_INF if masked(x) else Fraction(x)
