@@ -791,3 +791,23 @@ def test_one_querys_scores_stay_an_input_when_two_derivations_disagree(tmp_path)
     assert not any("/ sqrt(2)" in st["expr"] for st in spec["steps"]), spec["steps"]
     assert not [c for c in claims if c["printed"] == "0.7071"]
     assert not any(c["verdict"] == "wrong" for c in claims)
+
+
+# -- a block of a few whole numbers is no evidence for a derivation that misses one ---------
+
+def test_a_whole_number_block_is_not_called_wrong_by_a_sum_that_misses_one_entry(tmp_path):
+    X = [[F(1), F(0)], [F(0), F(2)], [F(1), F(1)]]
+    WK = [[F(1), F(1)], [F(0), F(1)]]                  # not printed: K is the text's own
+    K = [[sum(x[k] * WK[k][j] for k in range(2)) for j in range(2)] for x in X]
+    tokens = ["please", "study", "man"]
+    rows = lambda m: "\n".join(f"{t} → [{int(r[0])}, {int(r[1])}]" for t, r in zip(tokens, m))
+    post = tmp_path / "keys.txt"
+    post.write_text(f"Embeddings:\n{rows(X)}\nWq = [[1, 0],\n      [0, 1]]\n"
+                    f"Query vectors (embedding × Wq):\n{rows(X)}\nKey vectors (embedding × Wk):\n{rows(K)}\n",
+                    encoding="utf-8")
+    near = [[X[i][j] + [F(0), F(1)][j] for j in range(2)] for i in range(3)]   # X + Wq[1]
+    assert sum(near[i][j] != K[i][j] for i in range(3) for j in range(2)) == 1
+    r = cli("check", "--json", str(post))
+    assert r.returncode in (0, 2), r.stdout + r.stderr
+    if r.returncode == 0:
+        assert not [c for c in json.loads(r.stdout)["claims"] if c["verdict"] != "correct"]

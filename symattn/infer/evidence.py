@@ -41,6 +41,12 @@ def binary(b: Block) -> bool:
     return len(np.unique(np.abs(b.floats))) <= 2 and 0 in b.floats
 
 
+def few_whole(b: Block) -> bool:
+    """Whole numbers of three magnitudes at most (0, 1 and 2: embeddings and weights of a toy
+    example), which sums and products of other such blocks reproduce by chance."""
+    return whole(b) and len(np.unique(np.abs(b.floats))) <= 3
+
+
 def plain(b: Block) -> bool:
     """A small block of whole numbers, or of at most three magnitudes of one decimal at most
     (0, 0.5, 1): one that a product of other small blocks reproduces by chance. (Three
