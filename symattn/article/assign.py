@@ -104,7 +104,21 @@ def _printed_here(m: Matcher, g: Group) -> dict | None:
            and m.approx.get(name) is not None and (len(m.approx[name]), len(m.approx[name][0])) == shape]
     here = [name for name in fit if m.hints[name] == g.line]      # named on its own line first
     fit = here or fit
-    return cells_at(m, g, (fit[0], 0, 0, "rows")) if len(fit) == 1 else None
+    if len(fit) != 1 or _prints_input(m, g, shape):
+        return None
+    return cells_at(m, g, (fit[0], 0, 0, "rows"))
+
+
+def _prints_input(m: Matcher, g: Group, shape: tuple) -> bool:
+    """Does the block print an input of that shape, every entry right (``x̃ = (2, 4, 6)``
+    beside ``e^2 + e^4 + e^6 ≈ 7.389 + …``, on the line of the step that exponentiates it)?"""
+    for name in m.spec.inputs:
+        rows = m.approx.get(name)
+        cells = cells_at(m, g, (name, 0, 0, "rows")) if rows is not None and \
+            (len(rows), len(rows[0])) == shape else None
+        if cells and all(by_label.prints_right(m, n, c) for c, n in cells.values()):
+            return True
+    return False
 
 
 def _labels_place(g: Group) -> bool:

@@ -49,6 +49,9 @@ def _row_numbers(line: Line) -> list | None:
         return None
     segs, end = [], 0
     for m in _ROW.finditer(text):
+        if _MARKS.fullmatch(m.group(1) or m.group(2) or ""):
+            end = m.end() if not re.search(r"\S", text[end:m.start()]) else end
+            continue                             # ``[ ✓  ·  · ]``: a mask drawn beside the rows
         seg = _segment(text, m)
         gap = text[end:seg[0] if seg else m.start()]
         gap = _LEFT.sub("", _CAPTION.sub("", gap)) if not end else gap
@@ -57,7 +60,8 @@ def _row_numbers(line: Line) -> list | None:
         segs.append(seg)
         end = m.end()
     rest = text[end:].strip(" ,;")
-    if not segs or (rest and not _NOTE.fullmatch(rest) and (len(segs) > 1 or not _TRAIL.fullmatch(rest))):
+    if not segs or (rest and not _NOTE.fullmatch(rest) and (len(segs) > 1 or not (
+            _TRAIL.fullmatch(rest) or _FREE_NOTE.fullmatch(text[end:].rstrip())))):
         return None
     return segs
 
@@ -67,7 +71,10 @@ _TRAIL = re.compile(rf"(?:(?:←|<-|#|//)\s*([^\n]{{1,24}})|({_TOKEN})"
                     r"|\([^()\n]{1,40}\))")     # a token, after an arrow or a comment mark; a note
 
 
-_LEFT = re.compile(rf"^\s*(?:{_TOKEN})\s+$")   # ``cat  [ 1.14 …]``
+_LEFT = re.compile(rf"^\s*(?P<name>{_TOKEN})(?:\s*\(\s*(?P<token>{_TOKEN})\s*\))?"
+                   rf"(?:\s*{_ARROW})?\s+$")   # ``cat  [ 1.14 …]``, ``Q₁("cat")  [ 2.1 …]``, ``"cat" →  [``
+_FREE_NOTE = re.compile(r"\s{2,}(?=[^\W\d_]|[\"'])[^\d\[\]|=<>]{1,48}")   # ``[ 1.00  0.00 ]    "cat" only sees itself``
+_MARKS = re.compile(r"[^\w.+∞−-]*[^\w\s.+∞−-][^\w.+∞−-]*")   # ``✓  ·  ·``: no number in it
 
 
 def _row_label(line: Line) -> str | None:
@@ -77,8 +84,9 @@ def _row_label(line: Line) -> str | None:
     text = line.text
     m = list(_ROW.finditer(text))
     left = _CAPTION.sub("", text[:m[0].start()]) if m else ""
-    if left.strip() and _LEFT.fullmatch(left):
-        return left.strip().strip("\"'")
+    named = _LEFT.fullmatch(left) if left.strip() else None
+    if named:
+        return (named.group("token") or named.group("name")).strip("\"'")
     rest = text[m[-1].end():].strip(" ,;") if m else ""
     t = _TRAIL.fullmatch(rest) if rest else None
     label = t and (t.group(1) or t.group(2))

@@ -62,10 +62,9 @@ def stack_inputs(search) -> None:
     XW_Q``), or a step derived whole (``named``: a row worked wrong is judged against the
     rule its sibling rows follow). Then the rows listed after quoted tokens
     (:func:`_token_rows`). The vectors stay candidates of their own."""
-    from ..article.labels import parse
     found, runs, run = search.blocks, [], []
     for b in found:
-        name = parse(b.label) if (is_prose(b) or b.printed.form == "list") and b.shape[0] == 1 and b.label else None
+        name = _indexed(b)
         k = name.sub[0] if name is not None and len(name.sub) == 1 and not name.transposed else ""
         last = run[-1] if run else None
         if k.isdigit() and last is not None and last[1] == name.name and int(k) == last[2] + 1 \
@@ -87,6 +86,20 @@ def stack_inputs(search) -> None:
         found.insert(found.index(rows[0]), _stacked(rows, found))
     for k, b in enumerate(found):
         b.index = k
+
+
+def _indexed(b: Block):
+    """The parsed label of a vector that may be one of a run (``x_1``; ``q_0 (köpek)``,
+    labelled ``q_0_köpek``, is ``q_0`` of the token köpek), or None."""
+    from ..article.labels import parse
+    if not ((is_prose(b) or b.printed.form == "list") and b.shape[0] == 1 and b.label):
+        return None
+    name = parse(b.label)
+    if name is not None and len(name.sub) == 1 and not name.sub[0].isdigit() and not name.transposed:
+        inner = parse(name.name)
+        if inner is not None and len(inner.sub) == 1 and inner.sub[0].isdigit():
+            return inner
+    return name
 
 
 _TOKEN_LEAD = re.compile(r"""^\s*(?:[-*+]\s+)?["'“「][^"'”」\n]{1,24}["'”」]\s*(?:->|→|:|：)\s*\[""")

@@ -1,0 +1,139 @@
+"""ASCII matrices whose rows carry a label on the left (``Q₁("cat")  [ 2.1  1.3 ]``,
+``"cat" →  [ 1.00  0.00 ]``), a note on the right (``"cat" only sees itself``) or a mask
+drawn beside them (``[ ✓  · ]    [ 2.1  -∞ ]``), read as matrices and checked with no spec;
+and an input printed on the line of the step that works it (``x̃ = (2, 4, 6)``, ``e^2 + e^4 +
+e^6 ≈ 7.389 + …``), which prints the input, not that step.
+
+Truths: softmax and exponentials from mpmath, rounding by ``decimal``, never by symattn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction as F
+
+import mpmath
+
+from symattn.article.matrices import find
+from symattn.article.source import Line
+
+SCORES = [["2.1", "1.3", "0.8"], ["1.5", "2.4", "1.1"], ["0.9", "1.7", "2.6"]]
+TOKENS = ["cat", "sat", "mat"]
+
+
+def lines(text: str, kind: str = "code") -> list[Line]:
+    return [Line(i + 1, t, kind) for i, t in enumerate(text.splitlines())]
+
+
+def dec(x, places: int) -> str:
+    return str(Decimal(mpmath.nstr(x, 30, strip_zeros=False)).quantize(
+        Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
+
+
+def causal_softmax(rows):
+    """Row ``i`` softmax over its first ``i + 1`` entries, zeros after (mpmath, 40 digits)."""
+    mpmath.mp.dps = 40
+    out = []
+    for i, r in enumerate(rows):
+        e = [mpmath.exp(mpmath.mpf(v)) for v in r[:i + 1]]
+        out.append([x / sum(e) for x in e] + [mpmath.mpf(0)] * (len(r) - i - 1))
+    return out
+
+
+def test_rows_labelled_on_the_left_and_noted_on_the_right_are_one_matrix():
+    text = ("              K₁(\"cat\")  K₂(\"sat\")\n"
+            "  Q₁(\"cat\")  [  2.1        1.3    ]\n"
+            "  Q₂(\"sat\")  [  1.5        2.4    ]\n\n"
+            "  \"cat\" →    [ 1.00       0.00 ]    \"cat\" only sees itself\n"
+            "  \"sat\" →    [ 0.29       0.71 ]    \"sat\" sees cat + sat\n")
+    got = [(p.values, p.rows) for p in find(lines(text))]
+    assert got == [(((F(21, 10), F(13, 10)), (F(3, 2), F(12, 5))), ("cat", "sat")),
+                   (((1, 0), (F(29, 100), F(71, 100))), ("cat", "sat"))]
+
+
+def test_a_mask_drawn_beside_the_rows_leaves_the_rows():
+    text = ("  CAUSAL MASK:        AFTER MASKING:\n"
+            "  [  ✓   ·  ]    [  2.1   -∞  ]\n"
+            "  [  ✓   ✓  ]    [  1.5   2.4 ]\n")
+    (p,) = find(lines(text))
+    assert p.texts == (("2.1", "\"-inf\""), ("1.5", "2.4"))
+    assert p.values[0][0] == F(21, 10) and p.values[1] == (F(3, 2), F(12, 5))
+
+
+def test_a_prose_note_with_numbers_after_the_rows_is_no_row():
+    text = "  [ 1.00  0.00 ]    cat scores 3 points\n  [ 0.29  0.71 ]    sat scores 4 points\n"
+    assert [p for p in find(lines(text)) if p.form == "table"] == []
+
+
+def test_a_post_of_labelled_ascii_matrices_is_inferred_and_its_slip_flagged(tmp_path):
+    weights = causal_softmax(SCORES)
+    printed = [[dec(x, 2) for x in r] for r in weights]
+    truth = weights[2][2]
+    printed[2][2] = dec(truth + mpmath.mpf("0.04"), 2)          # 0.67 for 0.63
+    score_rows = "\n".join(f"  Q{i + 1}(\"{t}\")  [  " + "        ".join(r) + "    ]"
+                           for i, (t, r) in enumerate(zip(TOKENS, SCORES)))
+    masked = "\n".join("  [  " + "   ".join("✓" if j <= i else "·" for j in range(3)) + "  ]    [  "
+                       + "   ".join(v if j <= i else "-∞" for j, v in enumerate(r)) + "  ]"
+                       for i, r in enumerate(SCORES))
+    table = "\n".join(f"  \"{t}\" →    [ " + "       ".join(r) + " ]    \"{t}\" looks back"
+                      for t, r in zip(TOKENS, printed))
+    post = (f"# Causal attention\n\n```\n  Score matrix:\n\n              K1(\"cat\")  K2(\"sat\")  K3(\"mat\")\n"
+            f"{score_rows}\n```\n\n```\n  CAUSAL MASK:        AFTER MASKING:\n{masked}\n```\n\n"
+            f"Softmax of each row:\n\n```\n  ATTENTION WEIGHTS (CAUSAL):\n\n{table}\n```\n")
+    path = tmp_path / "causal.md"
+    path.write_text(post, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    claims = json.loads(r.stdout)["claims"]
+    bad = [(c["printed"], round(Decimal(c["exact"]), 12)) for c in claims if c["verdict"] == "wrong"]
+    assert bad == [(printed[2][2], round(Decimal(mpmath.nstr(truth, 30)), 12))]
+    right = sorted(c["printed"] for c in claims if c["verdict"] == "correct" and c["line"] >= 20)
+    assert right == sorted(x for k, r in enumerate(printed) for j, x in enumerate(r) if (k, j) != (2, 2))
+
+
+def test_an_input_printed_on_the_line_of_its_exponentials_is_not_their_print(tmp_path):
+    mpmath.mp.dps = 40
+    x = [2, 4, 6]
+    e = [mpmath.exp(v) for v in x]
+    s = [v / sum(e) for v in e]
+    post = ("# Temperature\n\n$x = (1, 2, 3)$ and $T = 0.5$.\n\n"
+            f"$\\tilde{{x}} = (2, 4, 6)$, $D = e^2 + e^4 + e^6 \\approx {dec(e[0], 3)} + {dec(e[1], 3)} + "
+            f"{dec(e[2], 3)} = {dec(sum(e), 3)}$.\n\n"
+            f"$s \\approx ({dec(s[0], 3)}, {dec(s[1], 3)}, {dec(s[2], 3)})$.\n")
+    path = tmp_path / "t.md"
+    path.write_text(post, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    claims = json.loads(r.stdout)["claims"]
+    assert all(c["verdict"] == "correct" for c in claims)
+    assert {dec(v, 3) for v in e} <= {c["printed"] for c in claims}
+    assert not {"2", "4", "6"} & {c["printed"] for c in claims}
+
+
+def test_vectors_indexed_with_their_token_stack_into_the_matrix_the_scores_take(tmp_path):
+    Q = [[F("0.34"), F("1.26")], [F("1.32"), F("0.44")], [F("1.2"), F("1.22")]]
+    K = [[F("0.65"), F("1.03")], [F("1.23"), F("1.11")], [F("1.01"), F("0.59")]]
+    S = [[sum(q[k] * r[k] for k in range(2)) for r in K] for q in Q]
+    printed = [[f"{float(x):.4f}" for x in row] for row in S]      # exact: two decimals times two
+    assert all(F(p) == x for row, prow in zip(S, printed) for x, p in zip(row, prow))
+    printed[2][1] = f"{float(S[2][1] + F(1, 100)):.4f}"
+    words = ["dog", "chased", "cat"]
+    vec = lambda name, m: "\n".join(f"  {name}_{i} ({w}) = [{float(r[0]):.3f}, {float(r[1]):.3f}]"
+                                    for i, (w, r) in enumerate(zip(words, m)))
+    post = tmp_path / "scores.md"
+    post.write_text(f"# Scores\n\n```text\nQ:\n{vec('q', Q)}\n\nK:\n{vec('k', K)}\n```\n\n"
+                    "Raw scores S = Q K^T:\n\n```text\n"
+                    + "\n".join("  [ " + ",  ".join(r) + " ]" for r in printed) + "\n```\n",
+                    encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(post)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1, r.stdout + r.stderr
+    claims = json.loads(r.stdout)["claims"]
+    assert [(c["printed"], Decimal(c["exact"])) for c in claims if c["verdict"] == "wrong"] == \
+        [(printed[2][1], Decimal(S[2][1].numerator) / S[2][1].denominator)]
+    assert sum(c["verdict"] == "correct" for c in claims) == 8
