@@ -137,3 +137,30 @@ def test_vectors_indexed_with_their_token_stack_into_the_matrix_the_scores_take(
     assert [(c["printed"], Decimal(c["exact"])) for c in claims if c["verdict"] == "wrong"] == \
         [(printed[2][1], Decimal(S[2][1].numerator) / S[2][1].denominator)]
     assert sum(c["verdict"] == "correct" for c in claims) == 8
+
+
+def test_the_code_of_a_cell_states_the_epsilon_of_every_output_it_prints(tmp_path):
+    import nbformat
+    mpmath.mp.dps = 40
+    x = [mpmath.mpf(1), mpmath.mpf(10), mpmath.mpf(100)]
+    mean = sum(x) / 3
+    var = sum((v - mean) ** 2 for v in x) / 3
+    truth = [(v - mean) / mpmath.sqrt(var + mpmath.mpf("1e-6")) for v in x]
+    other = [(v - mean) / mpmath.sqrt(var + mpmath.mpf("1e-5")) for v in x]
+    assert abs(truth[0] - other[0]) > mpmath.mpf("1e-10")      # the two ε tell apart in the exact values
+    code = ("x = torch.tensor([1.0, 10.0, 100.0])\nprint(x)\n"
+            "std = torch.sqrt(x.var(unbiased=False) + 1e-6)\nprint((x - x.mean()) / std)")
+    out = "tensor([  1.,  10., 100.])\ntensor([" + ", ".join(dec(v, 4) for v in truth) + "])\n"
+    cell = nbformat.v4.new_code_cell(code)
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=out)]
+    later = nbformat.v4.new_code_cell("ln = nn.LayerNorm(3, eps=1e-5)")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# LayerNorm by hand"), cell, later]
+    path = tmp_path / "ln.ipynb"
+    path.write_text(nbformat.writes(nb), encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    claims = json.loads(r.stdout)["claims"]
+    assert len(claims) == 3
+    assert all(abs(mpmath.mpf(c["exact"]) - t) < mpmath.mpf("1e-15") for c, t in zip(claims, truth))

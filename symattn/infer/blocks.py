@@ -203,6 +203,7 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
     for path, lines in parts:
         texts = {ln.number: ln.text for ln in lines if ln.kind != "code"}
         code = {ln.number: ln.text for ln in lines if ln.kind == "code"}
+        output = {ln.number for ln in lines if ln.kind == "output"}
         last = 0
         for p in _with_vectors(lines):
             if sum(b.printed.form != "prose" for b in out) >= MAX_BLOCKS:
@@ -220,8 +221,9 @@ def blocks(parts: list[tuple[str, list]]) -> list[Block]:
             seen.append(p)
             before = out[-1].before if out and p.line == last else \
                 "\n".join(t for n, t in texts.items() if last <= n <= p.line)   # one line's blocks: one context
-            program = out[-1].program if out and p.line == last else \
-                "\n".join(t for n, t in code.items() if last <= n <= p.line)
+            program = "\n".join(t for n, t in code.items() if last <= n <= p.line)
+            if out and (p.line == last or not program and {last, p.line} <= output):
+                program = out[-1].program            # one cell's outputs: the code that prints them all
             b = printed_block(spec_name(p.name), p, len(out), path, before, label=p.name, again=again,
                               program=program)
             scores = unmasked(b, len(out), out,  # scores masked with −∞: their input first
@@ -312,7 +314,7 @@ def stated(text: str, words: tuple) -> list[str]:
     return list(dict.fromkeys(v for _, v in sorted(out, reverse=True) if v is not None))
 
 
-_IN_ROOT = re.compile(r"(?:\\sqrt\s*\{|√\s*\(|sqrt\s*\()[^{}()]*?\+\s*(\d*\.?\d+)(?:[eE]([+\-−]?\d+))?\s*[})]")
+_IN_ROOT = re.compile(r"(?:\\sqrt\s*\{|√\s*\(|sqrt\s*\()[^{}()]*?(?:\([^{}()]*\)[^{}()]*?)*\+\s*(\d*\.?\d+)(?:[eE]([+\-−]?\d+))?\s*[})]")
 SMALLEST = 0.01             # an ε added under a root is smaller than this
 
 
