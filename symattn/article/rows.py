@@ -49,7 +49,7 @@ def _row_numbers(line: Line) -> list | None:
         return None
     segs, end = [], 0
     for m in _ROW.finditer(text):
-        if _MARKS.fullmatch(m.group(1) or m.group(2) or ""):
+        if _marks(m.group(1) if m.group(1) is not None else m.group(2)):
             end = m.end() if not re.search(r"\S", text[end:m.start()]) else end
             continue                             # ``[ ✓  ·  · ]``: a mask drawn beside the rows
         seg = _segment(text, m)
@@ -74,7 +74,12 @@ _TRAIL = re.compile(rf"(?:(?:←|<-|#|//)\s*([^\n]{{1,24}})|({_TOKEN})"
 _LEFT = re.compile(rf"^\s*(?P<name>{_TOKEN})(?:\s*\(\s*(?P<token>{_TOKEN})\s*\))?"
                    rf"(?:\s*{_ARROW})?\s+$")   # ``cat  [ 1.14 …]``, ``Q₁("cat")  [ 2.1 …]``, ``"cat" →  [``
 _FREE_NOTE = re.compile(r"\s{2,}(?=[^\W\d_]|[\"'])[^\d\[\]|=<>]{1,48}")   # ``[ 1.00  0.00 ]    "cat" only sees itself``
-_MARKS = re.compile(r"[^\w.+∞−-]*[^\w\s.+∞−-][^\w.+∞−-]*")   # ``✓  ·  ·``: no number in it
+_NUMBER_PART = re.compile(r"[\w.+∞−-]")
+
+
+def _marks(body: str) -> bool:
+    """Is a row's body marks alone (``✓  ·  ·``), no number or word in it?"""
+    return bool(body.strip()) and not _NUMBER_PART.search(body)
 
 
 def _row_label(line: Line) -> str | None:
