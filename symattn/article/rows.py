@@ -54,6 +54,8 @@ def _row_numbers(line: Line) -> list | None:
             continue                             # ``[ ✓  ·  · ]``: a mask drawn beside the rows
         seg = _segment(text, m)
         gap = text[end:seg[0] if seg else m.start()]
+        if not end and "," in m.group(0) and re.search(_ARROW, gap):
+            return None                          # ``the -> [0.42, 0.16]``: a vector its token names
         gap = _LEFT.sub("", _CAPTION.sub("", gap)) if not end else gap
         if seg is None or re.search(r"[^\s,;&]", _HEAD.sub("", _BETWEEN.sub(" ", gap))):
             return None                          # prose or code around the rows
