@@ -45,8 +45,8 @@ from ..claims.printed import FLOAT32_TINY
 from ..errors import SymattnError
 from ..spec import expr as E
 from .blocks import Block, row_shown, stated, states_scale, telling
-from .evidence import (CARRIED, LOOSE, SMALL, binary, exact_match, few_whole, freedom, one_digit, plain,
-                       preference, rows_whole, telling_slack, tight, truncated, within)
+from .evidence import (CARRIED, LOOSE, SMALL, binary, exact_match, few_whole, freedom, named, one_digit,
+                       plain, preference, rows_whole, telling_slack, tight, truncated, within)
 from .forms import MOST, SCORES, Form, _operand_tuples, forms
 from .masks import says_masked
 from .order import operands as pool
@@ -378,8 +378,8 @@ class Search:
     def _accepts(self, d: Derivation, n: int, share: float = MOST) -> bool:
         """Most entries reproduced, and more non-zero ones than the derivation's freedom
         (zeros follow from the structure: a product with a zero weight, a mask); of a
-        block of 0s and one magnitude or of a few whole numbers, all (most of it is a
-        coincidence there). Plain
+        block of 0s and one magnitude, all (most of it is a coincidence there), and of a few
+        whole numbers too unless the text names every operand (``The scores Q Kᵀ``). Plain
         numbers coincide easily (a permutation of a 2×2 block is a product with another):
         for a block of them (:func:`.evidence.plain`) each operand chosen counts as freedom too."""
         if n <= SMALL and not d.exact and one_digit(d.block):
@@ -387,7 +387,8 @@ class Search:
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
         free = freedom(d)
-        most = 1 if binary(d.block) or few_whole(d.block) or n <= SMALL else share   # 0s and 1s, or a few numbers: all
+        unsaid = few_whole(d.block) and named(d) < len(d.operands)
+        most = 1 if binary(d.block) or unsaid or n <= SMALL else share   # 0s and 1s, or a few numbers: all
         slip = self.slips if most == 1 and n > 2 and not binary(d.block) \
             and d.telling_shown() > free else 0   # but one, where the rest tell
         if rows_whole(d) and d.matched >= free + self.margin and shown >= free + self.margin:
