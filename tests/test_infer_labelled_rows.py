@@ -28,6 +28,15 @@ def lines(text: str, kind: str = "code") -> list[Line]:
     return [Line(i + 1, t, kind) for i, t in enumerate(text.splitlines())]
 
 
+def claims_of(path, text: str, *exits: int) -> list:
+    """The claims ``check --json`` makes on ``text`` written to ``path``, its exit one of ``exits``."""
+    path.write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode in exits, r.stdout + r.stderr
+    return json.loads(r.stdout)["claims"]
+
+
 def dec(x, places: int) -> str:
     return str(Decimal(mpmath.nstr(x, 30, strip_zeros=False)).quantize(
         Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
@@ -83,12 +92,7 @@ def test_a_post_of_labelled_ascii_matrices_is_inferred_and_its_slip_flagged(tmp_
     post = (f"# Causal attention\n\n```\n  Score matrix:\n\n              K1(\"cat\")  K2(\"sat\")  K3(\"mat\")\n"
             f"{score_rows}\n```\n\n```\n  CAUSAL MASK:        AFTER MASKING:\n{masked}\n```\n\n"
             f"Softmax of each row:\n\n```\n  ATTENTION WEIGHTS (CAUSAL):\n\n{table}\n```\n")
-    path = tmp_path / "causal.md"
-    path.write_text(post, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode == 1, r.stderr
-    claims = json.loads(r.stdout)["claims"]
+    claims = claims_of(tmp_path / "causal.md", post, 1)
     bad = [(c["printed"], round(Decimal(c["exact"]), 12)) for c in claims if c["verdict"] == "wrong"]
     assert bad == [(printed[2][2], round(Decimal(mpmath.nstr(truth, 30)), 12))]
     right = sorted(c["printed"] for c in claims if c["verdict"] == "correct" and c["line"] >= 20)
@@ -104,12 +108,7 @@ def test_an_input_printed_on_the_line_of_its_exponentials_is_not_their_print(tmp
             f"$\\tilde{{x}} = (2, 4, 6)$, $D = e^2 + e^4 + e^6 \\approx {dec(e[0], 3)} + {dec(e[1], 3)} + "
             f"{dec(e[2], 3)} = {dec(sum(e), 3)}$.\n\n"
             f"$s \\approx ({dec(s[0], 3)}, {dec(s[1], 3)}, {dec(s[2], 3)})$.\n")
-    path = tmp_path / "t.md"
-    path.write_text(post, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
-    claims = json.loads(r.stdout)["claims"]
+    claims = claims_of(tmp_path / "t.md", post, 0)
     assert all(c["verdict"] == "correct" for c in claims)
     assert {dec(v, 3) for v in e} <= {c["printed"] for c in claims}
     assert not {"2", "4", "6"} & {c["printed"] for c in claims}
@@ -125,15 +124,10 @@ def test_vectors_indexed_with_their_token_stack_into_the_matrix_the_scores_take(
     words = ["dog", "chased", "cat"]
     vec = lambda name, m: "\n".join(f"  {name}_{i} ({w}) = [{float(r[0]):.3f}, {float(r[1]):.3f}]"
                                     for i, (w, r) in enumerate(zip(words, m)))
-    post = tmp_path / "scores.md"
-    post.write_text(f"# Scores\n\n```text\nQ:\n{vec('q', Q)}\n\nK:\n{vec('k', K)}\n```\n\n"
-                    "Raw scores S = Q K^T:\n\n```text\n"
-                    + "\n".join("  [ " + ",  ".join(r) + " ]" for r in printed) + "\n```\n",
-                    encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(post)],
-                       capture_output=True, text=True)
-    assert r.returncode == 1, r.stdout + r.stderr
-    claims = json.loads(r.stdout)["claims"]
+    claims = claims_of(tmp_path / "scores.md",
+                       f"# Scores\n\n```text\nQ:\n{vec('q', Q)}\n\nK:\n{vec('k', K)}\n```\n\n"
+                       "Raw scores S = Q K^T:\n\n```text\n"
+                       + "\n".join("  [ " + ",  ".join(r) + " ]" for r in printed) + "\n```\n", 1)
     assert [(c["printed"], Decimal(c["exact"])) for c in claims if c["verdict"] == "wrong"] == \
         [(printed[2][1], Decimal(S[2][1].numerator) / S[2][1].denominator)]
     assert sum(c["verdict"] == "correct" for c in claims) == 8
@@ -156,11 +150,19 @@ def test_the_code_of_a_cell_states_the_epsilon_of_every_output_it_prints(tmp_pat
     later = nbformat.v4.new_code_cell("ln = nn.LayerNorm(3, eps=1e-5)")
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell("# LayerNorm by hand"), cell, later]
-    path = tmp_path / "ln.ipynb"
-    path.write_text(nbformat.writes(nb), encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
-    claims = json.loads(r.stdout)["claims"]
+    claims = claims_of(tmp_path / "ln.ipynb", nbformat.writes(nb), 0)
     assert len(claims) == 3
     assert all(abs(mpmath.mpf(c["exact"]) - t) < mpmath.mpf("1e-15") for c, t in zip(claims, truth))
+
+
+def test_the_exponentials_of_a_row_written_on_their_line_are_derived_from_it(tmp_path):
+    """The row [1, 0, 1] of S is written on the exponentials' own line: taking it is no
+    choice, so [2.718, 1, 2.718] is exp(S[0]), its prints judged from e, not given."""
+    mpmath.mp.dps = 40
+    claims = claims_of(tmp_path / "rows.md",
+                       "# Scores\n\n```\nS = [[1, 0, 1],\n     [0, 1, 1],\n     [1, 1, 2]]\n```\n\n"
+                       "Row 1 has the scores [1, 0, 1], so exp gives [2.718, 1, 2.718].\n", 0)
+    exps = [c for c in claims if c["line"] == 9]
+    assert [(c["printed"], c["verdict"]) for c in exps] == [("2.718", "correct"), ("1", "correct"),
+                                                            ("2.718", "correct")]
+    assert abs(mpmath.mpf(exps[0]["exact"]) - mpmath.e) < mpmath.mpf("1e-15")

@@ -118,10 +118,11 @@ def heads_of(b: Block, width: int) -> list[Block]:
 
 
 def row_shown(row: Block, line: int, shown: set) -> bool:
-    """Is the row ``X[i]`` printed again on its own before ``line`` (``shown``: (matrix
-    index, row, line) of such prints), so that a derivation taking it makes no choice?"""
+    """Is the row ``X[i]`` printed again on its own before ``line`` or on it (``shown``:
+    (matrix index, row, line) of such prints; "the scores [1, 0, 1], so exp gives [2.718, 1,
+    2.718]"), so that a derivation taking it makes no choice?"""
     m = row.parent
-    return m is not None and any(k == m.index and r == row.row and at < line for k, r, at in shown)
+    return m is not None and any(k == m.index and r == row.row and at <= line for k, r, at in shown)
 
 
 def entry_float(v) -> float:
