@@ -387,8 +387,8 @@ class Search:
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
         free = freedom(d)
-        unsaid = few_whole(d.block) and named(d) < len(d.operands)
-        most = 1 if binary(d.block) or unsaid or n <= SMALL else share   # 0s and 1s, or a few numbers: all
+        by_chance = few_whole(d.block) and named(d) < len(d.operands)   # not said to be of these
+        most = 1 if binary(d.block) or by_chance or n <= SMALL else share   # 0s and 1s, or a few numbers: all
         slip = self.slips if most == 1 and n > 2 and not binary(d.block) \
             and d.telling_shown() > free else 0   # but one, where the rest tell
         if rows_whole(d) and d.matched >= free + self.margin and shown >= free + self.margin:
