@@ -2,7 +2,10 @@
 ``"cat" →  [ 1.00  0.00 ]``), a note on the right (``"cat" only sees itself``) or a mask
 drawn beside them (``[ ✓  · ]    [ 2.1  -∞ ]``), read as matrices and checked with no spec;
 and an input printed on the line of the step that works it (``x̃ = (2, 4, 6)``, ``e^2 + e^4 +
-e^6 ≈ 7.389 + …``), which prints the input, not that step.
+e^6 ≈ 7.389 + …``), which prints the input, not that step. Beside them, what such texts
+print around their matrices: vectors indexed and named by their token (``q_0 (dog) = […]``)
+stacked into the matrix the scores take, the ε a notebook cell's code states for every output
+it prints, and the exponentials of a row written on their own line.
 
 Truths: softmax and exponentials from mpmath, rounding by ``decimal``, never by symattn.
 """
