@@ -100,8 +100,7 @@ def _printed_here(m: Matcher, g: Group) -> dict | None:
     if any(len(r) != shape[1] for r in g.rows):
         return None
     ahead = HINT_AHEAD if len(g.rows) > 1 else 0     # one row after the line: a mention
-    fit = [name for name, line in m.hints.items() if 0 <= g.line - line <= ahead
-           and m.approx.get(name) is not None and (len(m.approx[name]), len(m.approx[name][0])) == shape]
+    fit = [name for name, line in m.hints.items() if 0 <= g.line - line <= ahead and _shape(m, name) == shape]
     here = [name for name in fit if m.hints[name] == g.line]      # named on its own line first
     fit = here or fit
     if len(fit) != 1 or _prints_input(m, g, shape):
@@ -113,12 +112,16 @@ def _prints_input(m: Matcher, g: Group, shape: tuple) -> bool:
     """Does the block print an input of that shape, every entry right (``x̃ = (2, 4, 6)``
     beside ``e^2 + e^4 + e^6 ≈ 7.389 + …``, on the line of the step that exponentiates it)?"""
     for name in m.spec.inputs:
-        rows = m.approx.get(name)
-        cells = cells_at(m, g, (name, 0, 0, "rows")) if rows is not None and \
-            (len(rows), len(rows[0])) == shape else None
+        cells = cells_at(m, g, (name, 0, 0, "rows")) if _shape(m, name) == shape else None
         if cells and all(by_label.prints_right(m, n, c) for c, n in cells.values()):
             return True
     return False
+
+
+def _shape(m: Matcher, name: str) -> tuple | None:
+    """The shape of a tensor the matcher evaluates (None: one it does not)."""
+    rows = m.approx.get(name)
+    return None if rows is None else (len(rows), len(rows[0]))
 
 
 def _labels_place(g: Group) -> bool:

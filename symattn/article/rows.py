@@ -27,10 +27,15 @@ _CAPTION = re.compile(r"^\s*[^\W\d_][^\W_]*(?: [^\W\d_][^\W_]*){0,3}:\s*(?=\S|$)
 _NOTE = re.compile(r"\([^()\n]{1,40}\)")                # ``(one-hot)`` after the rows
 
 
+def _body(m: re.Match) -> str:
+    """What a row ``[…]`` or ``|…|`` found by :data:`_ROW` holds between its marks."""
+    return m.group(1) if m.group(1) is not None else m.group(2)
+
+
 def _segment(text: str, m: re.Match):
     """(start column, name on its left or '', [(v, t)]) of a row ``[1.0  0.5]`` or
     ``| 1  0 |`` at ``m``, or None when it holds anything but numbers (or just one)."""
-    body = m.group(1) if m.group(1) is not None else m.group(2)
+    body = _body(m)
     cells = [c for c in re.split(r"[,\s]+", body.strip()) if c]
     nums = [number(c) for c in cells]
     if len(cells) < 2 or not all(nums):
@@ -49,7 +54,7 @@ def _row_numbers(line: Line) -> list | None:
         return None
     segs, end = [], 0
     for m in _ROW.finditer(text):
-        if _marks(m.group(1) if m.group(1) is not None else m.group(2)):
+        if _marks(_body(m)):
             end = m.end() if not re.search(r"\S", text[end:m.start()]) else end
             continue                             # ``[ ✓  ·  · ]``: a mask drawn beside the rows
         seg = _segment(text, m)
