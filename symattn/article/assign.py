@@ -11,6 +11,7 @@ from .align import Near, align, cells_at, near_block, take, taken, tentative_row
 from .divisors import divisors
 from .families import families
 from .groups import Group
+from .latex import BETWEEN
 from .lone import single, tentative, unsure_numbers
 from .match import Matcher, Cell, Found
 from .tokens import Number, fold
@@ -58,15 +59,20 @@ def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbe
     family = families(m, groups, lines)
     labelled = []                             # (group, cells) placed by their label so far
     on_line: dict = {}
+    by_line: dict = {}                       # line -> its groups of several numbers
     for g in groups:
         if len(g.numbers) >= 2:              # a lone number beside a block (``sum=8.160``) is no rival
             on_line[g.line] = on_line.get(g.line, 0) + 1
+            by_line.setdefault(g.line, []).append(g)
     for k, g in enumerate(groups):
         if id(g) in family:
             numbers.update((id(n), n) for n in g.numbers)
             _take_family(m, *family[id(g)], got, found)
             continue
-        cells = (_printed_here(m, g) if on_line.get(g.line) == 1 else None) or (by_label.place(m, g, lines) if _labels_place(g) else None)
+        rivals = [r for r in by_line.get(g.line, ()) if r is not g]
+        alone = not rivals or by_line[g.line][-1] is g and _equated(g, rivals[-1])
+        cells = (_printed_here(m, g, rivals) if alone else None) or \
+            (by_label.place(m, g, lines) if _labels_place(g) else None)
         if isinstance(cells, by_label.Unsure):       # named, but not where: unverified
             numbers.update((id(n), n) for n in g.numbers)
             found.unmatched += unsure_numbers(m, g, cells)
@@ -85,15 +91,28 @@ def _labelled(m: Matcher, groups: list, lines: dict, got, restated, found, numbe
             take(m, g, cells, got, restated, found)
 
 
+_EQUATED = re.compile(rf"\s*(?:\]|\\end\s*\{{[a-zA-Z]*matrix\}}){BETWEEN}(?:=|≈|\\approx){BETWEEN}"
+                      r"(?:\[|\\begin\s*\{[a-zA-Z]*matrix\})\s*")
+
+
+def _equated(g: Group, before: Group) -> bool:
+    """Is the group what the equation of the block before it on its line comes to
+    (``[x] × [W] = [y]``: ``[y]``), nothing but an equals sign between them?"""
+    a, b = before.numbers[-1], g.numbers[0]
+    return a.line_text == b.line_text and bool(_EQUATED.fullmatch(fold(b.line_text[a.end:b.start])))
+
+
 HINT_AHEAD = 2          # a block's rows (two or more) may begin this many lines after the
                         # line a step names (``\\begin{bmatrix}``, ``Q =`` above them)
 
 
-def _printed_here(m: Matcher, g: Group) -> dict | None:
-    """A whole block printed alone (a lone number beside it, ``sum=8.160``, is no rival)
-    where one step's ``line`` says it is printed (its rows on that line or up to
-    :data:`HINT_AHEAD` after), of that step's shape: that step's print, right or wrong
-    (what the spec states, as a label)."""
+def _printed_here(m: Matcher, g: Group, rivals: list = ()) -> dict | None:
+    """A whole block printed alone (a lone number beside it, ``sum=8.160``, is no rival),
+    or what its line's equation comes to, where one step's ``line`` says it is printed (its
+    rows on that line or up to :data:`HINT_AHEAD` after), of that step's shape: that step's
+    print, right or wrong (what the spec states, as a label), unless one of the other
+    blocks on the line (``rivals``) prints it right (``softmax([0.707, 0]) ≈ [0.668,
+    0.332]``: the scores' step is the argument's)."""
     if len(g.numbers) < 2 or not _labels_place(g) or any(n is None for r in g.rows for n in r):
         return None
     shape = (len(g.rows), len(g.rows[0]))
@@ -103,19 +122,22 @@ def _printed_here(m: Matcher, g: Group) -> dict | None:
     fit = [name for name, line in m.hints.items() if 0 <= g.line - line <= ahead and _shape(m, name) == shape]
     here = [name for name in fit if m.hints[name] == g.line]      # named on its own line first
     fit = here or fit
-    if len(fit) != 1 or _prints_input(m, g, shape):
+    if len(fit) != 1 or _prints_input(m, g) or any(_prints_right(m, r, fit[0]) for r in rivals):
         return None
     return cells_at(m, g, (fit[0], 0, 0, "rows"))
 
 
-def _prints_input(m: Matcher, g: Group, shape: tuple) -> bool:
+def _prints_right(m: Matcher, g: Group, name: str) -> bool:
+    """Does the group print step ``name`` whole, every entry right?"""
+    cells = cells_at(m, g, (name, 0, 0, "rows")) if len(g.rows) and \
+        _shape(m, name) == (len(g.rows), len(g.rows[0])) else None
+    return bool(cells) and all(by_label.prints_right(m, n, c) for c, n in cells.values())
+
+
+def _prints_input(m: Matcher, g: Group) -> bool:
     """Does the block print an input of that shape, every entry right (``x̃ = (2, 4, 6)``
     beside ``e^2 + e^4 + e^6 ≈ 7.389 + …``, on the line of the step that exponentiates it)?"""
-    for name in m.spec.inputs:
-        cells = cells_at(m, g, (name, 0, 0, "rows")) if _shape(m, name) == shape else None
-        if cells and all(by_label.prints_right(m, n, c) for c, n in cells.values()):
-            return True
-    return False
+    return any(_prints_right(m, g, name) for name in m.spec.inputs)
 
 
 def _shape(m: Matcher, name: str) -> tuple | None:

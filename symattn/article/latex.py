@@ -23,6 +23,10 @@ MATH_ENVS = {
     "flalign", "eqnarray", "displaymath", "math", "split", "cases", "array", "matrix",
     "bmatrix", "pmatrix", "Bmatrix", "vmatrix", "Vmatrix", "smallmatrix",
 }
+_BRACE = r"\\(?:underbrace|overbrace)\s*\{|\}\s*[_^]\s*\{(?:[^{}]|\{[^{}]*\})*\}"   # a label braced on
+BETWEEN = rf"(?:\s|\\[,;:!]|\\q?quad|~|\\\[|\\\]|\$|{_BRACE})*"
+"""What may stand between two matrices of one equation and its operators: spaces, math
+closed and opened again, a label braced on (``\\underbrace{…}_{W_O}``)."""
 # \begin{env}, \end{env}, $$, \[ and \] (a \\ line break is not \[ : the lookbehind checks it)
 _MARK = re.compile(r"\\(begin|end)\s*\{([A-Za-z]+)\*?\}|\$\$|(?<!\\)\\\[|(?<!\\)\\\]")
 _COMMENT = re.compile(r"(?<!\\)(?:\\\\)*%")

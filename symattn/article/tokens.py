@@ -31,7 +31,7 @@ from ..numbers import parse_exact
 
 # One character for one: columns survive the normalisation.
 _FOLD = str.maketrans({**{chr(0xFF10 + k): str(k) for k in range(10)},
-                       "−": "-", "－": "-", "＋": "+", "．": ".", "，": ",", "％": "%",
+                       "−": "-", "－": "-", "＋": "+", "＝": "=", "．": ".", "，": ",", "％": "%",
                        "\u2009": " ", "\u00a0": " ", "\u3000": " ", "\u202f": " "})
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
 _SUP = "[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+"

@@ -19,17 +19,18 @@ from __future__ import annotations
 
 import re
 
+from ..article.latex import BETWEEN as _GAP
 from ..errors import SymattnError
 from ..spec.latex_cells import cell_value
 from .blocks import rows_of, spec_name
 from .formulas import FUNCTIONS as LABELLED, VARIADIC
 from .search import Derivation, Search
 
-_ENV = re.compile(r"\\begin\s*\{([a-zA-Z]*matrix)\}(.*?)\\end\s*\{\1\}", re.S)
-_GAP = r"(?:\s|\\\[|\\\]|\$\$)*"       # spaces, and a display closed and opened again
+_ENV = re.compile(r"\\begin\s*\{(?P<env>[a-zA-Z]*matrix)\}(?P<body>.*?)\\end\s*\{(?P=env)\}"
+                  r"|(?<![\\\w])\[(?P<list>[^\[\]\n]*)\]", re.S)   # a matrix, or a list of numbers
 _TIMES = re.compile(rf"{_GAP}(?:\\cdot|\\times|×|·)?{_GAP}")
-_EQUALS = re.compile(rf"{_GAP}(?:=|\\approx|≈){_GAP}")
-_OPERATOR = re.compile(r"(?:\\end\s*\{[a-zA-Z]*matrix\}|[+\-*/×·]|\\cdot|\\times|\\odot|\\circ|\\oplus)\s*$")
+_EQUALS = re.compile(rf"{_GAP}(?:=|＝|\\approx|≈){_GAP}")
+_OPERATOR = re.compile(r"(?:\\end\s*\{[a-zA-Z]*matrix\}|(?<!\\)\]|[+\-*/×·]|\\cdot|\\times|\\odot|\\circ|\\oplus)\s*$")
 _CALL = re.compile(r"(?:\\(?:text|mathrm|operatorname)\s*\{\s*(?P<a>[A-Za-z]+)\s*\}|(?<![A-Za-z\\])(?P<b>[A-Za-z]+))"
                    r"\s*(?:\\left\s*)?\(\s*$")
 _CLOSE = re.compile(rf"\s*(?:\\right\s*)?\){_EQUALS.pattern}")
@@ -107,7 +108,7 @@ def _open(search: Search, lines: dict):
     """The blocks printed in LaTeX, not printed again nor given: those a written operation
     may derive (:func:`_may`)."""
     for t in list(search.blocks):
-        if t.index in search.reprints or t.parent is not None or t.given or t.printed.form != "latex" \
+        if t.index in search.reprints or t.parent is not None or t.given or t.printed.form not in ("latex", "prose") \
                 or t.path not in lines:
             continue
         yield t
@@ -162,7 +163,7 @@ def _argument(lines: list[str], t, blocks: list):
     if call is None or not _CLOSE.fullmatch(window[m0.end():m1.start()]):
         return None
     name = (call.group("a") or call.group("b")).lower()
-    values = _values(m0.group(2))
+    values = _values(m0)
     if name not in FUNCTIONS or values is None or len(values) != t.shape[0] or len(values[0]) != t.shape[1]:
         return None
     since = first + window.count("\n", 0, m0.start())
@@ -193,7 +194,7 @@ def _opened(lines: list[str], t):
     envs = list(_ENV.finditer(window))
     at = [first + window.count("\n", 0, m.start()) for m in envs]
     k = next((i for i, (m, ln) in enumerate(zip(envs, at))
-              if ln == t.printed.line and _values(m.group(2)) == t.printed.values), None)
+              if ln == t.printed.line and _values(m) == t.printed.values), None)
     return window, first, envs, k
 
 
@@ -206,17 +207,19 @@ def _factors(lines: list[str], t, blocks: list):
     m0, m1, m2 = envs[k - 2], envs[k - 1], envs[k]
     if not _TIMES.fullmatch(window[m0.end():m1.start()]) or not _EQUALS.fullmatch(window[m1.end():m2.start()]):
         return None
-    if _OPERATOR.search(window[:m0.start()]):
+    if _OPERATOR.search(re.sub(rf"{_GAP}$", "", window[:m0.start()])):
         return None                              # a third factor or a sum: not these two alone
     earlier = [b for b in blocks if b.parent is None and b.index < t.index]
     since = first + window.count("\n", 0, m0.start())
-    a, b = _printing(_values(m0.group(2)), earlier, since), _printing(_values(m1.group(2)), earlier, since)
+    a, b = _printing(_values(m0), earlier, since), _printing(_values(m1), earlier, since)
     return (a, b, _head(window[:m0.start()]), since) if a is not None and b is not None else None
 
 
-def _values(body: str) -> tuple | None:
-    """The exact rows of a matrix environment's body, or None where a cell is no number."""
-    rows = [r for r in re.split(r"\\\\", body) if r.strip()]
+def _values(m: re.Match) -> tuple | None:
+    """The exact rows of a matrix environment or a list (:data:`_ENV`), or None where a
+    cell is no number."""
+    rows = [m["list"].replace(",", "&")] if m["list"] is not None else \
+        [r for r in re.split(r"\\\\", m["body"]) if r.strip()]
     try:
         out = tuple(tuple(cell_value(c)[0] for c in r.split("&")) for r in rows)
     except SymattnError:                       # a symbol, a formula: no factor of numbers
