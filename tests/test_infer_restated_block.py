@@ -51,6 +51,25 @@ def test_a_wrong_result_restated_is_flagged_where_it_is_restated(tmp_path):
     assert [(int(c["at"][0]), int(c["at"][1])) for c in first] == [(1, 2)]
 
 
+def test_a_result_restated_past_an_aside_the_example_does_not_take(tmp_path):
+    """An aside between the result and its restatement prints a block nothing uses, so the
+    example's lines break there: the restatement's line joins them, its numbers claims on
+    ``Q`` (the slip flagged again), not numbers outside every example."""
+    shown = [[two(q) for q in r] for r in Q]
+    shown[0][1] = "0.55"                       # 0.35 is right
+    assert two(Q[0][1]) == "0.35"
+    aside = "$$u = \\begin{bmatrix} 7.5 & 8.25 \\end{bmatrix}$$"
+    post = _post(shown, f"{aside}\n\nSo the queries are, once more: $$Q = {bm(shown)}$$\n\n"
+                 f"Another aside: $$v = \\begin{{bmatrix}} 3.5 & 9.75 \\end{{bmatrix}}$$")
+    out = check_post(tmp_path, post)
+    again = [c for c in out["claims"] if c["line"] == 13]
+    assert len(again) == 9
+    for c in again:
+        i, j = int(c["at"][0]), int(c["at"][1])
+        assert c["step"] == "Q" and F(c["exact"]) == Q[i][j]
+        assert c["verdict"] == ("wrong" if (i, j) == (0, 1) else "correct")
+
+
 def test_a_restatement_on_lines_of_their_own_is_claimed_row_by_row(tmp_path):
     shown = [[two(q) for q in r] for r in Q]
     shown[0][0] = "1.20"                       # 1.00 is right

@@ -98,3 +98,4 @@ def test_named_vectors_on_one_line_are_no_equation_of_the_first(tmp_path):
     assert not [c for c in out["claims"] if c["verdict"] == "wrong"]
     first = [c for c in out["claims"] if c["line"] == 7 and c["step"] == "pe_0"]
     assert sorted(c["printed"] for c in first) == ["0", "1"]
+

@@ -141,6 +141,9 @@ def infer_article(files: list[str], folder: str | None = None) -> list[Inferred]
     again = echoed(found, parts, derived, written_claims(list(shown.values()) + [lone], onto))  # in prose):
     for i, claims in onto.items():                                                                # an example too
         again.setdefault(i, []).extend(claims)
+    ranges = [r if r is None else _with_spans(r, [(c[3], c[3]) for b in g if b.index in derived
+                                                  for c in again.get(b.index, ())])   # printed again there
+              for g, r in zip(groups, ranges)]
     out = [Inferred(identifier(files[0], k, n), files,
                     spec_text(g, derived, sources, identifier(files[0], k, n), r, shown, again), folder)
            for k, (g, r) in enumerate(zip(groups, ranges))]
@@ -168,7 +171,11 @@ def _written_over(found: list, derived: dict, claimed: dict) -> None:
 
 def _with_moved(ranges: tuple, group: list, moved: dict) -> tuple:
     """An example's line ranges with the lines of the written steps moved into it."""
-    extra = [moved[b.index] for b in group if b.index in moved]
+    return _with_spans(ranges, [moved[b.index] for b in group if b.index in moved])
+
+
+def _with_spans(ranges: tuple, extra: list) -> tuple:
+    """Line ranges with the spans ``extra`` (first, last line) joined to them."""
     if not extra:
         return ranges
     spans = sorted([list(r) for r in ranges] + [list(e) for e in extra])
