@@ -69,7 +69,7 @@ def forms(text: str, near: str = "") -> list[Form]:
         out.append(Form(template, *_shape(shapes), cost=1 + ("{k}" in template), said=template in SAID))
     for p in PRIMITIVES.values():             # the elementwise functions declared searchable
         if p.search and p.kind == "function" and p.arity == 1:
-            out.append(Form(f"{p.builder}({{0}})", (("n", "d"),), ("n", "d"), 1, p.builder))
+            out.append(Form(f"{p.builder}({{0}})", (("n", "d"),), ("n", "d"), 1, p.builder, last=p.search == "last"))
     for name, op in OPERATIONS.items():
         s = op.search
         if s is None:

@@ -37,6 +37,7 @@ what one block's search keeps while it runs, and tries last, :mod:`.tried`'s.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,6 +62,7 @@ NEAREST = 4                 # operand tuples of each form tried when the block's
 MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
 FINE = 1e-10                # a print finer than this (``1.1e-14``) tells its size relative to itself
 
+_ELEMENTWISE = re.compile(r"\w+\(\{0\}\)")      # a function of each entry (``sin({0})``)
 _EXPONENTIAL = ("exp(", "softmax(", "weights(")   # forms whose entries are exponentials or weights
 
 
@@ -381,9 +383,11 @@ class Search:
         block of 0s and one magnitude, all (most of it is a coincidence there), and of a few
         whole numbers too unless the text names every operand (``The scores Q Kᵀ``). Plain
         numbers coincide easily (a permutation of a 2×2 block is a product with another):
-        for a block of them (:func:`.evidence.plain`) each operand chosen counts as freedom too."""
-        if n <= SMALL and not d.exact and one_digit(d.block):
-            return False                         # gelu([0.1, 0.2]) printed [0.1, 0.1]: rounding hides a guess
+        for a block of them (:func:`.evidence.plain`) each operand chosen counts as freedom too.
+        No function of each entry (``sin``) of a block printed at one digit: at that rounding
+        ``sin x`` is ``x``."""
+        if (n <= SMALL or _ELEMENTWISE.fullmatch(d.form)) and not d.exact and one_digit(d.block):
+            return False                         # gelu([0.1, 0.2]) as [0.1, 0.1], sin(0.3) as 0.3: a guess
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
         free = freedom(d)

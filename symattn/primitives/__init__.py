@@ -78,7 +78,8 @@ class Primitive:
     - ``builder``: its builder's name in :mod:`symattn.ops`; ``method``: the context
       method of an arithmetic or structure primitive (``op_<name>``);
     - ``search``: a function that inferring an example tries on a printed block
-      (``exp``, ``relu``: :mod:`symattn.infer`).
+      (``exp``, ``relu``: :mod:`symattn.infer`); ``"last"``: after every other form
+      (``sin``, ``cos``: a positional encoding's parts, rarer than a block's bias).
     """
 
     __slots__ = ("name", "arity", "kind", "doc", "neg_inf", "derivative", "size", "cost",
@@ -90,7 +91,7 @@ class Primitive:
                  atom: bool, latex: Tex, exact: Any = None, ball: Any = None,
                  float: Any = None, fold: Callable | tuple | None = None,
                  domain: Callable | None = None, float_check: Callable | None = None,
-                 builder: str | None = None, method: str | None = None, search: bool = False):
+                 builder: str | None = None, method: str | None = None, search: bool | str = False):
         if kind not in KINDS or cost not in COSTS:
             raise ValueError(f"primitive {name}: kind {kind!r}, cost {cost!r}")
         if kind in ("arithmetic", "structure") and method is None:

@@ -85,14 +85,14 @@ declare(name="sqrt", arity=1, kind="function", builder="sqrt", doc="Square root,
         size=size_plus_one, cost="function", rational=False, atom=True,
         latex=Tex(wrap=r"\sqrt{%s}"))
 
-declare(name="sin", arity=1, kind="function", builder="sin", doc="Sine, elementwise.",
+declare(name="sin", arity=1, kind="function", builder="sin", search="last", doc="Sine, elementwise.",
         exact="sin", ball="sin", float="sin", fold=(0, 0),
         neg_inf=REFUSE,
         derivative=lambda bp, v, x, o, arg, i, j: bp.ctx.s_mul(v, bp.ctx.call("cos", x)),
         size=size_plus_one, cost="function", rational=False, atom=True,
         latex=Tex(fn=r"\sin"))
 
-declare(name="cos", arity=1, kind="function", builder="cos", doc="Cosine, elementwise.",
+declare(name="cos", arity=1, kind="function", builder="cos", search="last", doc="Cosine, elementwise.",
         exact="cos", ball="cos", float="cos", fold=(0, 1),
         neg_inf=REFUSE,
         derivative=lambda bp, v, x, o, arg, i, j:
