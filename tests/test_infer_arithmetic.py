@@ -204,3 +204,51 @@ def test_powers_and_sines_written_out_are_judged_against_mpmath(tmp_path):
         assert abs(mpmath.mpf(got[key]["exact"]) - value) < mpmath.mpf("1e-15"), key
         assert got[key]["verdict"] == verdict, key
     assert not [c for c in out["claims"] if "/" in c["printed"]]
+
+
+def test_a_sum_written_with_an_ellipsis_sums_every_result_above(tmp_path):
+    """``sum_exp = 0.097 + 0.210 + ... + 42.521 + ... + 0.086`` then ``= 61.404`` under
+    twelve exponentials written one a line (one with a note after it, ``← Largest!``):
+    the sum of all twelve, its slip flagged against the exact sum of the exact exponentials,
+    and a probability divided by the slipped sum wrong as following from it. Not read when a term
+    between the ellipses is not among the results, or the first ones are not theirs."""
+    from conftest import check_post
+    xs = ["-2.34", "-1.56", "-0.82", "-0.31", "1.23", "0.78", "3.75", "0.41", "0.23", "-0.08",
+          "-1.92", "-2.45"]
+    exps = [mpmath.exp(mpmath.mpf(x)) for x in xs]
+    shown = [mpmath.nstr(e, 5) if e >= 10 else f"{float(e):.3f}" for e in exps]
+    assert shown[6] == "42.521" and shown[0] == "0.096"
+    total = mpmath.fsum(exps)
+    printed_total = f"{float(total) - 0.2:.3f}"               # a slip in the sum
+    assert f"{float(total):.3f}" == "53.526" and printed_total == "53.326"
+    lines = ["# Softmax by hand", "", "```"]
+    lines += [f"exp(logits[{k}]) = exp({x}) = {s}" + ("  ← Largest!" if k == 6 else "")
+              for k, (x, s) in enumerate(zip(xs, shown))]
+    lines += ["```", "", "**Step 2: Sum them**", "", "```",
+              f"sum_exp = {shown[0]} + {shown[1]} + ... + {shown[6]} + ... + {shown[-1]}", f"        = {printed_total}",
+              "```", "", "```", f"p[6] = {shown[6]} / {printed_total} = {float(mpmath.mpf(shown[6]) / mpmath.mpf(printed_total)):.4f}",
+              "```", ""]
+    out = check_post(tmp_path, "\n".join(lines))
+    at = {ln: k + 1 for k, ln in enumerate(lines)}
+    sums = [c for c in out["claims"] if c["line"] == at[f"        = {printed_total}"]]
+    assert len(sums) == 1 and sums[0]["verdict"] == "wrong"
+    assert abs(mpmath.mpf(sums[0]["exact"]) - total) < mpmath.mpf("1e-15")
+    p = [c for c in out["claims"] if c["line"] == len(lines) - 2]
+    exact_p = exps[6] / total
+    assert len(p) == 1 and p[0]["verdict"] == "wrong" and abs(mpmath.mpf(p[0]["exact"]) - exact_p) < 1e-15
+    assert p[0]["diagnosis"] == [f"follows from the wrong number printed at line {at[f'        = {printed_total}']}"]
+    assert f"{float(exact_p):.4f}" != p[0]["printed"]
+
+
+@pytest.mark.parametrize("terms, read", [("0.096 + 0.210 + ... + 0.734 + ... + 0.086", True),
+                                         ("0.096 + 0.210 + ... + 9.999 + ... + 0.086", False),  # no result
+                                         ("0.210 + 0.096 + ... + 0.086", False)])       # not the first ones
+def test_an_elided_sum_names_the_results_it_sums(terms, read):
+    from symattn.infer.written import written
+    from symattn.article.source import Line
+    results = ["0.096", "0.210", "0.440", "0.734", "0.086"]
+    lines = [Line(k + 1, f"exp({x}) = {r}", "text") for k, (x, r) in enumerate(zip(["-2.34", "-1.56", "-0.82", "-0.31",
+                                                                                  "-2.45"], results))]
+    lines += [Line(6, f"total = {terms} = 1.566", "text")]
+    sums = [w for w in written(lines) if w.line == 6]
+    assert [w.numbers for w in sums] == ([tuple(results)] if read else [])

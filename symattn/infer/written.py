@@ -111,7 +111,7 @@ def written(lines) -> list[Written]:
     1.5]``; a result the next line goes on from with ``+`` is a term, not the result; a list
     a name is given in numbers goes on from the list the same name was given worked out a
     few lines above: ``P = [\\frac{e^{2}}{…}, …]``, "after calculations", ``P = [0.71, …]``)."""
-    out, chain, above, worked = [], "", [], {}
+    out, chain, above, worked, run = [], "", [], {}, []
     texts = [arithmetic_text(ln) for ln in lines]
     for k, (ln, text) in enumerate(zip(lines, texts)):
         total = _column_sum(text, ln.number, above)
@@ -132,6 +132,7 @@ def written(lines) -> list[Written]:
         ahead = " +" if code and _PLUS_LINE.match(nxt) else ""     # ``= [0.329, 0.0]`` then ``+ [0.168, …]``
         out += _functions(text + ahead, ln.number)
         out += _sums(chain + ahead, ln.number, len(chain) - len(text)) + _row_sums(text, ln.number)
+        out += _elided_sum(chain, ln.number, run)
         out += _softmax_of_list(chain + ahead, ln.number, len(chain) - len(text))
         out += _statistics(text, ln.number)
         entries: list = []
@@ -144,14 +145,42 @@ def written(lines) -> list[Written]:
         out += _across(entries)
         mine = [w for w in out if w.line == ln.number]
         above = above + [mine[-1]] if len(mine) == 1 and _ENDS.search(text) and total is None else []
+        run = above if len(above) >= ELIDED else run
     return [w for w in out if _plain(w)]
+
+
+ELIDED = 3                  # results written one a line, at least, that a sum with an ellipsis sums
+_DOTS = r"(?:\.\.\.|…|⋯|\\[lc]?dots)"
+_ELIDED_SUM = re.compile(rf"(?<![\w.])(?P<terms>{_NUM}(?:\s*\+\s*(?:{_NUM}|{_DOTS}))+)\s*=\s*(?P<result>{_NUM})\s*$")
+
+
+def _elided_sum(text: str, line: int, run: list) -> list[Written]:
+    """``sum = 0.096 + 0.210 + ... + 42.521 + ... + 0.086 = 61.404`` under results written
+    one a line (``run``): the sum of them all, when the terms written are its first ones,
+    its last one and, between the ellipses, some of the rest in order."""
+    m = _ELIDED_SUM.search(text)
+    if m is None or not re.search(_DOTS, m.group("terms")) or not run:
+        return []
+    terms = [t.strip() for t in m.group("terms").split("+")]
+    results = [w.result for w in run]
+    head = terms[:next(k for k, t in enumerate(terms) if re.fullmatch(_DOTS, t))]
+    if len(results) <= sum(not re.fullmatch(_DOTS, t) for t in terms) or results[:len(head)] != head \
+            or terms[-1] != results[-1]:
+        return []
+    at = len(head)
+    for t in terms[len(head):-1]:                  # the ones between the ellipses, in order
+        if not re.fullmatch(_DOTS, t):
+            at = next((k for k in range(at, len(results) - 1) if results[k] == t), -1) + 1
+            if at == 0:
+                return []
+    return [_sum(tuple(results), m.group("result"), line)]
 
 
 WORKED_APART = 6            # lines between a list worked in symbols and its numbers, at most
 _NAMED_LIST = re.compile(r"\s*([A-Za-z]\w{0,11})\s*=\s*\[(.*)\]\s*")
 _NUMBERS_ONLY = re.compile(rf"\s*{_NUMS}\s*")
 _COLUMN_SUM = re.compile(rf"^\s*(?:sum|total|Σ)\s*[=:]\s*(?P<result>{_NUM})\s*$", re.I)
-_ENDS = re.compile(rf"(?:=|≈)\s*{_NUM}\s*$")
+_ENDS = re.compile(rf"(?:=|≈)\s*{_NUM}\s*(?:(?:←|<-|#|//)[^=≈]*)?$")     # ``= 42.521  ← Largest!``
 
 
 def _column_sum(text: str, line: int, above: list) -> Written | None:
