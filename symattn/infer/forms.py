@@ -13,6 +13,8 @@ import itertools
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..ops import OPERATIONS
 from ..primitives import PRIMITIVES
 from .blocks import Block, epsilons, stated
@@ -51,6 +53,14 @@ class Form:
     mistake: str = ""           # a block it reproduces is the default's, with this mistake
     last: bool = False          # tried after every other form
     unless: tuple = ()          # derivations (by their prefix) that, in the article, rule it out
+    binary: tuple = ()          # operand positions that take blocks of 0s and 1s only (a mask)
+
+
+@functools.cache
+def elementwise() -> frozenset:
+    """The forms of the elementwise functions declared searchable (``sin({0})``)."""
+    return frozenset(f"{p.builder}({{0}})" for p in PRIMITIVES.values()
+                     if p.search and p.kind == "function" and p.arity == 1)
 
 
 def _shape(text: str) -> tuple:
@@ -68,7 +78,7 @@ def forms(text: str, near: str = "") -> list[Form]:
     for template, shapes in OPERATORS:
         out.append(Form(template, *_shape(shapes), cost=1 + ("{k}" in template), said=template in SAID))
     for p in PRIMITIVES.values():             # the elementwise functions declared searchable
-        if p.search and p.kind == "function" and p.arity == 1:
+        if f"{p.builder}({{0}})" in elementwise():
             out.append(Form(f"{p.builder}({{0}})", (("n", "d"),), ("n", "d"), 1, p.builder, last=p.search == "last"))
     for name, op in OPERATIONS.items():
         s = op.search
@@ -100,7 +110,7 @@ def forms(text: str, near: str = "") -> list[Form]:
             most = s.most or MOST
             out.append(Form(template, ops, result, cost, name, sizes, most=most, within=s.within,
                             scales=s.scales, unsaid=unsaid, mistake=mistake, last=s.last,
-                            unless=s.unless))
+                            unless=s.unless, binary=s.binary))
             if s.absent:                      # without the operands an example may not have
                 fewer, kept = _without(op, s.absent, len(ops), sizes, kw)
                 out.append(Form(fewer, tuple(ops[i] for i in kept), result, cost, name, sizes, most=most,
@@ -196,6 +206,8 @@ def _operand_tuples(form: Form, shape: tuple, earlier: list[Block], rows: list[B
         pool = earlier + list(rows) if rows and (shape[0] == 1 or form.operands[i][0] == "1") \
             else earlier
         for b in pool:
+            if i in form.binary and not bool(np.all((b.floats == 0) | (b.floats == 1))):
+                continue
             e = _bind(form.operands[i], b.shape, env)
             if e is not None:
                 yield from go(i + 1, e, chosen + (b,))

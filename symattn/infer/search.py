@@ -37,7 +37,6 @@ what one block's search keeps while it runs, and tries last, :mod:`.tried`'s.
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,7 +47,7 @@ from ..spec import expr as E
 from .blocks import Block, row_shown, stated, states_scale, telling
 from .evidence import (CARRIED, LOOSE, SMALL, binary, exact_match, few_whole, freedom, named, one_digit,
                        plain, preference, rows_whole, telling_slack, tight, truncated, within)
-from .forms import MOST, SCORES, Form, _operand_tuples, forms
+from .forms import MOST, SCORES, Form, _operand_tuples, elementwise, forms
 from .masks import says_masked
 from .order import operands as pool
 from .said import HEAD_WIDTH, fitted_root, roots_said
@@ -62,7 +61,6 @@ NEAREST = 4                 # operand tuples of each form tried when the block's
 MAX_SCALES = 6              # values of d_k tried for a division by sqrt(d_k)
 FINE = 1e-10                # a print finer than this (``1.1e-14``) tells its size relative to itself
 
-_ELEMENTWISE = re.compile(r"\w+\(\{0\}\)")      # a function of each entry (``sin({0})``)
 _EXPONENTIAL = ("exp(", "softmax(", "weights(")   # forms whose entries are exponentials or weights
 
 
@@ -386,7 +384,7 @@ class Search:
         for a block of them (:func:`.evidence.plain`) each operand chosen counts as freedom too.
         No function of each entry (``sin``) of a block printed at one digit: at that rounding
         ``sin x`` is ``x``."""
-        if (n <= SMALL or _ELEMENTWISE.fullmatch(d.form)) and not d.exact and one_digit(d.block):
+        if (n <= SMALL or d.form in elementwise()) and not d.exact and one_digit(d.block):
             return False                         # gelu([0.1, 0.2]) as [0.1, 0.1], sin(0.3) as 0.3: a guess
         nonzero = int(np.count_nonzero(d.block.floats))
         shown = nonzero - (n - d.matched)          # at least this many non-zero ones reproduced
