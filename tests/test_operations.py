@@ -50,6 +50,7 @@ EXAMPLES = {
     "rms_norm": ("rms_norm(X @ W, gamma=b)", lambda i: sa.rms_norm(i["X"] @ i["W"], gamma=i["b"])),
     "gelu": ("gelu(X @ W)", lambda i: sa.gelu(i["X"] @ i["W"])),
     "silu": ("silu(X @ W)", lambda i: sa.silu(i["X"] @ i["W"])),
+    "dropout": ("dropout(V, X, 0.2)", lambda i: sa.dropout(i["V"], i["X"], "0.2")),
     "swiglu": ("swiglu(X, W1, W1, W2)", lambda i: sa.swiglu(i["X"], i["W1"], i["W1"], i["W2"])),
     "rope": ("rope(concat(X, V), base=100)", lambda i: sa.rope(sa.concat([i["X"], i["V"]]), 100)),
     "rope_matrix": ('rope_matrix(4, 2, base=100, layout="halves")',

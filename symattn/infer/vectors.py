@@ -37,6 +37,17 @@ _CAPTIONED = re.compile(r"\s*(?:\d{1,2}[.)]\s+)?[^\W\d_][^:=\[\]\n]{0,40}:\s*\[[
                         r"(?:\s*(?:\([^()\n]*\)|(?:←|<-|#|//)[^\n]*))*\s*")
 
 
+_CAPTION = re.compile(r"\s*[^\W\d_][^\[\]\n]{0,80}:\s*")       # ``Original activations:`` alone
+_LIST_ALONE = re.compile(r"\s*\[[^\[\]\n]*\](?:\s*(?:←|<-|#|//)[^\n]*)?\s*")  # its list, next line
+
+
+def _captioned_below(ln: Line, above: str, below: str) -> bool:
+    """Is printout line ``ln`` one list under a caption of its own line (``Random mask (90%
+    keep):`` over ``[1, 1, 0, 1]``), and no row of a matrix printed a row a line?"""
+    return ln.kind in ("code", "output") and bool(_LIST_ALONE.fullmatch(ln.text)) and \
+        bool(_CAPTION.fullmatch(above)) and not _ROW_BELOW.match(below)
+
+
 _WORKED = re.compile(r"\][^\[\]=≈→]*(?:=|≈|→)\s*\[")     # a list worked on: ``…]) = [``, ``…] × W2 + b2 = [``
 _ROW_BELOW = re.compile(r"\s*\[")
 
@@ -66,8 +77,10 @@ def extra(lines: list[Line], found: list[Printed]) -> tuple[list[Printed], set]:
     for p in found:
         rows.setdefault(p.line, set()).update(p.values)
     below = {ln.number - 1: ln.text for ln in lines}
+    above = {ln.number + 1: ln.text for ln in lines}
     printout = [ln for ln in lines if ln.kind in ("code", "output") and _CAPTIONED.fullmatch(ln.text)
-                or _worked(ln, below.get(ln.number, ""))]
+                or _worked(ln, below.get(ln.number, ""))
+                or _captioned_below(ln, above.get(ln.number, ""), below.get(ln.number, ""))]
     out += [p for p in prose_lists(sorted(prose + printout, key=lambda ln: ln.number)) if p.line not in taken
             or (p.line in rows and p.line not in covered and p.values[0] not in rows[p.line])]
     taken |= {p.line for p in out}

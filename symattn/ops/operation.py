@@ -120,23 +120,25 @@ class Search:
     form (its many operand tuples spend no other form's share of a block's tries); ``unless``:
     prefixes of derivations that, found in the article, rule the form out (attention in one
     step, where the weights are printed: the context is then their product with V).
+    ``binary``: the positions of the operands that are blocks of 0s and 1s only (dropout's
+    mask), no other block tried there.
     """
 
     __slots__ = ("shapes", "params", "words", "sizes", "scaled", "most", "onto", "within", "scales",
-                 "unless_said", "by_hand", "absent", "stated", "last", "unless")
+                 "unless_said", "by_hand", "absent", "stated", "last", "unless", "binary")
 
     def __init__(self, shapes: str = "n d -> n d", params: dict | None = None,
                  words: dict | None = None, sizes: dict | None = None, scaled: bool = False,
                  most: float | None = None, onto: str | None = None, within: tuple | None = None,
                  scales: bool = False, unless_said: dict | None = None, by_hand: dict | None = None,
                  absent: dict | None = None, stated: tuple = (), last: bool = False,
-                 unless: tuple = ()):
+                 unless: tuple = (), binary: tuple = ()):
         self.shapes, self.params = shapes, dict(params or {})
         self.words, self.sizes, self.scaled = dict(words or {}), dict(sizes or {}), scaled
         self.most, self.onto, self.within, self.scales = most, onto, within, scales
         self.unless_said, self.by_hand = dict(unless_said or {}), dict(by_hand or {})
         self.absent, self.stated, self.last = dict(absent or {}), tuple(stated), last
-        self.unless = tuple(unless)
+        self.unless, self.binary = tuple(unless), tuple(binary)
 
     @property
     def operands(self) -> list[list[str]]:
