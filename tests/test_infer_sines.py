@@ -18,6 +18,18 @@ def table(name: str, rows: list) -> list:
     return [f"$${name} = \\begin{{bmatrix}} " + r" \\ ".join(" & ".join(r) for r in rows) + r" \end{bmatrix}$$", ""]
 
 
+def checked(folder, text: str) -> str:
+    """What ``check --json`` prints of ``text`` (no example found, exit 2, included)."""
+    import subprocess
+    import sys
+    path = folder / "post.md"
+    path.write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 1, 2), r.stderr
+    return r.stdout
+
+
 def test_the_sines_and_cosines_of_printed_angles_are_derived(tmp_path):
     sines = [[f"{float(mpmath.sin(mpmath.mpf(a))):.4f}" for a in r] for r in ANGLES]
     cosines = [[f"{float(mpmath.cos(mpmath.mpf(a))):.4f}" for a in r] for r in ANGLES]
@@ -42,14 +54,8 @@ def test_no_sine_where_one_digit_prints_hide_it(tmp_path):
     assert near == 6
     x = [["1.0", "0.5", "-0.2", "0.8"], ["1.2", "0.4", "-0.1", "0.9"]]
     text = "\n".join(["# Two heads", "", *table("X", x), *table("W_K", wk), *table("W_V", wv)])
-    path = tmp_path / "post.md"
-    path.write_text(text, encoding="utf-8")
-    import subprocess
-    import sys
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode in (0, 1, 2), r.stderr
-    assert "sin(" not in r.stdout and '"wrong"' not in r.stdout
+    out = checked(tmp_path, text)
+    assert "sin(" not in out and '"wrong"' not in out
 
 
 def test_no_sine_of_a_block_that_prints_its_argument_again(tmp_path):
@@ -61,11 +67,5 @@ def test_no_sine_of_a_block_that_prints_its_argument_again(tmp_path):
     sines = [[f"{float(mpmath.sin(mpmath.mpf(v))):.2f}" for v in r] for r in a]
     assert sines == [["0.12", "0.05", "0.31"], ["0.08", "0.20", "0.15"]]     # all but one of b
     text = "\n".join(["# Copies", "", *table("A", a), "Some words.", "", *table("B", b)])
-    path = tmp_path / "post.md"
-    path.write_text(text, encoding="utf-8")
-    import subprocess
-    import sys
-    r = subprocess.run([sys.executable, "-m", "symattn", "check", "--json", str(path)],
-                       capture_output=True, text=True)
-    assert r.returncode in (0, 1, 2), r.stderr
-    assert "sin(" not in r.stdout and '"wrong"' not in r.stdout
+    out = checked(tmp_path, text)
+    assert "sin(" not in out and '"wrong"' not in out
