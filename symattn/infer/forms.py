@@ -78,8 +78,9 @@ def forms(text: str, near: str = "") -> list[Form]:
     for template, shapes in OPERATORS:
         out.append(Form(template, *_shape(shapes), cost=1 + ("{k}" in template), said=template in SAID))
     for p in PRIMITIVES.values():             # the elementwise functions declared searchable
-        if f"{p.builder}({{0}})" in elementwise():
-            out.append(Form(f"{p.builder}({{0}})", (("n", "d"),), ("n", "d"), 1, p.builder, last=p.search == "last"))
+        template = f"{p.builder}({{0}})"
+        if template in elementwise():
+            out.append(Form(template, (("n", "d"),), ("n", "d"), 1, p.builder, last=p.search == "last"))
     for name, op in OPERATIONS.items():
         s = op.search
         if s is None:

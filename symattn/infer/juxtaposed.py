@@ -1,5 +1,7 @@
 """A product the text writes with its matrices: ``Q = [X][W_Q] = [C]``; a function it
-writes of one: ``\\text{softmax}\\left([0.58, 1.30, 2.02]\\right) \\approx [C]``.
+writes of one: ``\\text{softmax}\\left([0.58, 1.30, 2.02]\\right) \\approx [C]``. A
+matrix may be a list (``$[1, 2, 3, 4]$ × […] ＝ $[8, 1]$``) and carry a label braced on
+(``\\underbrace{…}_{W_O}``).
 
 In LaTeX two matrices side by side (or with ``\\cdot``/``\\times`` between them) are their
 product; when ``=`` alone then opens the next matrix, that matrix is the product as
@@ -105,11 +107,11 @@ def written_functions(search: Search, parts: list) -> None:
 
 
 def _open(search: Search, lines: dict):
-    """The blocks printed in LaTeX, not printed again nor given: those a written operation
-    may derive (:func:`_may`)."""
+    """The blocks printed in LaTeX or as a list in the text, not printed again nor given:
+    those a written operation may derive (:func:`_may`)."""
     for t in list(search.blocks):
-        if t.index in search.reprints or t.parent is not None or t.given or t.printed.form not in ("latex", "prose") \
-                or t.path not in lines:
+        if t.index in search.reprints or t.parent is not None or t.given \
+                or t.printed.form not in ("latex", "prose") or t.path not in lines:
             continue
         yield t
 
