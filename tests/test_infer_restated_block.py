@@ -1,5 +1,5 @@
 """A computed block printed again as first printed (a result restated further down, whole
-or one row of it alone): its numbers are claims on the same step there, so a wrong result
+or one row of it alone, or a vector as a row of a later table): its numbers are claims on the same step there, so a wrong result
 restated is flagged at both prints, not left unverified the second time; not a row printed
 after the text took that row's operands up again (its recomputation's).
 
@@ -106,3 +106,27 @@ def test_a_row_after_the_same_operands_row_taken_up_again_is_not_claimed():
     assert not _recomputed(y, 8, derived)                       # before it: y's own
     derived[2] = N(block=other, operands=(N(index=7, line=0, shape=(2, 2), parent=None),))
     assert not _recomputed(y, 12, derived)
+
+
+def test_a_vector_printed_again_as_a_row_of_a_later_table(tmp_path):
+    """``q = x W_Q`` worked for one token, then a table of every token's query: its row for
+    that token prints ``q`` again (claims on ``q`` there, its slip flagged again); the other
+    rows, never worked, stay no claim of ``q``."""
+    x = [["2", "-1"]]
+    q = [[sum(F(a) * F(w) for a, w in zip(x[0], c)) for c in zip(*W)]]
+    shown = [two(v) for v in q[0]]
+    assert shown == ["-0.20", "0.70", "-1.30"]
+    shown[1] = "0.75"                                  # a slip
+    other = ["0.55", "0.35", "0.15"]
+    post = "\n".join(["# One query by hand", "", f"$$x = {bm(x)}$$", "", f"$$W_Q = {bm(W)}$$", "",
+                      f"$$q = x W_Q = {bm([shown])}$$", "", "Every token's query:", "",
+                      "| token | q1 | q2 | q3 |", "|---|---|---|---|",
+                      "| the | " + " | ".join(other) + " |", "| cat | " + " | ".join(shown) + " |", ""])
+    out = check_post(tmp_path, post)
+    again = [c for c in out["claims"] if c["line"] == 14]
+    assert sorted(int(c["at"][1]) for c in again) == [0, 1, 2]
+    for c in again:
+        j = int(c["at"][1])
+        assert c["step"] == "q" and F(c["exact"]) == q[0][j]
+        assert c["verdict"] == ("wrong" if j == 1 else "correct")
+    assert not [c for c in out["claims"] if c["line"] == 13]

@@ -173,9 +173,10 @@ def echoed(found: list[Block], parts: list, derived: dict, taken: dict | None = 
     """Block index -> (name, at, printed, line) of each row (``at``: its index; ``[row,
     column]`` for the entries :func:`.written_steps.written_steps` adds to it) of a derived
     block printed again as first printed, whole (``q₁ = [0.31, 0.33, 0.29]`` restated below
-    its derivation) or one row alone (``Row 2 (sat query q=[0.793, 0.836])``), on the line
-    that prints the row: claims on its step there, so a wrong number printed again is judged
-    as the step's, not left unverified. Not a row printed alone after a row derived from the
+    its derivation) or one row alone (``Row 2 (sat query q=[0.793, 0.836])``), a vector as
+    a row of a later table (:func:`_table_rows`), on the line that prints the row: claims on
+    its step there, so a wrong number printed again is judged as the step's, not left
+    unverified. Not a row printed alone after a row derived from the
     same operands: the text computes that token's row again, and its prints are that
     recomputation's (a LayerNorm worked again for 'Hello'). Nor the numbers ``taken`` (line
     -> Counter of values) by the arithmetic written there (``[0.1+0.141, …] = [0.241, …]``:
@@ -195,7 +196,7 @@ def echoed(found: list[Block], parts: list, derived: dict, taken: dict | None = 
                             for i, r in enumerate(b.parts) if r.index not in derived
                             and Counter(r.printed.values[0]) <= lines[r.path].get(r.line, Counter())]
         texts = list(b.printed.texts)
-        for path, p in b.echoes:
+        for path, p in b.echoes + _table_rows(b, found, derived):
             if path != b.path or p.line <= b.line:
                 continue
             if list(p.texts) == texts:
@@ -216,6 +217,24 @@ def echoed(found: list[Block], parts: list, derived: dict, taken: dict | None = 
                 row = [as_printed[path].get((line, v), t) for v, t in zip(b.printed.values[i], row)]
                 out.setdefault(b.index, []).append((b.name, i, "[" + ", ".join(row) + "]", line))
     return out
+
+
+def _table_rows(b: Block, found: list[Block], derived: dict) -> tuple:
+    """(path, Printed) of each row of a later table that no derivation computes which
+    prints a derived vector ``b`` again, digit for digit and not in whole numbers alone
+    (the final output of every token, after one token's worked through): ``b``'s numbers
+    printed again there."""
+    from ..article.cells import Printed
+    if b.index not in derived or b.shape[0] != 1 or all(_whole(t) for t in b.printed.texts[0]):
+        return ()
+    return tuple((t.path, Printed("", t.printed.line + i, (t.printed.values[i],), (row,)))
+                 for t in found if t.index > b.index and t.path == b.path and t.parent is None
+                 and t.index not in derived and t.shape[0] > 1 and t.shape[1] == b.shape[1]
+                 for i, row in enumerate(t.printed.texts) if row == b.printed.texts[0])
+
+
+def _whole(text: str) -> bool:
+    return re.fullmatch(r"[+\-−]?\d+", text.strip()) is not None
 
 
 def _recomputed(b: Block, line: int, derived: dict) -> bool:
