@@ -316,7 +316,7 @@ def test_dev_article_figures_and_the_written_spec(tmp_path, name):
 
 # The seeds' figures with no spec, against the bundled corpus's hand-written claims.
 SEED_FLOORS = {"000_a092e4009a0e6c2f.txt": 205, "002_7b7c9657c1cd8eb2.txt": 145,
-               "003_de90d9f4095cfd5d.txt": 440}
+               "003_de90d9f4095cfd5d.txt": 444}
 
 
 @pytest.fixture(scope="module")
