@@ -26,6 +26,9 @@ def test_dropout_is_the_kept_entries_over_the_keep_probability():
     assert [F(str(v)) for v in default] == inverted("0.1")
     with pytest.raises(InputError, match="one 0/1 entry per entry"):
         sa.dropout(sa.matrix([X]), sa.matrix([[1, 0]]))
+    for p in ("1", "-0.1"):                          # nothing kept, or a negative probability
+        with pytest.raises(InputError, match="no drop probability"):
+            sa.dropout(sa.matrix([X]), sa.matrix([MASK]), p)
 
 
 def two(x: F) -> str:

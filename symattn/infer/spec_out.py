@@ -19,6 +19,7 @@ from ..article.starter import _strings, _value
 from ..numbers import shown
 from ..spec.toml_lines import toml_key, toml_string
 from .blocks import Block
+from .evidence import whole
 from .order import dependency_order, ends_text
 from .search import Derivation
 
@@ -225,16 +226,12 @@ def _table_rows(b: Block, found: list[Block], derived: dict) -> tuple:
     (the final output of every token, after one token's worked through): ``b``'s numbers
     printed again there."""
     from ..article.cells import Printed
-    if b.index not in derived or b.shape[0] != 1 or all(_whole(t) for t in b.printed.texts[0]):
+    if b.index not in derived or b.shape[0] != 1 or whole(b):
         return ()
     return tuple((t.path, Printed("", t.printed.line + i, (t.printed.values[i],), (row,)))
                  for t in found if t.index > b.index and t.path == b.path and t.parent is None
                  and t.index not in derived and t.shape[0] > 1 and t.shape[1] == b.shape[1]
                  for i, row in enumerate(t.printed.texts) if row == b.printed.texts[0])
-
-
-def _whole(text: str) -> bool:
-    return re.fullmatch(r"[+\-−]?\d+", text.strip()) is not None
 
 
 def _recomputed(b: Block, line: int, derived: dict) -> bool:

@@ -10,6 +10,8 @@ from fractions import Fraction
 from . import primitives as P
 from .operation import declare, Presentation, Search
 from ..errors import InputError
+from ..numbers import exact
+from ..tensor import Tensor
 
 
 def dropout(x, mask, p=Fraction(1, 10)):
@@ -21,6 +23,8 @@ def dropout(x, mask, p=Fraction(1, 10)):
     Matrix([[5/9, 0]])
     """
     x, mask = P.as_tensor(x), P.as_tensor(mask)
+    if not isinstance(p, Tensor) and not hasattr(p, "free_symbols") and not 0 <= exact(p) < 1:
+        raise InputError(f"dropout: p = {p} is no drop probability: give 0 ≤ p < 1")
     if x.shape != mask.shape:
         raise InputError(f"dropout: the mask is {mask.shape[0]}×{mask.shape[1]}, x is "
                          f"{x.shape[0]}×{x.shape[1]}: give one 0/1 entry per entry of x")
