@@ -35,6 +35,7 @@ from ..article.tokens import fold
 from ..errors import SymattnError
 from .blocks import spec_name
 from .arithmetic import expression
+from .written_sums import ELIDED, column_sum, elided_sum, row_sums
 from .written_lists import ENTRIES as _ENTRIES, GOES_ON as _GOES_ON, NUM as _NUM, NUMS as _NUMS, \
     across as _across, elementwise as _elementwise
 
@@ -114,7 +115,7 @@ def written(lines) -> list[Written]:
     out, chain, above, worked, run = [], "", [], {}, []
     texts = [arithmetic_text(ln) for ln in lines]
     for k, (ln, text) in enumerate(zip(lines, texts)):
-        total = _column_sum(text, ln.number, above)
+        total = _summed(column_sum(text, above), ln.number)
         if total is not None:
             out.append(total)
         code = getattr(ln, "kind", "text") != "text"
@@ -131,8 +132,9 @@ def written(lines) -> list[Written]:
         nxt = texts[k + 1] if k + 1 < len(texts) else ""
         ahead = " +" if code and _PLUS_LINE.match(nxt) else ""     # ``= [0.329, 0.0]`` then ``+ [0.168, …]``
         out += _functions(text + ahead, ln.number)
-        out += _sums(chain + ahead, ln.number, len(chain) - len(text)) + _row_sums(text, ln.number)
-        out += _elided_sum(chain, ln.number, run)
+        out += _sums(chain + ahead, ln.number, len(chain) - len(text))
+        out += [_summed(found, ln.number, row=True) for found in row_sums(text)]
+        out += [w for w in (_summed(elided_sum(chain, run), ln.number),) if w is not None]
         out += _softmax_of_list(chain + ahead, ln.number, len(chain) - len(text))
         out += _statistics(text, ln.number)
         entries: list = []
@@ -149,51 +151,18 @@ def written(lines) -> list[Written]:
     return [w for w in out if _plain(w)]
 
 
-ELIDED = 3                  # results written one a line, at least, that a sum with an ellipsis sums
-_DOTS = r"(?:\.\.\.|…|⋯|\\[lc]?dots)"
-_ELIDED_SUM = re.compile(rf"(?<![\w.])(?P<terms>{_NUM}(?:\s*\+\s*(?:{_NUM}|{_DOTS}))+)\s*=\s*(?P<result>{_NUM})\s*$")
-
-
-def _elided_sum(text: str, line: int, run: list) -> list[Written]:
-    """``sum = 0.096 + 0.210 + ... + 42.521 + ... + 0.086 = 61.404`` under results written
-    one a line (``run``): the sum of them all, when the terms written are its first ones,
-    its last one and, between the ellipses, some of the rest in order."""
-    m = _ELIDED_SUM.search(text)
-    if m is None or not re.search(_DOTS, m.group("terms")) or not run:
-        return []
-    terms = [t.strip() for t in m.group("terms").split("+")]
-    results = [w.result for w in run]
-    head = terms[:next(k for k, t in enumerate(terms) if re.fullmatch(_DOTS, t))]
-    if len(results) <= sum(not re.fullmatch(_DOTS, t) for t in terms) or results[:len(head)] != head \
-            or terms[-1] != results[-1]:
-        return []
-    at = len(head)
-    for t in terms[len(head):-1]:                  # the ones between the ellipses, in order
-        if not re.fullmatch(_DOTS, t):
-            at = next((k for k in range(at, len(results) - 1) if results[k] == t), -1) + 1
-            if at == 0:
-                return []
-    return [_sum(tuple(results), m.group("result"), line)]
-
-
 WORKED_APART = 6            # lines between a list worked in symbols and its numbers, at most
 _NAMED_LIST = re.compile(r"\s*([A-Za-z]\w{0,11})\s*=\s*\[(.*)\]\s*")
 _NUMBERS_ONLY = re.compile(rf"\s*{_NUMS}\s*")
-_COLUMN_SUM = re.compile(rf"^\s*(?:sum|total|Σ)\s*[=:]\s*(?P<result>{_NUM})\s*$", re.I)
 _ENDS = re.compile(rf"(?:=|≈)\s*{_NUM}\s*(?:(?:←|<-|#|//)[^=≈]*)?$")     # ``= 42.521  ← Largest!``
 
 
-def _column_sum(text: str, line: int, above: list) -> Written | None:
-    """``sum = 5.4712`` on a line of its own right under results written one a line
-    (``e^0.1768 = 1.1934``, ``e^0.7778 = 2.1767``): the arithmetic of their sum."""
-    m = _COLUMN_SUM.match(text)
-    if m is None or len(above) < 2:
+def _summed(found: tuple | None, line: int, row: bool = False) -> Written | None:
+    """The written arithmetic ``numbers[0] + numbers[1] + … = result`` on ``line`` of a sum
+    :mod:`.written_sums` found (``found``: its numbers and result), or None."""
+    if found is None:
         return None
-    return _sum(tuple(w.result for w in above), m.group("result"), line)
-
-
-def _sum(numbers: tuple, result: str, line: int, row: bool = False) -> Written:
-    """The written arithmetic ``numbers[0] + numbers[1] + … = result`` on ``line``."""
+    numbers, result = found
     return Written(ARITHMETIC, False, " + ".join(numbers), result, line, result, "",
                    " + ".join(f"{{{k}}}" for k in range(len(numbers))), numbers, row=row)
 
@@ -300,22 +269,6 @@ _NAME_PART = re.compile(r"[A-Za-z_\d]")       # a name's character before it (``
 
 _SYMBOLS = re.compile(r"(?:^|=|≈)(?=[^=≈]*[^\W\d])(?=[^=≈]*(?:[*×·+/]|\\cdot|\\times|\\frac))"
                       r"(?![^=≈]*\d\.\d)[^=≈]*=\s*$")     # ``W_Q * x1 * W_K * x1 =`` (no decimal in it)
-
-
-_ROW_SUM = re.compile(rf"\[\s*({_NUMS})\s*\]\s*(?:[,;]|→|->)?\s*"
-                      rf"(?:sum|total)\s*[=:]\s*(?P<result>{_NUM})(?![\d.])", re.I)
-
-
-def _row_sums(text: str, line: int) -> list[Written]:
-    """A list's sum written beside it (``exp: [3.145, 2.489, 1.562]  sum=7.196``,
-    ``[1.053, 1.071] → sum = 2.124``): the arithmetic ``3.145 + 2.489 + 1.562 = 7.196``."""
-    out = []
-    for m in _ROW_SUM.finditer(text):
-        numbers = tuple(x.strip() for x in m.group(1).split(","))
-        if not any("." in x for x in numbers + (m.group("result"),)):
-            continue                         # whole numbers: as for :func:`_sums`
-        out.append(_sum(numbers, m.group("result"), line, row=True))
-    return out
 
 
 _SOFTMAX_OF = re.compile(rf"(?<![\w.])[Ss]oftmax\}}?\s*(?:\\left)?\s*\(\s*(?:(?:\\left)?\s*\[)?\s*({_ENTRIES})"
